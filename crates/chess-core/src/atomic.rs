@@ -1,0 +1,71 @@
+//! Atomic file replacement: writers never lose data.
+//!
+//! [`write_atomically`] writes into a temporary file in the destination's directory and renames
+//! it over the destination only when everything was written and synced. An existing
+//! destination is refused unless `overwrite` is set; an input file is therefore never
+//! truncated by a failed or interrupted run.
+
+use std::{
+    fs,
+    io::{self, BufWriter, Write},
+    path::Path,
+};
+
+/// Writes `path` through `write`, atomically. Refuses to replace an existing file unless
+/// `overwrite` is true (`--force` on the command line).
+pub fn write_atomically<T>(
+    path: &Path,
+    overwrite: bool,
+    write: impl FnOnce(&mut dyn Write) -> io::Result<T>,
+) -> io::Result<T> {
+    if !overwrite && fs::symlink_metadata(path).is_ok() {
+        return Err(io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            format!("{} exists (use --force to overwrite)", path.display()),
+        ));
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let tmp = tempfile::Builder::new()
+        .prefix(".chessfmt-")
+        .suffix(".tmp")
+        .tempfile_in(dir)?;
+    let mut w = BufWriter::with_capacity(1 << 16, tmp);
+    let out = write(&mut w)?;
+    let tmp = w.into_inner().map_err(|e| e.into_error())?;
+    tmp.as_file().sync_all()?;
+    if overwrite {
+        tmp.persist(path).map_err(|e| e.error)?;
+    } else {
+        tmp.persist_noclobber(path).map_err(|e| e.error)?;
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refuses_to_overwrite_and_keeps_old_content_on_failure() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("out.bin");
+        write_atomically(&p, false, |w| w.write_all(b"one")).unwrap();
+        assert_eq!(fs::read(&p).unwrap(), b"one");
+        let e = write_atomically(&p, false, |w| w.write_all(b"two")).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::AlreadyExists);
+        let e = write_atomically(&p, true, |w| {
+            w.write_all(b"partial")?;
+            Err::<(), _>(io::Error::other("boom"))
+        })
+        .unwrap_err();
+        assert_eq!(e.to_string(), "boom");
+        assert_eq!(fs::read(&p).unwrap(), b"one");
+        write_atomically(&p, true, |w| w.write_all(b"three")).unwrap();
+        assert_eq!(fs::read(&p).unwrap(), b"three");
+        // No temporary files left behind.
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+}

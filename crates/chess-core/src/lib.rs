@@ -1,0 +1,50 @@
+//! Shared chess mechanisms for the chessfmt format crates.
+//!
+//! One implementation of each mechanism that several chess file formats need:
+//!
+//! * [`huffman`]: the Huffman board code of CTG and Kvetka books, with both framings;
+//! * [`normalize`]: positions normalised to White to move, with the transform to map moves
+//!   and squares back;
+//! * [`relative_move`]: "n-th piece of a kind moves by (dx, dy)" move bytes, with format
+//!   tables as data;
+//! * [`polyglot_key()`]: the Polyglot Zobrist key;
+//! * [`pgn`]: streaming, parallel-friendly PGN game input (plain, gzip, zstd, xz);
+//! * [`bytes`] and [`error`]: panic-free endian readers and the error vocabulary;
+//! * [`atomic`]: atomic file replacement for writers.
+//!
+//! Public types are shakmaty's ([`shakmaty::Chess`], [`shakmaty::Move`], …).
+//!
+//! # Example
+//!
+//! ```
+//! use chess_core::{huffman, normalize::normalize, polyglot_key};
+//! use shakmaty::{Chess, Position, EnPassantMode};
+//!
+//! let pos = Chess::default();
+//! assert_eq!(polyglot_key(&pos), 0x463b96181691fc9c);
+//!
+//! // The CTG encoding of the start position.
+//! let n = normalize(&pos);
+//! let hp = huffman::HuffmanPosition {
+//!     board: n.position.board().clone(),
+//!     ep_file: None,
+//!     castling: huffman::CastlingFlags::from_setup(&n.position.to_setup(EnPassantMode::Legal)),
+//! };
+//! assert_eq!(huffman::encode_ctg(&hp)[0], 0x56);
+//! ```
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod atomic;
+pub mod bytes;
+pub mod error;
+pub mod huffman;
+pub mod normalize;
+pub mod pgn;
+pub mod polyglot_key;
+pub mod relative_move;
+
+pub use error::ParseError;
+pub use polyglot_key::polyglot_key;
+pub use shakmaty;

@@ -1,0 +1,59 @@
+//! `chessfmt`: the command-line tool over the chessfmt format crates.
+//!
+//! `chessfmt FORMAT VERB ...`; every verb that prints data has `--json`. Exit codes: 0 on
+//! success, 1 on bad input (one line on stderr), 2 on usage errors.
+
+mod info;
+mod output;
+mod polyglot;
+mod progress;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Read and write the file formats chess software lives on.
+#[derive(Debug, Parser)]
+#[command(name = "chessfmt", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Recognise a file's format (by extension and content) and summarise it.
+    Info(info::InfoArgs),
+    /// Polyglot opening books (.bin).
+    #[command(subcommand)]
+    Polyglot(polyglot::PolyglotCommand),
+}
+
+/// An error for the user: printed on one line, exit code 1.
+#[derive(Debug)]
+pub struct CliError(pub String);
+
+impl<E: std::error::Error> From<E> for CliError {
+    fn from(e: E) -> Self {
+        CliError(e.to_string())
+    }
+}
+
+/// The result of a command.
+pub type CliResult = Result<(), CliError>;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Info(args) => info::run(&args),
+        Command::Polyglot(cmd) => polyglot::run(cmd),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(CliError(msg)) => {
+            let line = msg.replace('\n', " ");
+            eprintln!("chessfmt: error: {line}");
+            ExitCode::from(1)
+        }
+    }
+}

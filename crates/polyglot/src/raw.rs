@@ -1,0 +1,67 @@
+//! On-disk layout: 16-byte big-endian entries.
+//!
+//! | bytes | field |
+//! |---|---|
+//! | 0..8 | key (Polyglot Zobrist hash) |
+//! | 8..10 | move: to file (bits 0–2), to row (3–5), from file (6–8), from row (9–11), promotion (12–14: 1 N, 2 B, 3 R, 4 Q) |
+//! | 10..12 | weight |
+//! | 12..16 | learn (free-form: kept bit for bit) |
+
+/// Size of one entry in bytes.
+pub const ENTRY_SIZE: usize = 16;
+
+/// One book entry as stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Entry {
+    /// Polyglot key of the position.
+    pub key: u64,
+    /// The raw 16-bit move field.
+    pub raw_move: u16,
+    /// Weight (relative frequency or quality).
+    pub weight: u16,
+    /// The learn field, preserved bit for bit.
+    pub learn: u32,
+}
+
+impl Entry {
+    /// Parses an entry from 16 bytes.
+    pub fn from_bytes(b: &[u8; ENTRY_SIZE]) -> Entry {
+        let mut key = [0; 8];
+        key.copy_from_slice(&b[0..8]);
+        Entry {
+            key: u64::from_be_bytes(key),
+            raw_move: u16::from_be_bytes([b[8], b[9]]),
+            weight: u16::from_be_bytes([b[10], b[11]]),
+            learn: u32::from_be_bytes([b[12], b[13], b[14], b[15]]),
+        }
+    }
+
+    /// The 16 bytes of an entry.
+    pub fn to_bytes(&self) -> [u8; ENTRY_SIZE] {
+        let mut b = [0; ENTRY_SIZE];
+        b[0..8].copy_from_slice(&self.key.to_be_bytes());
+        b[8..10].copy_from_slice(&self.raw_move.to_be_bytes());
+        b[10..12].copy_from_slice(&self.weight.to_be_bytes());
+        b[12..16].copy_from_slice(&self.learn.to_be_bytes());
+        b
+    }
+
+    /// Whether the move field is the null move 0 (readers ignore such entries).
+    pub fn is_null_move(&self) -> bool {
+        self.raw_move == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn bytes_round_trip(key: u64, raw_move: u16, weight: u16, learn: u32) {
+            let e = Entry { key, raw_move, weight, learn };
+            prop_assert_eq!(Entry::from_bytes(&e.to_bytes()), e);
+        }
+    }
+}

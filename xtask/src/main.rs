@@ -1,0 +1,256 @@
+//! Project automation: `cargo xtask <task>`. A plain binary with a table of tasks; CI calls it.
+
+use std::{
+    env,
+    path::{Path, PathBuf},
+    process::{Command, ExitCode},
+    time::Instant,
+};
+
+type Task = fn(&[String]) -> bool;
+
+const TASKS: &[(&str, &str, Task)] = &[
+    (
+        "test",
+        "fmt check, clippy -D warnings, tests (snapshots checked, never written), docs, cargo-deny, corpus goldens",
+        test,
+    ),
+    (
+        "bench",
+        "criterion benches of all crates [-- criterion args]",
+        bench,
+    ),
+    (
+        "fuzz",
+        "run each fuzz target for SECONDS (default 60) when a nightly toolchain exists",
+        fuzz,
+    ),
+    (
+        "snapshots",
+        "review pending insta snapshots (cargo insta review when installed)",
+        snapshots,
+    ),
+];
+
+fn main() -> ExitCode {
+    let args: Vec<String> = env::args().skip(1).collect();
+    let Some(name) = args.first() else {
+        usage();
+        return ExitCode::from(2);
+    };
+    match TASKS.iter().find(|(n, _, _)| n == name) {
+        Some((_, _, task)) => {
+            if task(&args[1..]) {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            }
+        }
+        None => {
+            usage();
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn usage() {
+    eprintln!("usage: cargo xtask <task>\n\ntasks:");
+    for (name, help, _) in TASKS {
+        eprintln!("  {name:<10} {help}");
+    }
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask lives in the workspace")
+        .to_path_buf()
+}
+
+fn cargo() -> Command {
+    let mut c = Command::new(env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    c.current_dir(root());
+    c
+}
+
+/// Runs a step, printing its name and duration; returns whether it succeeded.
+fn step(name: &str, mut cmd: Command) -> bool {
+    eprintln!("==> {name}");
+    let start = Instant::now();
+    let ok = cmd.status().map(|s| s.success()).unwrap_or_else(|e| {
+        eprintln!("    could not start: {e}");
+        false
+    });
+    eprintln!(
+        "<== {name}: {} in {:.1}s",
+        if ok { "ok" } else { "FAILED" },
+        start.elapsed().as_secs_f64()
+    );
+    ok
+}
+
+fn has_cargo_subcommand(sub: &str) -> bool {
+    cargo()
+        .args([sub, "--version"])
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false)
+}
+
+fn test(_args: &[String]) -> bool {
+    let mut results: Vec<(&str, Option<bool>)> = Vec::new();
+
+    let mut fmt = cargo();
+    fmt.args(["fmt", "--all", "--", "--check"]);
+    results.push(("fmt", Some(step("cargo fmt --check", fmt))));
+
+    let mut clippy = cargo();
+    clippy.args([
+        "clippy",
+        "--workspace",
+        "--all-targets",
+        "--locked",
+        "--",
+        "-D",
+        "warnings",
+    ]);
+    results.push(("clippy", Some(step("cargo clippy -D warnings", clippy))));
+
+    let mut t = cargo();
+    t.args(["test", "--workspace", "--locked"])
+        .env("INSTA_UPDATE", "no")
+        .env("CI", "true");
+    results.push(("test", Some(step("cargo test --workspace", t))));
+
+    let mut doc = cargo();
+    doc.args(["doc", "--workspace", "--no-deps", "--locked"])
+        .env("RUSTDOCFLAGS", "-D warnings");
+    results.push(("doc", Some(step("cargo doc -D warnings", doc))));
+
+    if has_cargo_subcommand("deny") {
+        let mut deny = cargo();
+        deny.args(["deny", "--locked", "check", "licenses", "bans", "sources"]);
+        results.push((
+            "deny",
+            Some(step("cargo deny check licenses bans sources", deny)),
+        ));
+        eprintln!("    (advisories not checked: the advisory database is not reachable here)");
+    } else {
+        eprintln!("==> cargo deny: not installed, skipped (.ci/run installs it)");
+        results.push(("deny", None));
+    }
+
+    let corpus = root().join("../shared/corpus");
+    if corpus.is_dir() {
+        let mut golden = cargo();
+        golden
+            .args([
+                "test",
+                "--release",
+                "--locked",
+                "-p",
+                "polyglot-book",
+                "--test",
+                "golden_full",
+                "--",
+                "--ignored",
+            ])
+            .env("INSTA_UPDATE", "no");
+        results.push((
+            "golden",
+            Some(step("polyglot full-PGN golden (release)", golden)),
+        ));
+    } else {
+        eprintln!("==> corpus goldens: ../shared/corpus absent, skipped");
+        results.push(("golden", None));
+    }
+
+    let summary: Vec<String> = results
+        .iter()
+        .map(|(n, r)| {
+            format!(
+                "{n} {}",
+                match r {
+                    Some(true) => "ok",
+                    Some(false) => "FAILED",
+                    None => "skipped",
+                }
+            )
+        })
+        .collect();
+    let ok = results.iter().all(|(_, r)| *r != Some(false));
+    println!(
+        "xtask test: {} — {}",
+        if ok { "PASS" } else { "FAIL" },
+        summary.join(", ")
+    );
+    ok
+}
+
+fn bench(args: &[String]) -> bool {
+    let mut b = cargo();
+    b.args(["bench", "--workspace", "--locked"]);
+    if !args.is_empty() {
+        b.arg("--").args(args);
+    }
+    step("cargo bench --workspace", b)
+}
+
+fn fuzz(args: &[String]) -> bool {
+    let seconds = args.first().map_or("60", String::as_str);
+    let nightly = Command::new("rustup")
+        .args(["run", "nightly", "rustc", "--version"])
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    if !nightly {
+        println!(
+            "xtask fuzz: no nightly toolchain on this machine; fuzzing skipped (the corpora are replayed by `cargo test`)"
+        );
+        return true;
+    }
+    if !has_cargo_subcommand("fuzz") {
+        println!(
+            "xtask fuzz: cargo-fuzz is not installed (`cargo install cargo-fuzz`); fuzzing skipped"
+        );
+        return true;
+    }
+    let targets = std::fs::read_dir(root().join("fuzz/fuzz_targets"))
+        .map(|d| {
+            d.filter_map(|e| e.ok())
+                .filter_map(|e| {
+                    e.path()
+                        .file_stem()
+                        .map(|s| s.to_string_lossy().into_owned())
+                })
+                .collect::<Vec<_>>()
+        })
+        .unwrap_or_default();
+    let mut ok = true;
+    for t in targets {
+        let mut c = Command::new("cargo");
+        c.current_dir(root().join("fuzz")).args([
+            "+nightly",
+            "fuzz",
+            "run",
+            &t,
+            "--",
+            &format!("-max_total_time={seconds}"),
+        ]);
+        ok &= step(&format!("fuzz {t}"), c);
+    }
+    ok
+}
+
+fn snapshots(_args: &[String]) -> bool {
+    if has_cargo_subcommand("insta") {
+        let mut c = cargo();
+        c.args(["insta", "review"]);
+        step("cargo insta review", c)
+    } else {
+        println!(
+            "cargo-insta is not installed: run `INSTA_UPDATE=always cargo test --workspace` to write new snapshots, then review the .snap files with git diff"
+        );
+        true
+    }
+}
