@@ -123,6 +123,17 @@ pub struct HuffmanPosition {
 }
 
 impl HuffmanPosition {
+    /// The stored form of a position that is already normalised (White to move): its board,
+    /// castling flags, and the en-passant file only when an en-passant capture is legal.
+    pub fn from_position(pos: &shakmaty::Chess) -> Self {
+        use shakmaty::{EnPassantMode, Position};
+        HuffmanPosition {
+            board: pos.board().clone(),
+            ep_file: pos.ep_square(EnPassantMode::Legal).map(Square::file),
+            castling: CastlingFlags::from_setup(&pos.to_setup(EnPassantMode::Legal)),
+        }
+    }
+
     /// A White-to-move [`Setup`] with standard castling rights and the en-passant square on the
     /// sixth rank.
     pub fn to_setup(&self) -> Setup {

@@ -18,19 +18,15 @@
 //!
 //! ```
 //! use chess_core::{huffman, normalize::normalize, polyglot_key};
-//! use shakmaty::{Chess, Position, EnPassantMode};
+//! use shakmaty::Chess;
 //!
 //! let pos = Chess::default();
 //! assert_eq!(polyglot_key(&pos), 0x463b96181691fc9c);
 //!
-//! // The CTG encoding of the start position.
+//! // The CTG encoding of the start position: header byte 0x56 = castling flags + 22 bytes.
 //! let n = normalize(&pos);
-//! let hp = huffman::HuffmanPosition {
-//!     board: n.position.board().clone(),
-//!     ep_file: None,
-//!     castling: huffman::CastlingFlags::from_setup(&n.position.to_setup(EnPassantMode::Legal)),
-//! };
-//! assert_eq!(huffman::encode_ctg(&hp)[0], 0x56);
+//! let encoded = huffman::encode_ctg(&huffman::HuffmanPosition::from_position(&n.position));
+//! assert_eq!((encoded[0], encoded.len()), (0x56, 22));
 //! ```
 
 #![forbid(unsafe_code)]

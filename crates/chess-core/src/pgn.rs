@@ -127,8 +127,11 @@ pub struct Game {
     pub castling_mode: CastlingMode,
     /// The start position.
     pub start: Chess,
-    /// Main-line moves, all legal.
+    /// Main-line moves, all legal. A null move (`--`, `Z0`) ends them: the positions after it
+    /// did not occur in the game.
     pub moves: Vec<Move>,
+    /// The ply of a null move that cut the main line short, if any.
+    pub null_move_at: Option<usize>,
     /// The `[Result]` tag, or the termination marker when the tag is absent or `*`.
     pub result: GameResult,
 }
@@ -270,13 +273,26 @@ impl RawGame {
         let (castling_mode, start) = self.start_position()?;
         let mut pos = start.clone();
         let mut moves = Vec::with_capacity(self.sans.len());
+        let mut null_move_at = None;
         for (ply, san) in self.sans.iter().enumerate() {
-            let m = san.san.to_move(&pos).map_err(|_| {
-                self.error(SkipReason::IllegalMove {
-                    ply,
-                    san: san.to_string(),
-                })
-            })?;
+            if matches!(san.san, shakmaty::san::San::Null) {
+                null_move_at = Some(ply);
+                break;
+            }
+            let m = match san.san.to_move(&pos) {
+                Ok(m) => m,
+                // Some tools write UCI moves (g1f3) in the movetext; they parse as SAN of an
+                // impossible pawn move.
+                Err(_) => shakmaty::uci::UciMove::from_ascii(san.san.to_string().as_bytes())
+                    .ok()
+                    .and_then(|u| u.to_move(&pos).ok())
+                    .ok_or_else(|| {
+                        self.error(SkipReason::IllegalMove {
+                            ply,
+                            san: san.to_string(),
+                        })
+                    })?,
+            };
             pos.play_unchecked(m);
             moves.push(m);
         }
@@ -288,6 +304,7 @@ impl RawGame {
             castling_mode,
             start,
             moves,
+            null_move_at,
             result: self.result(),
         })
     }
