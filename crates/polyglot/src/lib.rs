@@ -25,6 +25,7 @@
 
 mod error;
 pub mod moves;
+pub mod ops;
 pub mod raw;
 pub mod read;
 pub mod write;

@@ -1,0 +1,3 @@
+//! Higher-level operations on books: building from PGN.
+
+pub mod build;

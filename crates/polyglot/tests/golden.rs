@@ -1,0 +1,93 @@
+//! Byte-for-byte comparison with the reference tool's outputs in
+//! ../shared/corpus/polyglot/golden/ (made by `polyglot make-book` 2.0.4 from
+//! pgn/gnuchess-book_1.02-first10000.pgn). Skips, saying so, when the corpus is absent.
+
+use std::path::PathBuf;
+
+use chess_core::pgn::PgnReader;
+use polyglot_book::{
+    Entry,
+    ops::build::{BookBuilder, BuildOptions},
+};
+use shakmaty::Color;
+
+fn corpus() -> Option<PathBuf> {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/polyglot");
+    if p.is_dir() {
+        Some(p)
+    } else {
+        eprintln!("skipping: ../shared/corpus/polyglot not found");
+        None
+    }
+}
+
+fn bytes(entries: &[Entry]) -> Vec<u8> {
+    entries.iter().flat_map(|e| e.to_bytes()).collect()
+}
+
+#[test]
+fn make_book_variants_are_byte_identical() {
+    let Some(dir) = corpus() else { return };
+    let pgn = dir.join("pgn/gnuchess-book_1.02-first10000.pgn");
+    let d = BuildOptions::default;
+    let variants: [(&str, BuildOptions); 7] = [
+        ("first10000_default.bin", d()),
+        ("first10000_ply16.bin", BuildOptions { max_ply: 16, ..d() }),
+        (
+            "first10000_ply16_min1.bin",
+            BuildOptions {
+                max_ply: 16,
+                min_game: 1,
+                ..d()
+            },
+        ),
+        (
+            "first10000_ply16_uniform.bin",
+            BuildOptions {
+                max_ply: 16,
+                uniform: true,
+                ..d()
+            },
+        ),
+        (
+            "first10000_ply16_white.bin",
+            BuildOptions {
+                max_ply: 16,
+                only: Some(Color::White),
+                ..d()
+            },
+        ),
+        (
+            "first10000_ply16_black.bin",
+            BuildOptions {
+                max_ply: 16,
+                only: Some(Color::Black),
+                ..d()
+            },
+        ),
+        (
+            "first10000_minscore60.bin",
+            BuildOptions {
+                min_score: 60.0,
+                ..d()
+            },
+        ),
+    ];
+    for (golden, options) in variants {
+        let mut b = BookBuilder::new(options);
+        b.add_pgn(PgnReader::open(&pgn).unwrap(), |_| {}).unwrap();
+        let (entries, stats) = b.finish();
+        assert_eq!(stats.games_read, 10_000);
+        assert_eq!(stats.skipped.total(), 0, "{}", stats.skipped);
+        let expected = std::fs::read(dir.join("golden").join(golden)).unwrap();
+        let got = bytes(&entries);
+        if got != expected {
+            let first = got.iter().zip(&expected).position(|(a, b)| a != b);
+            panic!(
+                "{golden}: {} bytes vs {} expected; first difference at byte {first:?}",
+                got.len(),
+                expected.len()
+            );
+        }
+    }
+}
