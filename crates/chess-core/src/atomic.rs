@@ -28,10 +28,18 @@ pub fn write_atomically<T>(
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
-    let tmp = tempfile::Builder::new()
-        .prefix(".chessfmt-")
-        .suffix(".tmp")
-        .tempfile_in(dir)?;
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".chessfmt-").suffix(".tmp");
+    // Temporary files are private (0600); the result should look like any new file (0666 less
+    // the umask), or keep the permissions of the file it replaces.
+    let permissions = match fs::metadata(path) {
+        Ok(m) => Some(m.permissions()),
+        Err(_) => default_permissions(),
+    };
+    if let Some(p) = permissions.clone() {
+        builder.permissions(p);
+    }
+    let tmp = builder.tempfile_in(dir)?;
     let mut w = BufWriter::with_capacity(1 << 16, tmp);
     let out = write(&mut w)?;
     let tmp = w.into_inner().map_err(|e| e.into_error())?;
@@ -42,6 +50,17 @@ pub fn write_atomically<T>(
         tmp.persist_noclobber(path).map_err(|e| e.error)?;
     }
     Ok(out)
+}
+
+#[cfg(unix)]
+fn default_permissions() -> Option<fs::Permissions> {
+    use std::os::unix::fs::PermissionsExt;
+    Some(fs::Permissions::from_mode(0o666))
+}
+
+#[cfg(not(unix))]
+fn default_permissions() -> Option<fs::Permissions> {
+    None
 }
 
 #[cfg(test)]
@@ -65,6 +84,12 @@ mod tests {
         assert_eq!(fs::read(&p).unwrap(), b"one");
         write_atomically(&p, true, |w| w.write_all(b"three")).unwrap();
         assert_eq!(fs::read(&p).unwrap(), b"three");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = fs::metadata(&p).unwrap().permissions().mode() & 0o777;
+            assert_ne!(mode, 0o600, "not the private mode of temporary files");
+        }
         // No temporary files left behind.
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
     }

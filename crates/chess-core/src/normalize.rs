@@ -132,11 +132,12 @@ impl Transform {
         s
     }
 
-    /// Applies the transform to a position. The result is legal whenever `pos` is.
-    pub fn apply(self, pos: &Chess) -> Result<Chess, PositionError<Chess>> {
+    /// Applies the transform to a position. The result is legal whenever `pos` is (`None`
+    /// only if shakmaty refuses the transformed setup).
+    pub fn apply(self, pos: &Chess) -> Option<Chess> {
         let setup = self.apply_setup(&pos.to_setup(EnPassantMode::Always));
         let mode = CastlingMode::detect(&setup);
-        Chess::from_setup(setup, mode)
+        Chess::from_setup(setup, mode).ok()
     }
 }
 
@@ -165,7 +166,7 @@ pub fn normalize(pos: &Chess) -> Normalized {
     let transform = Transform::for_position(pos);
     let position = transform
         .apply(pos)
-        .unwrap_or_else(|_| unreachable_transform(pos, transform));
+        .unwrap_or_else(|| unreachable_transform(pos, transform));
     Normalized {
         position,
         transform,

@@ -40,6 +40,26 @@ use std::{
 use pgn_reader::{KnownOutcome, Outcome, RawTag, Reader, SanPlus, Visitor};
 use shakmaty::{CastlingMode, Chess, Color, Move, Position, fen::Fen};
 
+/// Parses a FEN (or X-FEN / Shredder-FEN) into a legal position: standard castling first,
+/// Chess960 castling when `chess960` is set or the standard reading fails. The error says why
+/// the FEN was refused.
+pub fn position_from_fen(fen: &str, chess960: bool) -> Result<(CastlingMode, Chess), String> {
+    let parsed: Fen = fen.trim().parse().map_err(|e| format!("{e}"))?;
+    let modes: &[CastlingMode] = if chess960 {
+        &[CastlingMode::Chess960]
+    } else {
+        &[CastlingMode::Standard, CastlingMode::Chess960]
+    };
+    let mut last = String::new();
+    for &mode in modes {
+        match parsed.clone().into_position::<Chess>(mode) {
+            Ok(pos) => return Ok((mode, pos)),
+            Err(e) => last = e.to_string(),
+        }
+    }
+    Err(last)
+}
+
 /// The result of a game.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum GameResult {
@@ -252,20 +272,7 @@ impl RawGame {
                 error,
             })
         };
-        let parsed: Fen = fen.trim().parse().map_err(|e| invalid(format!("{e}")))?;
-        let modes = if chess960 {
-            [CastlingMode::Chess960, CastlingMode::Chess960]
-        } else {
-            [CastlingMode::Standard, CastlingMode::Chess960]
-        };
-        let mut last = String::new();
-        for mode in modes {
-            match parsed.clone().into_position::<Chess>(mode) {
-                Ok(pos) => return Ok((mode, pos)),
-                Err(e) => last = e.to_string(),
-            }
-        }
-        Err(invalid(last))
+        position_from_fen(fen, chess960).map_err(invalid)
     }
 
     /// Plays the moves: a [`Game`] when every move is legal.

@@ -80,7 +80,7 @@ fn content_format(head: &[u8], len: u64) -> Option<Format> {
     if matches!(first, Some(b'[')) && text.is_ascii() {
         return Some(Format::Pgn);
     }
-    if len > 0 && len % 16 == 0 {
+    if len > 0 && len.is_multiple_of(16) {
         return Some(Format::Polyglot);
     }
     None

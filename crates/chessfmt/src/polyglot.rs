@@ -6,7 +6,7 @@ use clap::{Args, Subcommand};
 use polyglot_book::{Book, MappedBook, OpenMode, moves::RawMove, read::ProbeFilter};
 use rand::{SeedableRng, rngs::StdRng};
 use serde::Serialize;
-use shakmaty::{CastlingMode, Chess, EnPassantMode, fen::Fen, uci::UciMove};
+use shakmaty::{Chess, EnPassantMode, fen::Fen, uci::UciMove};
 
 use crate::{CliError, CliResult, output::json_line};
 
@@ -38,6 +38,8 @@ pub enum PolyglotCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Build a book from PGN files (byte-identical to `polyglot make-book` with the defaults).
+    Build(BuildArgs),
     /// Summarise a book.
     Info {
         /// The book.
@@ -64,19 +66,119 @@ pub struct ProbeArgs {
     json: bool,
 }
 
+/// Arguments of `polyglot build`.
+#[derive(Debug, Args)]
+pub struct BuildArgs {
+    /// PGN files (.pgn, .pgn.gz, .pgn.zst, .pgn.xz).
+    #[arg(required = true)]
+    pgn: Vec<PathBuf>,
+    /// The book to write.
+    #[arg(short = 'o', long = "output")]
+    output: PathBuf,
+    /// Use only the first N half-moves of each game.
+    #[arg(long, default_value_t = 1024)]
+    max_ply: usize,
+    /// Keep moves played in at least N games.
+    #[arg(long, default_value_t = 3)]
+    min_game: u32,
+    /// Keep moves whose mean score for the mover is at least PCT percent.
+    #[arg(long, default_value_t = 0.0, value_name = "PCT")]
+    min_score: f64,
+    /// Keep only White's moves.
+    #[arg(long, conflicts_with = "only_black")]
+    only_white: bool,
+    /// Keep only Black's moves.
+    #[arg(long)]
+    only_black: bool,
+    /// Give every move weight 1.
+    #[arg(long)]
+    uniform: bool,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Replace OUT if it exists.
+    #[arg(long)]
+    force: bool,
+    /// Print the summary as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+fn build(args: &BuildArgs) -> CliResult {
+    use polyglot_book::ops::build::{BookBuilder, BuildOptions};
+    if args.output.exists() && !args.force {
+        return Err(CliError(format!(
+            "{} exists (use --force to overwrite)",
+            args.output.display()
+        )));
+    }
+    if !(0.0..=100.0).contains(&args.min_score) {
+        return Err(CliError("--min-score must be a percentage (0..100)".into()));
+    }
+    let options = BuildOptions {
+        max_ply: args.max_ply,
+        min_game: args.min_game,
+        min_score: args.min_score,
+        only: if args.only_white {
+            Some(shakmaty::Color::White)
+        } else if args.only_black {
+            Some(shakmaty::Color::Black)
+        } else {
+            None
+        },
+        uniform: args.uniform,
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(args.threads.unwrap_or(0))
+        .build()
+        .map_err(|e| CliError(e.to_string()))?;
+    let start = std::time::Instant::now();
+    let mut builder = BookBuilder::new(options);
+    let bar = crate::progress::spinner("games");
+    for path in &args.pgn {
+        let reader = chess_core::pgn::PgnReader::open(path)
+            .map_err(|e| CliError(format!("{}: {e}", path.display())))?;
+        let before = bar.position();
+        pool.install(|| builder.add_pgn(reader, |n| bar.set_position(before + n)))
+            .map_err(|e| CliError(format!("{}: {e}", path.display())))?;
+    }
+    bar.finish_and_clear();
+    let (entries, stats) = builder.finish();
+    polyglot_book::write::save(&args.output, &entries, args.force)?;
+    let seconds = start.elapsed().as_secs_f64();
+    if args.json {
+        json_line(&serde_json::json!({
+            "games_read": stats.games_read,
+            "games_skipped": stats.skipped.total(),
+            "skipped_by_reason": stats.skipped.by_kind,
+            "pairs": stats.pairs,
+            "entries": stats.entries,
+            "output": args.output.display().to_string(),
+            "seconds": seconds,
+        }))?;
+    } else {
+        println!(
+            "{} games read, {}; {} entries written to {} in {seconds:.1}s",
+            stats.games_read,
+            stats.skipped,
+            stats.entries,
+            args.output.display()
+        );
+        for e in &stats.skipped.examples {
+            println!("  skipped {e}");
+        }
+    }
+    Ok(())
+}
+
 /// Parses `--fen` (default: the start position).
 pub fn position(fen: Option<&str>) -> Result<Chess, CliError> {
     let Some(fen) = fen else {
         return Ok(Chess::default());
     };
-    let parsed: Fen = fen
-        .parse()
-        .map_err(|e| CliError(format!("invalid FEN {fen:?}: {e}")))?;
-    parsed
-        .clone()
-        .into_position(CastlingMode::Standard)
-        .or_else(|_| parsed.into_position(CastlingMode::Chess960))
-        .map_err(|e| CliError(format!("illegal position {fen:?}: {e}")))
+    chess_core::pgn::position_from_fen(fen, false)
+        .map(|(_, pos)| pos)
+        .map_err(|e| CliError(format!("invalid FEN {fen:?}: {e}")))
 }
 
 fn open(path: &PathBuf) -> Result<MappedBook, CliError> {
@@ -172,6 +274,7 @@ pub fn run(cmd: PolyglotCommand) -> CliResult {
             Ok(())
         }
         PolyglotCommand::Probe(args) => probe(&args),
+        PolyglotCommand::Build(args) => build(&args),
         PolyglotCommand::Pick {
             book,
             fen,
