@@ -35,6 +35,8 @@
 pub mod atomic;
 pub mod bytes;
 pub mod error;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod huffman;
 pub mod normalize;
 pub mod pgn;

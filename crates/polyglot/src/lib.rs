@@ -3,7 +3,8 @@
 //! A Polyglot book is a sorted array of 16-byte big-endian entries (key, move, weight, learn);
 //! see [`raw`]. This crate reads books over any byte slice or a memory-mapped file ([`read`]),
 //! decodes moves in board context ([`moves`]: castling is stored king-takes-rook), and writes
-//! books atomically in canonical order ([`write`]).
+//! books atomically in canonical order ([`write`](mod@write)); [`ops`] builds books from PGN
+//! byte-for-byte like `polyglot make-book`.
 //!
 //! # Example
 //!
@@ -24,6 +25,8 @@
 #![warn(missing_docs)]
 
 mod error;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod moves;
 pub mod ops;
 pub mod raw;

@@ -1,0 +1,63 @@
+//! Entry points shared by the fuzz targets (`fuzz/`) and the corpus replay tests: each runs a
+//! parser on arbitrary bytes and checks the invariants that must hold. Not a stable API.
+
+use std::io::Read;
+
+use crate::{huffman, pgn::PgnReader};
+
+/// CTG position decoding: never panics; whatever decodes re-encodes to something that decodes
+/// to the same position.
+pub fn ctg_position(data: &[u8]) {
+    if let Ok((pos, len)) = huffman::decode_ctg(data) {
+        assert!(len <= data.len());
+        let again = huffman::encode_ctg(&pos);
+        if again.len() < 32 {
+            assert_eq!(huffman::decode_ctg(&again).map(|(p, _)| p), Ok(pos));
+        }
+    }
+}
+
+/// Kvetka key decoding: never panics; decoded keys re-encode to the same position.
+pub fn kvetka_key(data: &[u8]) {
+    let Some(key) = data.get(..huffman::KVETKA_KEY_LEN) else {
+        return;
+    };
+    let key: [u8; huffman::KVETKA_KEY_LEN] = key.try_into().expect("22 bytes");
+    if let Ok(pos) = huffman::decode_kvetka(&key)
+        && let Ok(again) = huffman::encode_kvetka(&pos)
+    {
+        assert_eq!(huffman::decode_kvetka(&again), Ok(pos));
+    }
+}
+
+/// PGN input: never panics, whatever the bytes; reading in 3-byte chunks gives the same games
+/// (up to the first I/O error).
+pub fn pgn(data: &[u8]) {
+    struct Trickle<'a>(&'a [u8]);
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = buf.len().min(self.0.len()).min(3);
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+    // Games before the first I/O error (pgn-reader reports some malformed input as an I/O
+    // error, and on garbage where it does so can depend on how the input arrives).
+    let summary = |games: &mut dyn Iterator<Item = std::io::Result<crate::pgn::Game>>| {
+        games
+            .take(1000)
+            .map_while(Result::ok)
+            .map(|g| (g.offset, g.moves.len(), g.result))
+            .collect::<Vec<_>>()
+    };
+    let whole = summary(&mut PgnReader::new(data).games());
+    let trickled = summary(&mut PgnReader::new(Trickle(data)).games());
+    let n = whole.len().min(trickled.len());
+    assert_eq!(
+        whole[..n],
+        trickled[..n],
+        "{:?}",
+        String::from_utf8_lossy(data)
+    );
+}

@@ -1,0 +1,51 @@
+//! Replays the committed fuzz corpora (fuzz/corpus/{ctg_position,kvetka_key,pgn}) through the
+//! same checks as the fuzz targets.
+
+use std::path::PathBuf;
+
+fn replay(target: &str, check: fn(&[u8])) {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fuzz/corpus")
+        .join(target);
+    let mut n = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        check(&std::fs::read(&path).unwrap());
+        n += 1;
+    }
+    assert!(n > 0, "empty corpus {}", dir.display());
+}
+
+#[test]
+fn ctg_position_corpus() {
+    replay("ctg_position", chess_core::fuzzing::ctg_position);
+}
+
+#[test]
+fn kvetka_key_corpus() {
+    replay("kvetka_key", chess_core::fuzzing::kvetka_key);
+}
+
+#[test]
+fn pgn_corpus() {
+    replay("pgn", chess_core::fuzzing::pgn);
+}
+
+#[test]
+fn arbitrary_bytes_do_not_panic() {
+    // A cheap stand-in for fuzzing on machines without nightly: pseudo-random inputs.
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    for len in 0..400 {
+        let data: Vec<u8> = (0..len)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u8
+            })
+            .collect();
+        chess_core::fuzzing::ctg_position(&data);
+        chess_core::fuzzing::kvetka_key(&data);
+        chess_core::fuzzing::pgn(&data);
+    }
+}
