@@ -40,6 +40,8 @@ pub enum PolyglotCommand {
     },
     /// Build a book from PGN files (byte-identical to `polyglot make-book` with the defaults).
     Build(BuildArgs),
+    /// Merge books: moves of a position united, weights of common moves combined.
+    Merge(MergeArgs),
     /// Summarise a book.
     Info {
         /// The book.
@@ -171,6 +173,85 @@ fn build(args: &BuildArgs) -> CliResult {
     Ok(())
 }
 
+/// How `polyglot merge` combines weights.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum StrategyArg {
+    /// Sum, saturating at 65535.
+    Sum,
+    /// The largest weight.
+    Max,
+    /// The first book that has the move wins.
+    First,
+    /// Exactly `polyglot merge-book` 2.0.4 (two books; sums wrap; not re-sorted).
+    Reference,
+}
+
+/// Arguments of `polyglot merge`.
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// Books, in priority order.
+    #[arg(required = true, num_args = 2..)]
+    books: Vec<PathBuf>,
+    /// The book to write.
+    #[arg(short = 'o', long = "output")]
+    output: PathBuf,
+    /// How to combine the weights of a move present in several books.
+    #[arg(long, value_enum, default_value_t = StrategyArg::Sum)]
+    strategy: StrategyArg,
+    /// Replace OUT if it exists.
+    #[arg(long)]
+    force: bool,
+    /// Print the summary as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+fn merge(args: &MergeArgs) -> CliResult {
+    use polyglot_book::ops::merge::{MergeStrategy, merge, merge_reference};
+    let books = args
+        .books
+        .iter()
+        .map(|p| {
+            Ok(Book::open(p, OpenMode::Strict)?
+                .entries()
+                .collect::<Vec<_>>())
+        })
+        .collect::<Result<Vec<_>, CliError>>()?;
+    let out = match args.strategy {
+        StrategyArg::Reference => {
+            if books.len() != 2 {
+                return Err(CliError(
+                    "--strategy reference merges exactly two books".into(),
+                ));
+            }
+            merge_reference(&books[0], &books[1])
+        }
+        s => {
+            let strategy = match s {
+                StrategyArg::Max => MergeStrategy::Max,
+                StrategyArg::First => MergeStrategy::First,
+                _ => MergeStrategy::Sum,
+            };
+            let slices: Vec<&[polyglot_book::Entry]> = books.iter().map(Vec::as_slice).collect();
+            merge(&slices, strategy)
+        }
+    };
+    polyglot_book::write::save(&args.output, &out, args.force)?;
+    let input: usize = books.iter().map(Vec::len).sum();
+    if args.json {
+        json_line(
+            &serde_json::json!({"input_entries": input, "entries": out.len(), "output": args.output.display().to_string()}),
+        )?;
+    } else {
+        println!(
+            "{input} entries in, {} entries written to {}",
+            out.len(),
+            args.output.display()
+        );
+    }
+    Ok(())
+}
+
 /// Parses `--fen` (default: the start position).
 pub fn position(fen: Option<&str>) -> Result<Chess, CliError> {
     let Some(fen) = fen else {
@@ -275,6 +356,7 @@ pub fn run(cmd: PolyglotCommand) -> CliResult {
         }
         PolyglotCommand::Probe(args) => probe(&args),
         PolyglotCommand::Build(args) => build(&args),
+        PolyglotCommand::Merge(args) => merge(&args),
         PolyglotCommand::Pick {
             book,
             fen,

@@ -91,3 +91,39 @@ fn make_book_variants_are_byte_identical() {
         }
     }
 }
+
+#[test]
+fn reference_merge_is_byte_identical() {
+    let Some(dir) = corpus() else { return };
+    let read = |name: &str| -> Vec<Entry> {
+        let b = polyglot_book::Book::new(
+            std::fs::read(dir.join(name)).unwrap(),
+            polyglot_book::OpenMode::Strict,
+        )
+        .unwrap();
+        b.entries().collect()
+    };
+    let out = polyglot_book::ops::merge::merge_reference(
+        &read("golden/first10000_ply16_min1.bin"),
+        &read("golden/first10000_default.bin"),
+    );
+    let expected = std::fs::read(dir.join("golden/merge_min1ply16_default.bin")).unwrap();
+    assert_eq!(bytes(&out).len(), expected.len());
+    assert!(
+        bytes(&out) == expected,
+        "merge differs from polyglot merge-book"
+    );
+    // White-only + Black-only = the full 16-ply book (SOURCES.md).
+    let out = polyglot_book::ops::merge::merge_reference(
+        &read("golden/first10000_ply16_white.bin"),
+        &read("golden/first10000_ply16_black.bin"),
+    );
+    assert!(bytes(&out) == std::fs::read(dir.join("golden/first10000_ply16.bin")).unwrap());
+    // The overflow vector: the reference wraps.
+    let v = read("vectors/merge-overflow-in.bin");
+    let out = polyglot_book::ops::merge::merge_reference(&v, &v);
+    assert!(
+        bytes(&out)
+            == std::fs::read(dir.join("vectors/merge-overflow-out-polyglot-2.0.4.bin")).unwrap()
+    );
+}

@@ -1,3 +1,4 @@
-//! Higher-level operations on books: building from PGN.
+//! Higher-level operations on books: building from PGN, merging.
 
 pub mod build;
+pub mod merge;

@@ -1,0 +1,113 @@
+//! The command line as users see it: output, JSON, exit codes.
+
+use std::{path::PathBuf, process::Command};
+
+fn chessfmt(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_chessfmt"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+fn testdata(p: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata")
+        .join(p)
+        .display()
+        .to_string()
+}
+
+#[test]
+fn key() {
+    let (code, out, _) = chessfmt(&["polyglot", "key"]);
+    assert_eq!((code, out.as_str()), (0, "463b96181691fc9c\n"));
+    let fen = "8/8/8/KPp4r/8/8/8/4k3 w - c6 0 2";
+    let (_, out, _) = chessfmt(&["polyglot", "key", "--fen", fen]);
+    assert_eq!(out, "3d665cc1f5da1059\n");
+}
+
+#[test]
+fn probe_json_on_the_bundled_book() {
+    let (code, out, _) = chessfmt(&[
+        "polyglot",
+        "probe",
+        &testdata("polyglot/small.bin"),
+        "--json",
+    ]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        v[0],
+        serde_json::json!({"uci": "e2e4", "weight": 4702, "learn": 0, "raw": 796})
+    );
+    assert_eq!(v.as_array().unwrap().len(), 9);
+    // After 1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 Nf6: castling is printed e1g1.
+    let fen = "r1bqkb1r/1ppp1ppp/p1n2n2/4p3/B3P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 5";
+    let (_, out, _) = chessfmt(&[
+        "polyglot",
+        "probe",
+        &testdata("polyglot/small.bin"),
+        "--fen",
+        fen,
+        "--json",
+    ]);
+    assert!(out.contains("\"uci\":\"e1g1\""), "{out}");
+}
+
+#[test]
+fn exit_codes() {
+    let (code, _, err) = chessfmt(&["polyglot", "key", "--fen", "not a fen"]);
+    assert_eq!(code, 1);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    let (code, _, err) = chessfmt(&["polyglot", "probe", "/nonexistent/book.bin"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("/nonexistent/book.bin"), "{err}");
+    let (code, _, _) = chessfmt(&["polyglot", "frobnicate"]);
+    assert_eq!(code, 2);
+    let (code, out, _) = chessfmt(&["--version"]);
+    assert_eq!(code, 0);
+    assert!(out.starts_with("chessfmt "));
+}
+
+#[test]
+fn info_recognises_formats() {
+    let (code, out, _) = chessfmt(&["info", &testdata("polyglot/small.bin"), "--json"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["format"], "polyglot");
+    assert_eq!(v["entries"], 3670);
+    assert_eq!(v["positions"], 2384);
+}
+
+#[test]
+fn build_and_merge_refuse_to_overwrite() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("g.pgn");
+    std::fs::write(
+        &pgn,
+        "1. e4 e5 1-0\n\n1. e4 c5 0-1\n\n1. e4 e5 1/2-1/2\n\n1. d4 ?? *\n",
+    )
+    .unwrap();
+    let out = dir.path().join("b.bin");
+    let (p, o) = (pgn.to_str().unwrap(), out.to_str().unwrap());
+    let (code, text, _) = chessfmt(&["polyglot", "build", p, "-o", o, "--min-game", "1", "--json"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        (v["games_read"].as_u64(), v["entries"].as_u64()),
+        (Some(4), Some(4))
+    );
+    let before = std::fs::read(&out).unwrap();
+    let (code, _, err) = chessfmt(&["polyglot", "build", p, "-o", o]);
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(std::fs::read(&out).unwrap(), before);
+    let merged = dir.path().join("m.bin");
+    let (code, _, _) = chessfmt(&["polyglot", "merge", o, o, "-o", merged.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert_eq!(std::fs::read(&merged).unwrap().len(), before.len());
+}
