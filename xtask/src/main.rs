@@ -188,12 +188,28 @@ fn test(_args: &[String]) -> bool {
 }
 
 fn bench(args: &[String]) -> bool {
-    let mut b = cargo();
-    b.args(["bench", "--workspace", "--locked"]);
-    if !args.is_empty() {
-        b.arg("--").args(args);
+    let compare_only = args.first().is_some_and(|a| a == "--compare-only");
+    let mut ok = true;
+    if !compare_only {
+        let mut b = cargo();
+        b.args(["bench", "--workspace", "--locked"]);
+        if !args.is_empty() {
+            b.arg("--").args(args);
+        }
+        ok &= step("cargo bench --workspace", b);
     }
-    step("cargo bench --workspace", b)
+    // Whole-command comparisons against the reference tools, one script per format.
+    let dir = root().join("xtask/compare");
+    let mut scripts: Vec<_> = std::fs::read_dir(&dir)
+        .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    scripts.sort();
+    for s in scripts.into_iter().filter(|p| p.extension().is_some_and(|e| e == "sh")) {
+        let mut c = Command::new("bash");
+        c.arg(&s).current_dir(root());
+        ok &= step(&format!("compare {}", s.display()), c);
+    }
+    ok
 }
 
 fn fuzz(args: &[String]) -> bool {

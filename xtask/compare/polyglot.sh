@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Whole-command comparisons for Polyglot, on this machine, in one run:
+#   - build: `polyglot make-book` (Debian package polyglot) vs `chessfmt polyglot build`
+#     on gnuchess book_1.02.pgn (145,716 games), wall time and peak RSS (GNU time);
+#   - probe: python-chess `find_all` on the same book positions as the criterion bench.
+# Needs ../shared/corpus; optional tools are skipped with a message when absent.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+corpus=../shared/corpus/polyglot
+[ -d "$corpus" ] || { echo "compare: ../shared/corpus absent, skipped"; exit 0; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cargo build --release --locked -q -p chessfmt
+bin=target/release/chessfmt
+xz -dc "$corpus/pgn/gnuchess-book_1.02.pgn.xz" > "$work/book.pgn"
+timer() { /usr/bin/time -f "%e s wall, %M KiB peak RSS" "$@"; }
+
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(date -u +%F)"
+if [ -x /usr/games/polyglot ]; then
+    echo "== polyglot make-book (reference)"
+    (cd "$work" && timer /usr/games/polyglot make-book -pgn book.pgn -bin ref.bin >/dev/null)
+fi
+for t in 1 0; do
+    echo "== chessfmt polyglot build --threads $t (0 = all cores)"
+    timer "$bin" polyglot build "$work/book.pgn" -o "$work/ours-$t.bin" --threads "$t" --force >/dev/null
+done
+if [ -f "$work/ref.bin" ]; then
+    cmp "$work/ref.bin" "$work/ours-0.bin" && echo "outputs byte-identical"
+fi
+cmp "$corpus/books/gnuchess-book_1.02.bin" "$work/ours-1.bin" && echo "output identical to the Debian book.bin"
+
+if python3 -c "import chess.polyglot" 2>/dev/null; then
+    echo "== python-chess find_all on book positions (BFS from the start, 10,000 positions)"
+    python3 - "$corpus/books/gnuchess-book_1.02.bin" <<'PY'
+import sys, time, chess, chess.polyglot
+with chess.polyglot.open_reader(sys.argv[1]) as r:
+    out = [chess.Board()]
+    i = 0
+    while i < len(out) and len(out) < 10000:
+        b = out[i]
+        for e in r.find_all(b, minimum_weight=0):
+            if len(out) >= 10000:
+                break
+            c = b.copy(stack=False); c.push(e.move); out.append(c)
+        i += 1
+    t = time.perf_counter(); n = 0; rounds = 3
+    for _ in range(rounds):
+        for b in out:
+            n += len(list(r.find_all(b, minimum_weight=0)))
+    dt = time.perf_counter() - t
+    print(f"python-chess {chess.__version__}: {rounds*len(out)/dt:,.0f} probes/s ({len(out)} positions x {rounds})")
+PY
+else
+    echo "python-chess not installed (pip install chess): probe comparison skipped"
+fi
+echo "criterion: cargo bench -p polyglot-book --bench probe (probes/s = elements/s)"
