@@ -204,7 +204,10 @@ fn bench(args: &[String]) -> bool {
         .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
         .unwrap_or_default();
     scripts.sort();
-    for s in scripts.into_iter().filter(|p| p.extension().is_some_and(|e| e == "sh")) {
+    for s in scripts
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "sh"))
+    {
         let mut c = Command::new("bash");
         c.arg(&s).current_dir(root());
         ok &= step(&format!("compare {}", s.display()), c);

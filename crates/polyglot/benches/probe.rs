@@ -27,7 +27,11 @@ pub fn book_positions<D: AsRef<[u8]>>(book: &Book<D>, limit: usize) -> Vec<Chess
 fn bench(c: &mut Criterion) {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     let corpus = root.join("../shared/corpus/polyglot/books/gnuchess-book_1.02.bin");
-    let path = if corpus.exists() { corpus } else { root.join("testdata/polyglot/small.bin") };
+    let path = if corpus.exists() {
+        corpus
+    } else {
+        root.join("testdata/polyglot/small.bin")
+    };
     let book = Book::open(&path, OpenMode::Strict).expect("book");
     let positions = book_positions(&book, 10_000);
     let mut g = c.benchmark_group("polyglot");
@@ -42,7 +46,12 @@ fn bench(c: &mut Criterion) {
         })
     });
     g.bench_function("key", |b| {
-        b.iter(|| positions.iter().map(|p| chess_core::polyglot_key(black_box(p))).fold(0, |a, k| a ^ k))
+        b.iter(|| {
+            positions
+                .iter()
+                .map(|p| chess_core::polyglot_key(black_box(p)))
+                .fold(0, |a, k| a ^ k)
+        })
     });
     g.finish();
 }
