@@ -275,13 +275,18 @@ impl RawGame {
         position_from_fen(fen, chess960).map_err(invalid)
     }
 
-    /// Plays the moves: a [`Game`] when every move is legal.
-    pub fn resolve(&self) -> Result<Game, GameError> {
+    /// Plays the main line from the start position, calling `visit(position before the move,
+    /// move)` for each of the first `max_plies` moves, without building a [`Game`]. Stops at a
+    /// null move (returning its ply) or when `visit` breaks; moves after that are not parsed.
+    pub fn replay(
+        &self,
+        max_plies: usize,
+        mut visit: impl FnMut(&Chess, Move) -> ControlFlow<()>,
+    ) -> Result<Replay, GameError> {
         let (castling_mode, start) = self.start_position()?;
         let mut pos = start.clone();
-        let mut moves = Vec::with_capacity(self.sans.len());
         let mut null_move_at = None;
-        for (ply, san) in self.sans.iter().enumerate() {
+        for (ply, san) in self.sans.iter().enumerate().take(max_plies) {
             if matches!(san.san, shakmaty::san::San::Null) {
                 null_move_at = Some(ply);
                 break;
@@ -300,21 +305,48 @@ impl RawGame {
                         })
                     })?,
             };
+            if visit(&pos, m).is_break() {
+                break;
+            }
             pos.play_unchecked(m);
-            moves.push(m);
         }
+        Ok(Replay {
+            castling_mode,
+            start,
+            null_move_at,
+        })
+    }
+
+    /// Plays the moves: a [`Game`] when every move is legal.
+    pub fn resolve(&self) -> Result<Game, GameError> {
+        let mut moves = Vec::with_capacity(self.sans.len());
+        let replay = self.replay(usize::MAX, |_, m| {
+            moves.push(m);
+            ControlFlow::Continue(())
+        })?;
         Ok(Game {
             index: self.index,
             offset: self.offset,
             length: self.length,
             headers: self.headers.clone(),
-            castling_mode,
-            start,
+            castling_mode: replay.castling_mode,
+            start: replay.start,
             moves,
-            null_move_at,
+            null_move_at: replay.null_move_at,
             result: self.result(),
         })
     }
+}
+
+/// What [`RawGame::replay`] found besides the moves.
+#[derive(Debug, Clone)]
+pub struct Replay {
+    /// Castling mode of the game.
+    pub castling_mode: CastlingMode,
+    /// The start position.
+    pub start: Chess,
+    /// The ply of a null move that ended the main line, if any.
+    pub null_move_at: Option<usize>,
 }
 
 /// Counts of skipped games by reason, with the first few errors kept as examples.
@@ -381,7 +413,9 @@ impl<R: Read> Read for Counting<R> {
     }
 }
 
-struct Collect;
+struct Collect {
+    keep_header: fn(&[u8]) -> bool,
+}
 
 impl Visitor for Collect {
     type Tags = Vec<(String, String)>;
@@ -398,6 +432,9 @@ impl Visitor for Collect {
         name: &[u8],
         value: RawTag<'_>,
     ) -> ControlFlow<Self::Output> {
+        if !(self.keep_header)(name) {
+            return ControlFlow::Continue(());
+        }
         tags.push((
             String::from_utf8_lossy(name).into_owned(),
             String::from_utf8_lossy(&value.decode()).into_owned(),
@@ -469,6 +506,14 @@ pub struct PgnReader<R> {
     reader: Reader<Counting<R>>,
     count: Arc<AtomicU64>,
     next_index: u64,
+    keep_header: fn(&[u8]) -> bool,
+}
+
+/// The headers a game needs to be replayed and scored: `Result`, `FEN`, `SetUp`, `Variant`.
+pub fn essential_header(name: &[u8]) -> bool {
+    [&b"Result"[..], b"FEN", b"SetUp", b"Variant"]
+        .iter()
+        .any(|h| h.eq_ignore_ascii_case(name))
 }
 
 impl<R> fmt::Debug for PgnReader<R> {
@@ -501,7 +546,16 @@ impl<R: Read> PgnReader<R> {
             reader,
             count,
             next_index: 0,
+            keep_header: |_| true,
         }
+    }
+
+    /// Keeps only the headers `keep` accepts (by tag name), saving their allocation when
+    /// most are not needed, e.g. [`essential_header`].
+    #[must_use]
+    pub fn with_header_filter(mut self, keep: fn(&[u8]) -> bool) -> Self {
+        self.keep_header = keep;
+        self
     }
 
     fn position(&self) -> u64 {
@@ -514,7 +568,10 @@ impl<R: Read> PgnReader<R> {
             return Ok(None);
         }
         let offset = self.position();
-        let Some((headers, sans, outcome)) = self.reader.read_game(&mut Collect)? else {
+        let Some((headers, sans, outcome)) = self.reader.read_game(&mut Collect {
+            keep_header: self.keep_header,
+        })?
+        else {
             return Ok(None);
         };
         // Include the whitespace up to the next game in this game's span.
