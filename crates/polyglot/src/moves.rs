@@ -81,14 +81,22 @@ pub fn decode_move(pos: &Chess, raw: u16) -> Option<Move> {
     if raw == 0 {
         return None;
     }
+    decode_move_among(pos, &pos.legal_moves(), raw)
+}
+
+/// [`decode_move`] with the legal moves of `pos` already generated (for decoding several
+/// entries of one position).
+pub fn decode_move_among(pos: &Chess, legal: &[Move], raw: u16) -> Option<Move> {
+    if raw == 0 {
+        return None;
+    }
     let rm = RawMove::from_u16(raw)?;
     let board = pos.board();
     let us = pos.turn();
     let is_castle = board.piece_at(rm.from) == Some(Role::King.of(us))
         && board.piece_at(rm.to) == Some(Role::Rook.of(us))
         && rm.promotion.is_none();
-    let mut moves = pos.legal_moves();
-    moves.retain(|m| match *m {
+    legal.iter().copied().find(|m| match *m {
         Move::Castle { king, rook } => is_castle && king == rm.from && rook == rm.to,
         _ => {
             !is_castle
@@ -96,8 +104,7 @@ pub fn decode_move(pos: &Chess, raw: u16) -> Option<Move> {
                 && m.to() == rm.to
                 && m.promotion() == rm.promotion
         }
-    });
-    moves.first().copied()
+    })
 }
 
 #[cfg(test)]

@@ -5,11 +5,11 @@ use std::{fmt, fs::File, path::Path};
 use chess_core::{ParseError, polyglot_key};
 use memmap2::Mmap;
 use rand::Rng;
-use shakmaty::{Chess, Move};
+use shakmaty::{Chess, Move, Position};
 
 use crate::{
     Error,
-    moves::decode_move,
+    moves::decode_move_among,
     raw::{ENTRY_SIZE, Entry},
 };
 
@@ -162,9 +162,15 @@ impl<D: AsRef<[u8]>> Book<D> {
 
     /// The book moves of a position, in file order; null and illegal moves are dropped.
     pub fn probe(&self, pos: &Chess) -> Vec<BookMove> {
-        self.entries_for_key(polyglot_key(pos))
+        let range = self.key_range(polyglot_key(pos));
+        if range.is_empty() {
+            return Vec::new();
+        }
+        let legal = pos.legal_moves();
+        range
+            .map(|i| self.entry(i))
             .filter_map(|entry| {
-                decode_move(pos, entry.raw_move).map(|mv| BookMove {
+                decode_move_among(pos, &legal, entry.raw_move).map(|mv| BookMove {
                     mv,
                     weight: entry.weight,
                     learn: entry.learn,
