@@ -61,3 +61,23 @@ pub fn pgn(data: &[u8]) {
         String::from_utf8_lossy(data)
     );
 }
+
+/// Deterministic pseudo-random inputs (xorshift64) of lengths `0, step, 2·step, …` below
+/// `max_len`: a cheap stand-in for fuzzing where no nightly toolchain exists.
+pub fn pseudo_random_inputs(
+    seed: u64,
+    max_len: usize,
+    step: usize,
+) -> impl Iterator<Item = Vec<u8>> {
+    let mut x = seed | 1;
+    (0..max_len).step_by(step.max(1)).map(move |len| {
+        (0..len)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u8
+            })
+            .collect()
+    })
+}

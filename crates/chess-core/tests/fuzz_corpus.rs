@@ -34,16 +34,7 @@ fn pgn_corpus() {
 #[test]
 fn arbitrary_bytes_do_not_panic() {
     // A cheap stand-in for fuzzing on machines without nightly: pseudo-random inputs.
-    let mut x = 0x9e37_79b9_7f4a_7c15u64;
-    for len in 0..400 {
-        let data: Vec<u8> = (0..len)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                x as u8
-            })
-            .collect();
+    for data in chess_core::fuzzing::pseudo_random_inputs(0x9e37_79b9_7f4a_7c15, 400, 1) {
         chess_core::fuzzing::ctg_position(&data);
         chess_core::fuzzing::kvetka_key(&data);
         chess_core::fuzzing::pgn(&data);

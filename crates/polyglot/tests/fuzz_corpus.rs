@@ -12,16 +12,7 @@ fn polyglot_book_corpus() {
         n += 1;
     }
     assert!(n >= 5);
-    let mut x = 0x2545_f491_4f6c_dd1du64;
-    for len in (0..2000).step_by(7) {
-        let data: Vec<u8> = (0..len)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                x as u8
-            })
-            .collect();
+    for data in chess_core::fuzzing::pseudo_random_inputs(0x2545_f491_4f6c_dd1d, 2000, 7) {
         polyglot_book::fuzzing::book(&data);
     }
 }
