@@ -285,24 +285,30 @@ impl BookBuilder {
     /// Counts one replayed game (games must be added in input order for reference-identical
     /// output).
     pub fn add(&mut self, game: &KeyedGame) {
-        self.add_all(vec![Ok(game.clone())]);
-        self.stats.games_read -= 1;
+        self.count_games(std::slice::from_ref(game));
     }
 
+    /// Records the read/skipped statistics of a batch in order, then counts its good games.
     fn add_all(&mut self, games: Vec<Result<KeyedGame, GameError>>) {
-        // Split the plies by shard, keeping their order, then count the shards in parallel.
-        let mut parts: Vec<Vec<(KeyedPly, u16)>> = vec![Vec::new(); SHARDS];
+        let mut ok = Vec::with_capacity(games.len());
         for g in games {
             self.stats.games_read += 1;
             match g {
-                Ok(g) => {
-                    let mut points = g.first_mover_points as u16;
-                    for ply in g.plies {
-                        parts[shard_of(ply.key)].push((ply, points));
-                        points = 2 - points;
-                    }
-                }
+                Ok(g) => ok.push(g),
                 Err(e) => self.stats.skipped.record(e),
+            }
+        }
+        self.count_games(&ok);
+    }
+
+    /// Splits the plies by shard, keeping their order, then counts the shards in parallel.
+    fn count_games(&mut self, games: &[KeyedGame]) {
+        let mut parts: Vec<Vec<(KeyedPly, u16)>> = vec![Vec::new(); SHARDS];
+        for g in games {
+            let mut points = g.first_mover_points as u16;
+            for &ply in &g.plies {
+                parts[shard_of(ply.key)].push((ply, points));
+                points = 2 - points;
             }
         }
         self.shards
