@@ -284,9 +284,10 @@ fn probe(args: &ProbeArgs) -> CliResult {
     let book = open(&args.book)?;
     let pos = position(args.fen.as_deref())?;
     let rows: Vec<ProbeRow> = if args.all {
+        let legal_moves = shakmaty::Position::legal_moves(&pos);
         book.entries_for_key(chess_core::polyglot_key(&pos))
             .map(|e| {
-                let legal = polyglot_book::moves::decode_move(&pos, e.raw_move);
+                let legal = polyglot_book::moves::decode_move_among(&pos, &legal_moves, e.raw_move);
                 ProbeRow {
                     uci: legal.map_or_else(
                         || {
