@@ -3,7 +3,12 @@
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
-use polyglot_book::{Book, MappedBook, OpenMode, moves::RawMove, read::ProbeFilter};
+use polyglot_book::{
+    Book, MappedBook, OpenMode,
+    moves::RawMove,
+    ops::tree::{DumpSink, LineEnd, LineMove, REFERENCE_BANNER, TextDump, dump},
+    read::ProbeFilter,
+};
 use rand::{SeedableRng, rngs::StdRng};
 use serde::Serialize;
 use shakmaty::{Chess, EnPassantMode, fen::Fen, uci::UciMove};
@@ -42,7 +47,10 @@ pub enum PolyglotCommand {
     Build(BuildArgs),
     /// Merge books: moves of a position united, weights of common moves combined.
     Merge(MergeArgs),
-    /// Summarise a book.
+    /// Print every line of the book tree for one side (the text of `polyglot dump-book`).
+    Dump(DumpArgs),
+    /// Count lines and positions on lines (the text of `polyglot info-book`); `--json` adds a
+    /// summary of the entries.
     Info {
         /// The book.
         book: PathBuf,
@@ -50,6 +58,89 @@ pub enum PolyglotCommand {
         #[arg(long)]
         json: bool,
     },
+}
+
+/// The side whose book moves a dump follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorArg {
+    /// White plays book moves, Black every reply that stays in the book.
+    White,
+    /// Black plays book moves, White every move that stays in the book.
+    Black,
+}
+
+/// Arguments of `polyglot dump`.
+#[derive(Debug, Args)]
+pub struct DumpArgs {
+    /// The book.
+    book: PathBuf,
+    /// The side whose book moves are followed.
+    #[arg(long, value_enum)]
+    color: ColorArg,
+    /// Write to FILE instead of standard output.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Replace FILE if it exists.
+    #[arg(long)]
+    force: bool,
+    /// One JSON object per line instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Writes dumped lines as JSON lines.
+struct JsonDump<W>(W);
+
+impl<W: std::io::Write> DumpSink for JsonDump<W> {
+    fn line(&mut self, number: u64, moves: &[LineMove], end: LineEnd) -> std::io::Result<()> {
+        let moves: Vec<_> = moves
+            .iter()
+            .map(|m| match m.share {
+                Some(share) => serde_json::json!({"san": m.san, "uci": m.uci, "share": share}),
+                None => serde_json::json!({"san": m.san, "uci": m.uci}),
+            })
+            .collect();
+        let value = match end {
+            LineEnd::Leaf => serde_json::json!({"line": number, "moves": moves, "end": "leaf"}),
+            LineEnd::Trans { line, ply } => serde_json::json!(
+                {"line": number, "moves": moves, "end": "trans", "trans_line": line, "ply": ply}
+            ),
+            LineEnd::Cycle { ply } => {
+                serde_json::json!({"line": number, "moves": moves, "end": "cycle", "ply": ply})
+            }
+        };
+        serde_json::to_writer(&mut self.0, &value)?;
+        writeln!(self.0)
+    }
+}
+
+fn dump_book(args: &DumpArgs) -> CliResult {
+    use std::io::Write;
+    let book = open(&args.book)?;
+    let color = match args.color {
+        ColorArg::White => shakmaty::Color::White,
+        ColorArg::Black => shakmaty::Color::Black,
+    };
+    // The reference prints the book path as given.
+    let name = args.book.display().to_string();
+    let write = |out: &mut dyn Write| -> std::io::Result<()> {
+        let mut out = std::io::BufWriter::new(out);
+        if args.json {
+            dump(&book, color, &mut JsonDump(&mut out))?;
+        } else {
+            let mut sink = TextDump::new(&mut out, &name, color)?;
+            dump(&book, color, &mut sink)?;
+        }
+        out.flush()
+    };
+    let result = match &args.output {
+        Some(path) => chess_core::atomic::write_atomically(path, args.force, write),
+        None => write(&mut std::io::stdout().lock()),
+    };
+    match result {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        r => Ok(r?),
+    }
 }
 
 /// Arguments of `polyglot probe`.
@@ -358,6 +449,7 @@ pub fn run(cmd: PolyglotCommand) -> CliResult {
         PolyglotCommand::Probe(args) => probe(&args),
         PolyglotCommand::Build(args) => build(&args),
         PolyglotCommand::Merge(args) => merge(&args),
+        PolyglotCommand::Dump(args) => dump_book(&args),
         PolyglotCommand::Pick {
             book,
             fen,
@@ -384,11 +476,19 @@ pub fn run(cmd: PolyglotCommand) -> CliResult {
         }
         PolyglotCommand::Info { book, json } => {
             let b = open(&book)?;
-            let summary = crate::info::polyglot_summary(&b);
+            let lines = polyglot_book::ops::tree::info(&b);
             if json {
-                json_line(&summary)?;
+                let summary = crate::info::polyglot_summary(&b);
+                let mut value = serde_json::to_value(&summary)?;
+                value["lines_white"] = lines.lines_white.into();
+                value["lines_black"] = lines.lines_black.into();
+                value["positions_on_lines_white"] = lines.positions_white.into();
+                value["positions_on_lines_black"] = lines.positions_black.into();
+                value["isolated_positions"] = lines.isolated_positions.into();
+                json_line(&value)?;
             } else {
-                println!("{summary}");
+                // Exactly `polyglot info-book`'s output, banner included, so the two diff clean.
+                print!("{REFERENCE_BANNER}\n{}", lines.reference_text());
             }
             Ok(())
         }

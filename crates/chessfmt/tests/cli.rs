@@ -111,3 +111,69 @@ fn build_and_merge_refuse_to_overwrite() {
     assert_eq!(code, 0);
     assert_eq!(std::fs::read(&merged).unwrap().len(), before.len());
 }
+
+#[test]
+fn dump_and_info_print_the_reference_text() {
+    // Run from testdata/polyglot so the header names the book as the reference run did.
+    let dir = PathBuf::from(testdata("polyglot"));
+    let run = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_chessfmt"))
+            .current_dir(&dir)
+            .args(args)
+            .output()
+            .unwrap();
+        (out.status.code(), String::from_utf8(out.stdout).unwrap())
+    };
+    let (code, text) = run(&["polyglot", "dump", "small.bin", "--color", "black"]);
+    assert_eq!(code, Some(0));
+    assert!(text == std::fs::read_to_string(dir.join("small-dump-black.txt")).unwrap());
+    let (code, text) = run(&["polyglot", "info", "small.bin"]);
+    assert_eq!(code, Some(0));
+    assert_eq!(
+        text,
+        std::fs::read_to_string(dir.join("small-info.txt")).unwrap()
+    );
+    let (_, text) = run(&["polyglot", "info", "small.bin", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["lines_white"], 1218);
+    assert_eq!(v["isolated_positions"], 27);
+    let (_, text) = run(&[
+        "polyglot",
+        "dump",
+        "small.bin",
+        "--color",
+        "white",
+        "--json",
+    ]);
+    let first: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(first["line"], 1);
+    assert_eq!(first["moves"][0]["uci"], "e2e4");
+    assert!(first["moves"][0]["share"].as_f64().unwrap() > 0.0);
+    assert_eq!(text.lines().count(), 1218);
+
+    // -o writes atomically and refuses to overwrite without --force.
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("white.txt");
+    let o = out.to_str().unwrap();
+    let (code, _) = run(&["polyglot", "dump", "small.bin", "--color", "white", "-o", o]);
+    assert_eq!(code, Some(0));
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap(),
+        std::fs::read_to_string(dir.join("small-dump-white.txt")).unwrap()
+    );
+    let (code, _) = run(&["polyglot", "dump", "small.bin", "--color", "black", "-o", o]);
+    assert_eq!(code, Some(1));
+    let (code, _) = run(&[
+        "polyglot",
+        "dump",
+        "small.bin",
+        "--color",
+        "black",
+        "-o",
+        o,
+        "--force",
+    ]);
+    assert_eq!(code, Some(0));
+    let (code, _) = run(&["polyglot", "dump", "small.bin"]);
+    assert_eq!(code, Some(2), "--color is required");
+}

@@ -7,7 +7,7 @@ use crate::{Book, OpenMode, moves::decode_move};
 
 /// Opens arbitrary bytes as a book (both modes), iterates it, probes a few positions, and
 /// decodes every move field against the start position: never panics; every move `probe`
-/// returns is legal.
+/// returns is legal; the tree walks of `dump`/`info` finish.
 pub fn book(data: &[u8]) {
     let _ = Book::new(data, OpenMode::Strict);
     let Ok(book) = Book::new(data, OpenMode::Lenient) else {
@@ -23,4 +23,9 @@ pub fn book(data: &[u8]) {
         assert!(start.is_legal(m.mv));
     }
     let _ = book.best(&start);
+    // The tree walks visit at most every position of the book once.
+    if book.len() <= 4096 {
+        let info = crate::ops::tree::info(&book);
+        assert!(info.positions_white + info.positions_black <= info.positions.max(1) * 2);
+    }
 }

@@ -4,7 +4,8 @@
 //! see [`raw`]. This crate reads books over any byte slice or a memory-mapped file ([`read`]),
 //! decodes moves in board context ([`moves`]: castling is stored king-takes-rook), and writes
 //! books atomically in canonical order ([`write`](mod@write)); [`ops`] builds books from PGN
-//! byte-for-byte like `polyglot make-book`.
+//! byte-for-byte like `polyglot make-book`, merges books, and prints the book tree as
+//! `polyglot dump-book` / `info-book` do ([`ops::tree`]).
 //!
 //! # Example
 //!

@@ -127,3 +127,58 @@ fn reference_merge_is_byte_identical() {
             == std::fs::read(dir.join("vectors/merge-overflow-out-polyglot-2.0.4.bin")).unwrap()
     );
 }
+
+#[test]
+fn dump_book_text_is_byte_identical() {
+    use polyglot_book::{
+        Book, OpenMode,
+        ops::tree::{TextDump, dump},
+    };
+    let Some(dir) = corpus() else { return };
+    let book = Book::new(
+        std::fs::read(dir.join("golden/first10000_ply16.bin")).unwrap(),
+        OpenMode::Strict,
+    )
+    .unwrap();
+    for (color, file) in [
+        (Color::White, "first10000_ply16_dump_white.txt"),
+        (Color::Black, "first10000_ply16_dump_black.txt"),
+    ] {
+        let expected = std::fs::read_to_string(dir.join("golden").join(file)).unwrap();
+        // The reference prints its `-bin` argument; the goldens were made with this one.
+        let mut sink = TextDump::new(Vec::new(), "gold/first10000_ply16.bin", color).unwrap();
+        let stats = dump(&book, color, &mut sink).unwrap();
+        let got = String::from_utf8(sink.into_inner()).unwrap();
+        if got != expected {
+            let first = got
+                .lines()
+                .zip(expected.lines())
+                .position(|(a, b)| a != b)
+                .unwrap_or(got.lines().count().min(expected.lines().count()));
+            panic!(
+                "{file}: first difference at line {}:\n ours: {:?}\n gold: {:?}",
+                first + 1,
+                got.lines().nth(first),
+                expected.lines().nth(first)
+            );
+        }
+        assert_eq!(stats.lines as usize, expected.lines().count() - 1);
+    }
+}
+
+#[test]
+fn info_book_text_is_byte_identical() {
+    use polyglot_book::{
+        Book, OpenMode,
+        ops::tree::{REFERENCE_BANNER, info},
+    };
+    let Some(dir) = corpus() else { return };
+    let book = Book::new(
+        std::fs::read(dir.join("golden/first10000_ply16.bin")).unwrap(),
+        OpenMode::Strict,
+    )
+    .unwrap();
+    let expected = std::fs::read_to_string(dir.join("golden/first10000_ply16_info.txt")).unwrap();
+    let got = format!("{REFERENCE_BANNER}\n{}", info(&book).reference_text());
+    assert_eq!(got, expected);
+}

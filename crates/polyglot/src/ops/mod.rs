@@ -1,4 +1,6 @@
-//! Higher-level operations on books: building from PGN, merging.
+//! Higher-level operations on books: building from PGN, merging, walking the book tree (dump
+//! and info).
 
 pub mod build;
 pub mod merge;
+pub mod tree;
