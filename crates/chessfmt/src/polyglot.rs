@@ -189,6 +189,10 @@ pub struct BuildArgs {
     /// Worker threads (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
+    /// Keep memory near MIB mebibytes: plies of rarer positions are spilled to temporary
+    /// files beside OUT and merged at the end (same book, byte for byte).
+    #[arg(long, value_name = "MIB")]
+    memory_limit: Option<usize>,
     /// Replace OUT if it exists.
     #[arg(long)]
     force: bool,
@@ -226,7 +230,16 @@ fn build(args: &BuildArgs) -> CliResult {
         .build()
         .map_err(|e| CliError(e.to_string()))?;
     let start = std::time::Instant::now();
-    let mut builder = BookBuilder::new(options);
+    let mut builder = match args.memory_limit {
+        Some(mib) => {
+            let dir = match args.output.parent() {
+                Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+                _ => PathBuf::from("."),
+            };
+            BookBuilder::with_memory_limit(options, mib.saturating_mul(1 << 20), dir)
+        }
+        None => BookBuilder::new(options),
+    };
     let bar = crate::progress::spinner("games");
     for path in &args.pgn {
         let reader = chess_core::pgn::PgnReader::open(path)
@@ -236,8 +249,13 @@ fn build(args: &BuildArgs) -> CliResult {
             .map_err(|e| CliError(format!("{}: {e}", path.display())))?;
     }
     bar.finish_and_clear();
-    let (entries, stats) = builder.finish();
-    polyglot_book::write::save(&args.output, &entries, args.force)?;
+    let stats = chess_core::atomic::write_atomically(&args.output, args.force, |w| {
+        let mut w = std::io::BufWriter::with_capacity(1 << 20, w);
+        let stats = builder.write_to(&mut w)?;
+        std::io::Write::flush(&mut w)?;
+        Ok(stats)
+    })
+    .map_err(|e| CliError(format!("{}: {e}", args.output.display())))?;
     let seconds = start.elapsed().as_secs_f64();
     if args.json {
         json_line(&serde_json::json!({
@@ -246,6 +264,7 @@ fn build(args: &BuildArgs) -> CliResult {
             "skipped_by_reason": stats.skipped.by_kind,
             "pairs": stats.pairs,
             "entries": stats.entries,
+            "bytes_spilled": stats.bytes_spilled,
             "output": args.output.display().to_string(),
             "seconds": seconds,
         }))?;

@@ -93,6 +93,25 @@ fn make_book_variants_are_byte_identical() {
 }
 
 #[test]
+fn memory_limited_make_book_is_byte_identical() {
+    // The smallest buffer (4,096 plies): about a hundred sorted runs.
+    let Some(dir) = corpus() else { return };
+    let pgn = dir.join("pgn/gnuchess-book_1.02-first10000.pgn");
+    let tmp = tempfile::tempdir().unwrap();
+    let mut b = BookBuilder::with_memory_limit(BuildOptions::default(), 0, tmp.path());
+    b.add_pgn(PgnReader::open(&pgn).unwrap(), |_| {}).unwrap();
+    let mut got = Vec::new();
+    let stats = b.write_to(&mut got).unwrap();
+    assert!(stats.bytes_spilled > 0);
+    let expected = std::fs::read(dir.join("golden/first10000_default.bin")).unwrap();
+    assert!(
+        got == expected,
+        "memory-limited build differs from make-book"
+    );
+    assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0);
+}
+
+#[test]
 fn reference_merge_is_byte_identical() {
     let Some(dir) = corpus() else { return };
     let read = |name: &str| -> Vec<Entry> {

@@ -11,11 +11,14 @@
 //! Unlike the reference tool, games starting from a `[FEN]` are used (not garbage), illegal
 //! games are skipped and counted instead of aborting the run, and the moves of the games are
 //! replayed on all cores; the table is updated in input order, so the result does not depend on
-//! the number of threads.
+//! the number of threads. With a memory limit ([`BookBuilder::with_memory_limit`]) the plies of
+//! all but the most frequent positions go to sorted runs on disk and are merged at the end;
+//! the book is the same, byte for byte.
 
 use std::{
-    io::{self, Read},
+    io::{self, Read, Write},
     ops::ControlFlow,
+    path::PathBuf,
     sync::mpsc,
 };
 
@@ -26,6 +29,7 @@ use chess_core::{
 use rayon::prelude::*;
 use shakmaty::{Color, Position};
 
+use super::spill::{RESIDENT_MIN, Spill};
 use crate::{moves::encode_move, raw::Entry, write::sort_entries};
 
 /// The count at which a position's statistics are halved (as the reference tool does).
@@ -69,6 +73,8 @@ pub struct BuildStats {
     pub pairs: usize,
     /// Entries in the finished book.
     pub entries: usize,
+    /// Bytes of plies written to temporary runs (memory-limited builds).
+    pub bytes_spilled: u64,
 }
 
 /// One ply of a game as the builder needs it.
@@ -160,6 +166,11 @@ impl Table {
         self.pairs.len()
     }
 
+    /// Whether the position `key` has pairs.
+    fn contains(&self, key: u64) -> bool {
+        !self.heads.is_empty() && self.heads[self.bucket(key)] != NONE
+    }
+
     /// The bucket of `key` in `heads`: where its first pair is, or the empty bucket for it.
     fn bucket(&self, key: u64) -> usize {
         let mask = self.heads.len() - 1;
@@ -249,7 +260,14 @@ pub struct BookBuilder {
     /// Shards are updated in parallel.
     shards: Vec<Table>,
     stats: BuildStats,
+    /// Memory-limited builds: the plies not counted in `shards`.
+    spill: Option<Spill>,
+    spill_error: Option<io::Error>,
 }
+
+/// Memory a memory-limited build sets aside for the PGN pipeline (batches of tokenised and
+/// replayed games in flight) before sizing its buffer of plies.
+const PIPELINE_RESERVE: usize = 48 << 20;
 
 /// Number of shards (fixed: the output never depends on it or on the thread count).
 const SHARDS: usize = 16;
@@ -274,7 +292,21 @@ impl BookBuilder {
             options,
             shards: (0..SHARDS).map(|_| Table::default()).collect(),
             stats: BuildStats::default(),
+            spill: None,
+            spill_error: None,
         }
+    }
+
+    /// A builder that keeps its memory near `limit` bytes by spilling plies to temporary files
+    /// in `dir` (deleted when the build ends; put them on a disk, not a RAM-backed `/tmp`).
+    /// Finish it with [`BookBuilder::write_to`], which streams the book instead of holding it.
+    pub fn with_memory_limit(options: BuildOptions, limit: usize, dir: impl Into<PathBuf>) -> Self {
+        let mut b = Self::new(options);
+        // Three quarters of what the pipeline leaves go to the buffer of plies; the rest is for the
+        // resident positions, the merge and the allocator.
+        let budget = limit.saturating_sub(PIPELINE_RESERVE) / 4 * 3;
+        b.spill = Some(Spill::new(dir.into(), budget));
+        b
     }
 
     /// The options.
@@ -302,12 +334,21 @@ impl BookBuilder {
     }
 
     /// Splits the plies by shard, keeping their order, then counts the shards in parallel.
+    /// In a memory-limited build, plies of positions that are not resident are queued for the
+    /// next run instead.
     fn count_games(&mut self, games: &[KeyedGame]) {
         let mut parts: Vec<Vec<(KeyedPly, u16)>> = vec![Vec::new(); SHARDS];
         for g in games {
             let mut points = g.first_mover_points as u16;
             for &ply in &g.plies {
-                parts[shard_of(ply.key)].push((ply, points));
+                let shard = shard_of(ply.key);
+                match &mut self.spill {
+                    Some(spill) if !(spill.frozen && self.shards[shard].contains(ply.key)) => {
+                        let mv = ply.mv | if ply.white { WHITE } else { 0 };
+                        spill.push(ply.key, mv, points as u8);
+                    }
+                    _ => parts[shard].push((ply, points)),
+                }
                 points = 2 - points;
             }
         }
@@ -319,8 +360,38 @@ impl BookBuilder {
                     table.count(ply, *points);
                 }
             });
+        if let Some(spill) = &self.spill
+            && spill.buffer.len() >= spill.cap
+            && self.spill_error.is_none()
+            && let Err(e) = self.write_run()
+        {
+            self.spill_error = Some(e);
+        }
     }
 
+    /// Writes the queued plies as a run. The first time, positions with at least
+    /// [`RESIDENT_MIN`] plies are counted in memory instead and stay resident.
+    fn write_run(&mut self) -> io::Result<()> {
+        let Some(spill) = &mut self.spill else {
+            return Ok(());
+        };
+        let first = !spill.frozen;
+        let shards = &mut self.shards;
+        spill.write_run(|group| {
+            if !first || group.len() < RESIDENT_MIN {
+                return false;
+            }
+            for p in group {
+                let ply = KeyedPly {
+                    key: p.key,
+                    mv: p.mv & !WHITE,
+                    white: p.mv & WHITE != 0,
+                };
+                shards[shard_of(p.key)].count(&ply, u16::from(p.points));
+            }
+            true
+        })
+    }
     /// Tokenises, replays (on the current rayon pool) and counts every game of a PGN stream,
     /// skipping bad games. `progress` is called with the number of games read so far.
     pub fn add_pgn<R: Read + Send>(
@@ -358,17 +429,33 @@ impl BookBuilder {
                 );
                 pending = keyed;
                 progress(self.stats.games_read);
+                if let Some(e) = self.spill_error.take() {
+                    return Err(e);
+                }
             }
             self.add_all(pending);
             progress(self.stats.games_read);
-            Ok(())
+            match self.spill_error.take() {
+                Some(e) => Err(e),
+                None => Ok(()),
+            }
         })
     }
 
-    /// Whether a pair survives the filters (the reference tool's rules, in its order).
-    fn keep(&self, p: &Pair) -> bool {
+    /// The entry of a pair, if it survives the filters (the reference tool's rules, in its
+    /// order). `mv` carries the `WHITE` bit.
+    fn entry(&self, key: u64, mv: u16, n: u16, sum: u16) -> Option<Entry> {
+        self.keep(mv, n, sum).then(|| Entry {
+            key,
+            raw_move: mv & !WHITE,
+            weight: if self.options.uniform { 1 } else { sum },
+            learn: 0,
+        })
+    }
+
+    fn keep(&self, mv: u16, n: u16, sum: u16) -> bool {
         let o = &self.options;
-        let (n, sum) = (u32::from(p.n), u32::from(p.sum));
+        let (n, sum) = (u32::from(n), u32::from(sum));
         if n < o.min_game || sum == 0 {
             return false;
         }
@@ -376,31 +463,135 @@ impl BookBuilder {
         if score < o.min_score / 100.0 {
             return false;
         }
-        let white = p.mv & WHITE != 0;
+        let white = mv & WHITE != 0;
         !matches!(
             (o.only, white),
             (Some(Color::White), false) | (Some(Color::Black), true)
         )
     }
 
-    /// The finished, sorted entries and the statistics of the build.
-    pub fn finish(mut self) -> (Vec<Entry>, BuildStats) {
+    /// The entries of the in-memory pairs, sorted.
+    fn resident_entries(&self) -> Vec<Entry> {
         let mut entries: Vec<Entry> = self
             .shards
             .iter()
             .flat_map(|t| &t.pairs)
-            .filter(|p| self.keep(p))
-            .map(|p| Entry {
-                key: p.key(),
-                raw_move: p.mv & !WHITE,
-                weight: if self.options.uniform { 1 } else { p.sum },
-                learn: 0,
-            })
+            .filter_map(|p| self.entry(p.key(), p.mv, p.n, p.sum))
             .collect();
         sort_entries(&mut entries);
-        self.stats.pairs = self.shards.iter().map(Table::len).sum();
-        self.stats.entries = entries.len();
-        (entries, self.stats)
+        entries
+    }
+
+    /// The finished, sorted entries and the statistics of the build. A memory-limited build
+    /// reads its runs back into memory here; use [`BookBuilder::write_to`] to stream instead.
+    ///
+    /// # Panics
+    ///
+    /// When a memory-limited build cannot read its temporary files back.
+    pub fn finish(self) -> (Vec<Entry>, BuildStats) {
+        let mut bytes = Vec::new();
+        let stats = self
+            .write_to(&mut bytes)
+            .expect("reading the build's temporary runs");
+        let entries = bytes
+            .chunks_exact(crate::ENTRY_SIZE)
+            .map(|c| Entry::from_bytes(c.try_into().expect("16 bytes")))
+            .collect();
+        (entries, stats)
+    }
+
+    /// Writes the finished book to `w` (sorted, ready to save) and returns the statistics. A
+    /// memory-limited build merges its runs here, streaming: the book is never held in memory.
+    pub fn write_to(mut self, w: &mut dyn Write) -> io::Result<BuildStats> {
+        if let Some(e) = self.spill_error.take() {
+            return Err(e);
+        }
+        let Some(mut spill) = self.spill.take() else {
+            let entries = self.resident_entries();
+            self.stats.pairs = self.shards.iter().map(Table::len).sum();
+            self.stats.entries = entries.len();
+            crate::write::write_entries(w, &entries)?;
+            return Ok(self.stats);
+        };
+        if !spill.has_runs() {
+            // Everything fitted: count the queue in input order.
+            for p in std::mem::take(&mut spill.buffer) {
+                let ply = KeyedPly {
+                    key: p.key,
+                    mv: p.mv & !WHITE,
+                    white: p.mv & WHITE != 0,
+                };
+                self.shards[shard_of(p.key)].count(&ply, u16::from(p.points));
+            }
+            self.spill = None;
+            return self.write_to(w);
+        }
+        if !spill.buffer.is_empty() {
+            spill.write_run(|_| false)?;
+        }
+        self.stats.bytes_spilled = spill.bytes_spilled;
+        let resident = self.resident_entries();
+        let mut pairs: usize = self.shards.iter().map(Table::len).sum();
+        let mut entries = 0usize;
+        let mut resident = resident.into_iter().peekable();
+        let mut runs = spill.merged()?;
+        let mut position: Vec<(u16, u16, u16)> = Vec::new();
+        let mut out: Vec<Entry> = Vec::new();
+        loop {
+            let run_key = runs.peek_key();
+            let res_key = resident.peek().map(|e| e.key);
+            let key = match (run_key, res_key) {
+                (None, None) => break,
+                (Some(r), Some(m)) => r.min(m),
+                (Some(k), None) | (None, Some(k)) => k,
+            };
+            out.clear();
+            if res_key == Some(key) {
+                while let Some(e) = resident.next_if(|e| e.key == key) {
+                    out.push(e);
+                }
+            } else {
+                // Replay the position's plies in input order, halving as the table does.
+                position.clear();
+                while runs.peek_key() == Some(key) {
+                    let r = runs.next_record()?.expect("peeked");
+                    count_in(&mut position, r.mv, u16::from(r.points));
+                }
+                pairs += position.len();
+                out.extend(
+                    position
+                        .iter()
+                        .filter_map(|&(mv, n, sum)| self.entry(key, mv, n, sum)),
+                );
+                sort_entries(&mut out);
+            }
+            entries += out.len();
+            crate::write::write_entries(w, &out)?;
+        }
+        self.stats.pairs = pairs;
+        self.stats.entries = entries;
+        Ok(self.stats)
+    }
+}
+
+/// Counts one ply in a position's pairs (move | `WHITE`, n, sum) kept in first-seen order,
+/// halving them all when one reaches [`COUNT_MAX`] — [`Table::count`] for one position.
+fn count_in(position: &mut Vec<(u16, u16, u16)>, mv: u16, points: u16) {
+    let i = match position.iter().position(|p| p.0 & !WHITE == mv & !WHITE) {
+        Some(i) => i,
+        None => {
+            position.push((mv, 0, 0));
+            position.len() - 1
+        }
+    };
+    let p = &mut position[i];
+    p.1 += 1;
+    p.2 += points;
+    if u32::from(p.1) >= COUNT_MAX {
+        for p in position.iter_mut() {
+            p.1 = p.1.div_ceil(2);
+            p.2 = p.2.div_ceil(2);
+        }
     }
 }
 
@@ -490,5 +681,98 @@ mod tests {
                 .collect::<Vec<_>>(),
             vec![(1, 8193), (2, 1)]
         );
+    }
+
+    /// Synthetic games over a few positions: some frequent from the start (resident), one
+    /// rare at first and frequent later (replayed from the runs, through several halvings),
+    /// and a long tail of unique positions.
+    fn synthetic_games() -> Vec<KeyedGame> {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        (0..60_000u64)
+            .map(|g| {
+                let late = g > 20_000;
+                let plies = (0..8)
+                    .map(|ply| {
+                        let r = next();
+                        let key = match ply {
+                            0 => 1,
+                            1 if late => 2,
+                            1 => 3 + r % 2,
+                            2 => 10 + r % 50,
+                            _ => r | 1 << 40,
+                        };
+                        let moves = if key == 2 { 2 } else { 3 };
+                        KeyedPly {
+                            key,
+                            mv: 1 + (r >> 20) as u16 % moves,
+                            white: ply % 2 == 0,
+                        }
+                    })
+                    .collect();
+                KeyedGame {
+                    plies,
+                    first_mover_points: (g % 3) as u32,
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn memory_limited_build_is_identical() {
+        let options = BuildOptions {
+            min_game: 1,
+            ..Default::default()
+        };
+        let games = synthetic_games();
+        let mut memory = BookBuilder::new(options.clone());
+        for g in &games {
+            memory.add(g);
+        }
+        let dir = tempfile::tempdir().unwrap();
+        // The smallest buffer: dozens of runs.
+        let mut spilled = BookBuilder::with_memory_limit(options, 0, dir.path());
+        for g in &games {
+            spilled.add(g);
+        }
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        let sa = memory.write_to(&mut a).unwrap();
+        let sb = spilled.write_to(&mut b).unwrap();
+        assert!(sb.bytes_spilled > 0);
+        assert_eq!(sa.pairs, sb.pairs);
+        assert_eq!(sa.entries, sb.entries);
+        assert!(a == b, "books differ");
+        // Position 2 (frequent only after the first runs: ~40,000 plies worth ~40,000 points
+        // over two moves) was halved once per move.
+        let two: u32 = a
+            .chunks_exact(16)
+            .map(|c| Entry::from_bytes(c.try_into().unwrap()))
+            .filter(|e| e.key == 2)
+            .map(|e| u32::from(e.weight))
+            .sum();
+        assert!((15_000..30_000).contains(&two), "{two}");
+        // The temporary runs are gone.
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn memory_limited_build_that_fits_never_spills() {
+        let games = &synthetic_games()[..100];
+        let dir = tempfile::tempdir().unwrap();
+        let mut b = BookBuilder::with_memory_limit(BuildOptions::default(), 1 << 30, dir.path());
+        let mut m = BookBuilder::new(BuildOptions::default());
+        for g in games {
+            b.add(g);
+            m.add(g);
+        }
+        let (eb, sb) = b.finish();
+        let (em, _) = m.finish();
+        assert_eq!(eb, em);
+        assert_eq!(sb.bytes_spilled, 0);
     }
 }

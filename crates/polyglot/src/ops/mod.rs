@@ -3,4 +3,5 @@
 
 pub mod build;
 pub mod merge;
+mod spill;
 pub mod tree;
