@@ -445,7 +445,7 @@ impl BookBuilder {
     /// The entry of a pair, if it survives the filters (the reference tool's rules, in its
     /// order). `mv` carries the `WHITE` bit.
     fn entry(&self, key: u64, mv: u16, n: u16, sum: u16) -> Option<Entry> {
-        self.keep(mv, n, sum).then(|| Entry {
+        self.keep(mv, n, sum).then_some(Entry {
             key,
             raw_move: mv & !WHITE,
             weight: if self.options.uniform { 1 } else { sum },
