@@ -42,6 +42,7 @@ pub mod normalize;
 pub mod pgn;
 pub mod polyglot_key;
 pub mod relative_move;
+pub mod san_fast;
 
 pub use error::ParseError;
 pub use polyglot_key::polyglot_key;

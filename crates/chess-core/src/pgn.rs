@@ -291,7 +291,8 @@ impl RawGame {
                 null_move_at = Some(ply);
                 break;
             }
-            let m = match san.san.to_move(&pos) {
+            let fast = crate::san_fast::san_to_move_fast(&pos, &san.san);
+            let m = match fast.map_or_else(|| san.san.to_move(&pos), Ok) {
                 Ok(m) => m,
                 // Some tools write UCI moves (g1f3) in the movetext; they parse as SAN of an
                 // impossible pawn move.

@@ -27,7 +27,7 @@ use chess_core::{
     polyglot_key,
 };
 use rayon::prelude::*;
-use shakmaty::{Color, Position};
+use shakmaty::{Color, EnPassantMode, Position, zobrist::Zobrist64};
 
 use super::spill::{RESIDENT_MIN, Spill};
 use crate::{moves::encode_move, raw::Entry, write::sort_entries};
@@ -102,9 +102,16 @@ impl KeyedGame {
     /// `max_ply` are not even parsed.
     pub fn from_raw(raw: &RawGame, max_ply: usize) -> Result<KeyedGame, GameError> {
         let mut plies = Vec::with_capacity(raw.sans.len().min(max_ply));
+        // The key of the next position when shakmaty can update it incrementally (most moves;
+        // not king moves, castling-right changes, double pushes or en passant situations).
+        let mut next_key: Option<u64> = None;
         let replay = raw.replay(max_ply, |pos, m| {
+            let key = next_key.take().unwrap_or_else(|| polyglot_key(pos));
+            next_key = pos
+                .update_zobrist_hash(Zobrist64(key), m, EnPassantMode::PseudoLegal)
+                .map(|z| z.0);
             plies.push(KeyedPly {
-                key: polyglot_key(pos),
+                key,
                 mv: encode_move(m),
                 white: pos.turn() == Color::White,
             });
@@ -153,17 +160,46 @@ impl Pair {
 
 /// The (position, move) statistics in first-seen order, with an index from position to its
 /// pairs.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Table {
     pairs: Vec<Pair>,
     /// Open addressing (linear probing) from position key to its first pair; NONE = empty.
+    /// While the table is narrow (fewer than 2^24 pairs) the top 8 bits of a head hold a tag
+    /// of the key, so probing past other positions rarely touches `pairs` (a cache miss each).
     heads: Vec<u32>,
     positions: usize,
+    /// `0xff00_0000` while narrow, 0 once wide.
+    tag_mask: u32,
+}
+
+impl Default for Table {
+    fn default() -> Self {
+        Table {
+            pairs: Vec::new(),
+            heads: Vec::new(),
+            positions: 0,
+            tag_mask: TAG_MASK,
+        }
+    }
+}
+
+const TAG_MASK: u32 = 0xff00_0000;
+/// Pairs a narrow table can index (the all-ones index is NONE's).
+const NARROW_PAIRS: usize = (1 << 24) - 1;
+
+/// Bits 48..56 of the key (the bucket uses the low bits, the shard the top four).
+fn tag_of(key: u64) -> u32 {
+    ((key >> 48) as u32 & 0xff) << 24
 }
 
 impl Table {
     fn len(&self) -> usize {
         self.pairs.len()
+    }
+
+    /// The pair index of a head.
+    fn index(&self, head: u32) -> u32 {
+        head & !self.tag_mask
     }
 
     /// Whether the position `key` has pairs.
@@ -174,10 +210,13 @@ impl Table {
     /// The bucket of `key` in `heads`: where its first pair is, or the empty bucket for it.
     fn bucket(&self, key: u64) -> usize {
         let mask = self.heads.len() - 1;
+        let tag = tag_of(key) & self.tag_mask;
         let mut i = (key as usize) & mask;
         loop {
             let h = self.heads[i];
-            if h == NONE || self.pairs[h as usize].key() == key {
+            if h == NONE
+                || (h & self.tag_mask == tag && self.pairs[self.index(h) as usize].key() == key)
+            {
                 return i;
             }
             i = (i + 1) & mask;
@@ -188,8 +227,25 @@ impl Table {
         let old = std::mem::take(&mut self.heads);
         self.heads = vec![NONE; (old.len() * 2).max(1024)];
         for h in old.into_iter().filter(|&h| h != NONE) {
-            let b = self.bucket(self.pairs[h as usize].key());
+            let b = self.bucket(self.pairs[self.index(h) as usize].key());
             self.heads[b] = h;
+        }
+    }
+
+    /// Drops the tags when the pair indices need all 32 bits.
+    fn widen(&mut self) {
+        let mask = !self.tag_mask;
+        for h in self.heads.iter_mut().filter(|h| **h != NONE) {
+            *h &= mask;
+        }
+        self.tag_mask = 0;
+    }
+
+    /// Starts fetching the bucket of `key` into the cache.
+    fn prefetch(&self, key: u64) {
+        if !self.heads.is_empty() {
+            let i = (key as usize) & (self.heads.len() - 1);
+            prefetch(&self.heads[i]);
         }
     }
 
@@ -198,14 +254,17 @@ impl Table {
         if (self.positions + 1) * 2 > self.heads.len() {
             self.grow_heads();
         }
+        if self.tag_mask != 0 && self.len() >= NARROW_PAIRS {
+            self.widen();
+        }
         let new = u32::try_from(self.len()).expect("fewer than 2^32 pairs");
         let b = self.bucket(ply.key);
         let mut last = NONE;
         if self.heads[b] == NONE {
-            self.heads[b] = new;
+            self.heads[b] = new | (tag_of(ply.key) & self.tag_mask);
             self.positions += 1;
         } else {
-            let mut i = self.heads[b];
+            let mut i = self.index(self.heads[b]);
             while i != NONE {
                 let p = &self.pairs[i as usize];
                 if p.mv & !WHITE == ply.mv {
@@ -242,7 +301,7 @@ impl Table {
 
     /// Halves every pair of the position `key`, rounding up.
     fn halve(&mut self, key: u64) {
-        let mut i = self.heads[self.bucket(key)];
+        let mut i = self.index(self.heads[self.bucket(key)]);
         while i != NONE {
             let p = &mut self.pairs[i as usize];
             p.n = p.n.div_ceil(2);
@@ -356,7 +415,11 @@ impl BookBuilder {
             .par_iter_mut()
             .zip(parts)
             .for_each(|(table, plies)| {
-                for (ply, points) in &plies {
+                const AHEAD: usize = 8;
+                for (i, (ply, points)) in plies.iter().enumerate() {
+                    if let Some((next, _)) = plies.get(i + AHEAD) {
+                        table.prefetch(next.key);
+                    }
                     table.count(ply, *points);
                 }
             });
@@ -572,6 +635,20 @@ impl BookBuilder {
         self.stats.entries = entries;
         Ok(self.stats)
     }
+}
+
+/// A hint to start loading `value`'s cache line (no effect where unsupported).
+#[inline(always)]
+fn prefetch<T>(value: &T) {
+    #[cfg(target_arch = "x86_64")]
+    #[allow(unsafe_code)]
+    // SAFETY: SSE is part of the x86_64 baseline, and a prefetch never faults or changes memory.
+    unsafe {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        _mm_prefetch::<_MM_HINT_T0>(std::ptr::from_ref(value).cast::<i8>());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = value;
 }
 
 /// Counts one ply in a position's pairs (move | `WHITE`, n, sum) kept in first-seen order,
