@@ -2,7 +2,12 @@
 # Whole-command comparisons for Polyglot, on this machine, in one run:
 #   - build: `polyglot make-book` (Debian package polyglot) vs `chessfmt polyglot build`
 #     on gnuchess book_1.02.pgn (145,716 games), wall time and peak RSS (GNU time);
-#   - probe: python-chess `find_all` on the same book positions as the criterion bench.
+#   - probe: python-chess `find_all` on the same book positions as the criterion bench;
+#   - dump/info: `polyglot dump-book` / `info-book` vs `chessfmt polyglot dump` / `info`
+#     on gnuchess-book_1.02.bin (texts compared);
+#   - memory-limited build: a ~1 GB PGN (12 copies of book_1.02.pgn interleaved with the
+#     lichess sample) with and without `--memory-limit 256` (books compared). Set
+#     COMPARE_BIG=0 to skip this one (it needs ~3 GB of disk and a minute).
 # Needs ../shared/corpus; optional tools are skipped with a message when absent.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -28,6 +33,38 @@ if [ -f "$work/ref.bin" ]; then
     cmp "$work/ref.bin" "$work/ours-0.bin" && echo "outputs byte-identical"
 fi
 cmp "$corpus/books/gnuchess-book_1.02.bin" "$work/ours-1.bin" && echo "output identical to the Debian book.bin"
+
+book="$corpus/books/gnuchess-book_1.02.bin"
+if [ -x /usr/games/polyglot ]; then
+    for c in white black; do
+        echo "== dump --color $c: polyglot dump-book, then chessfmt polyglot dump"
+        timer /usr/games/polyglot dump-book -bin "$book" -color $c -out "$work/ref-$c.txt" >/dev/null
+        timer "$bin" polyglot dump "$book" --color $c -o "$work/ours-$c.txt" --force
+        cmp "$work/ref-$c.txt" "$work/ours-$c.txt" && echo "dump texts byte-identical"
+    done
+    echo "== info: polyglot info-book, then chessfmt polyglot info"
+    timer /usr/games/polyglot info-book -bin "$book" > "$work/ref-info.txt"
+    timer "$bin" polyglot info "$book" > "$work/ours-info.txt"
+    cmp "$work/ref-info.txt" "$work/ours-info.txt" && echo "info texts byte-identical"
+fi
+
+if [ "${COMPARE_BIG:-1}" != 0 ]; then
+    echo "== memory-limited build of a ~1 GB PGN"
+    python3 - "$work/book.pgn" "$corpus/pgn/lichess-2017-09-sample1000.pgn" "$work/big.pgn" <<'PY'
+import sys
+parts = [open(p, "rb").read() for p in sys.argv[1:3]]
+with open(sys.argv[3], "wb") as f:
+    n = 0
+    while f.tell() < 1_000_000_000:
+        f.write(parts[n % 2].rstrip(b"\n") + b"\n\n")
+        n += 1
+    print(f"{f.tell():,} bytes, {n} parts")
+PY
+    timer "$bin" polyglot build "$work/big.pgn" -o "$work/big-unlimited.bin" --force
+    timer "$bin" polyglot build "$work/big.pgn" -o "$work/big-256.bin" --memory-limit 256 --force --json
+    cmp "$work/big-unlimited.bin" "$work/big-256.bin" && echo "memory-limited book byte-identical"
+    rm -f "$work/big.pgn"
+fi
 
 if python3 -c "import chess.polyglot" 2>/dev/null; then
     echo "== python-chess find_all on book positions (BFS from the start, 10,000 positions)"
