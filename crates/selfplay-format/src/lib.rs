@@ -1,15 +1,45 @@
-//! Monty self-play training data (policy format and the sister value format).
+//! Monty self-play training data: the policy format (and, later, the sister value format).
 //!
-//! **Status: scaffold.** Framing, lazy views, full decode, the position iterator, the writer
-//! and the data tools are being built. The format's facts are in the repository's
-//! `specs/NOTES.md` (section "Self-play policy data").
+//! A file is a sequence of games: a 43-byte header (packed bitboards, side to move, raw ep
+//! byte, castling bits, clocks, four rook files, result), then per move a 16-bit move code, a
+//! 16-bit score of the side to move, a count byte n and n visit bytes (in ascending move-code
+//! order over the legal moves), then a zero terminator. Reading comes in tiers:
+//!
+//! 1. [`frame::frames`]: game byte spans without move generation (a truncated last game is
+//!    reported);
+//! 2. [`frame::GameView`]: header fields and move records, still without move generation;
+//! 3. [`decode::decode_game`]: shakmaty positions and moves, visits attached to legal moves and
+//!    checked against n.
+//!
+//! [`write::GameWriter`] writes games, validating legality, scores and visits; a decoded
+//! [`decode::Game`] re-serialises byte for byte. Format facts and decisions: the repository's
+//! `specs/NOTES.md`, section "Self-play policy data".
 //!
 //! ```
-//! assert_eq!(selfplay_format::GAME_HEADER_LEN, 43);
+//! use selfplay_format::{decode::decode_game, frame::frames, write::GameWriter};
+//! use shakmaty::{Chess, Position};
+//!
+//! let start = Chess::default();
+//! let mut w = GameWriter::new(&start);
+//! let e4 = start.legal_moves().into_iter().find(|m| m.to() == shakmaty::Square::E4).unwrap();
+//! w.push(e4, 0.55, None)?;
+//! let bytes = w.finish(1)?;
+//!
+//! let view = frames(&bytes).next().unwrap()?;
+//! let game = decode_game(&view)?;
+//! assert_eq!(game.moves[0].mv, e4);
+//! assert_eq!(game.to_bytes(), bytes);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-/// Length of a game header in bytes.
-pub const GAME_HEADER_LEN: usize = 43;
+pub mod decode;
+pub mod error;
+pub mod frame;
+pub mod raw;
+pub mod write;
+
+pub use error::{Error, ErrorKind};
+pub use raw::GAME_HEADER_LEN;

@@ -1,0 +1,276 @@
+//! Tier 3: full decode — the start position as shakmaty's `Chess` (Chess960 from the rook
+//! files), every move as a `Move`, the visit bytes attached to the legal moves in ascending
+//! move-code order, checked against the n byte.
+
+use std::num::NonZeroU32;
+
+use shakmaty::{
+    Bitboard, Board, ByColor, ByRole, CastlingMode, CastlingSide, Chess, Color, Move, Position,
+    Role, Setup, Square,
+};
+
+use crate::{
+    error::{Error, ErrorKind},
+    frame::GameView,
+    raw::{Header, MoveCode, castling_bits, flags},
+};
+
+/// The move code of a legal move (castling as the king moving to the c- or g-file).
+pub fn encode_move(m: Move) -> MoveCode {
+    match m {
+        Move::Castle { king, rook } => {
+            let side = CastlingSide::from_queen_side(rook < king);
+            let to = Square::from_coords(side.king_to_file(), king.rank());
+            let flag = match side {
+                CastlingSide::KingSide => flags::KING_CASTLE,
+                CastlingSide::QueenSide => flags::QUEEN_CASTLE,
+            };
+            MoveCode::new(u8::from(king), u8::from(to), flag)
+        }
+        Move::EnPassant { from, to } => {
+            MoveCode::new(u8::from(from), u8::from(to), flags::EN_PASSANT)
+        }
+        Move::Normal {
+            role,
+            from,
+            capture,
+            to,
+            promotion,
+        } => {
+            let cap = if capture.is_some() { flags::CAPTURE } else { 0 };
+            let flag = match promotion {
+                Some(p) => {
+                    flags::PROMOTION
+                        | cap
+                        | match p {
+                            Role::Knight => 0,
+                            Role::Bishop => 1,
+                            Role::Rook => 2,
+                            _ => 3,
+                        }
+                }
+                None if role == Role::Pawn
+                    && from.distance(to) == 2
+                    && from.file() == to.file() =>
+                {
+                    flags::DOUBLE_PUSH
+                }
+                None => cap,
+            };
+            MoveCode::new(u8::from(from), u8::from(to), flag)
+        }
+        Move::Put { to, .. } => MoveCode::new(u8::from(to), u8::from(to), 0),
+    }
+}
+
+/// The legal moves of `pos` in ascending move-code order, with their codes.
+pub fn legal_moves_by_code(pos: &Chess) -> Vec<(MoveCode, Move)> {
+    let mut v: Vec<(MoveCode, Move)> = pos
+        .legal_moves()
+        .into_iter()
+        .map(|m| (encode_move(m), m))
+        .collect();
+    v.sort_unstable_by_key(|&(c, _)| c);
+    v
+}
+
+/// A fully decoded game.
+#[derive(Debug, Clone)]
+pub struct Game {
+    /// The header as stored.
+    pub header: Header,
+    /// The start position.
+    pub start: Chess,
+    /// Standard or Chess960 (from the king and rook files).
+    pub castling_mode: CastlingMode,
+    /// The moves.
+    pub moves: Vec<PlayedMove>,
+}
+
+/// A move of a game with its search data.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlayedMove {
+    /// The move.
+    pub mv: Move,
+    /// Its code as stored.
+    pub code: MoveCode,
+    /// Score of the side to move (0..=65535 for 0..1).
+    pub score: u16,
+    /// The visit distribution: every legal move in ascending code order with its visit byte;
+    /// `None` when the record has none (n = 0).
+    pub visits: Option<Vec<(Move, u8)>>,
+}
+
+impl Game {
+    /// The result from White's point of view: 0 loss, 1 draw, 2 win.
+    pub fn result(&self) -> u8 {
+        self.header.result
+    }
+
+    /// The game's bytes (header, records, terminator), identical to what was read.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(45 + self.moves.len() * 8);
+        out.extend_from_slice(&self.header.to_bytes());
+        for m in &self.moves {
+            out.extend_from_slice(&m.code.0.to_le_bytes());
+            out.extend_from_slice(&m.score.to_le_bytes());
+            match &m.visits {
+                Some(v) => {
+                    out.push(v.len() as u8);
+                    out.extend(v.iter().map(|&(_, b)| b));
+                }
+                None => out.push(0),
+            }
+        }
+        out.extend_from_slice(&[0, 0]);
+        out
+    }
+}
+
+/// Rook files of the header, with all zeros meaning the standard a/h files (as the reference
+/// reads them).
+pub fn effective_rook_files(h: &Header) -> [u8; 4] {
+    if h.rook_files == [0; 4] {
+        [0, 7, 0, 7]
+    } else {
+        h.rook_files
+    }
+}
+
+/// The start position described by a header.
+pub fn start_position(h: &Header) -> Result<(Chess, CastlingMode), ErrorKind> {
+    let bad = |s: String| ErrorKind::BadHeader(s);
+    let (roles, colors) = h.unpack();
+    let [pawns, knights, bishops, rooks, queens, kings] = roles.map(Bitboard);
+    let [white, black] = colors.map(Bitboard);
+    if h.bitboards[0] & !(h.bitboards[1] | h.bitboards[2] | h.bitboards[3]) != 0 {
+        return Err(bad("Black pieces on empty squares".into()));
+    }
+    let board = Board::try_from_bitboards(
+        ByRole {
+            pawn: pawns,
+            knight: knights,
+            bishop: bishops,
+            rook: rooks,
+            queen: queens,
+            king: kings,
+        },
+        ByColor { black, white },
+    )
+    .map_err(|_| bad("inconsistent bitboards".into()))?;
+    let turn = match h.stm {
+        0 => Color::White,
+        1 => Color::Black,
+        s => return Err(bad(format!("side to move {s} (expected 0 or 1)"))),
+    };
+    if h.result > 2 {
+        return Err(bad(format!("result {} (expected 0, 1 or 2)", h.result)));
+    }
+    let files = effective_rook_files(h);
+    if let Some(f) = files.iter().find(|&&f| f > 7) {
+        return Err(bad(format!("rook file {f} (expected 0..=7)")));
+    }
+    let mut castling_rights = Bitboard::EMPTY;
+    for (bit, file, rank) in [
+        (castling_bits::WHITE_Q, files[0], 0),
+        (castling_bits::WHITE_K, files[1], 0),
+        (castling_bits::BLACK_Q, files[2], 7),
+        (castling_bits::BLACK_K, files[3], 7),
+    ] {
+        if h.castling & bit != 0 {
+            castling_rights |= Square::from_coords(
+                shakmaty::File::new(u32::from(file)),
+                shakmaty::Rank::new(rank),
+            );
+        }
+    }
+    let standard = (castling_rights & !Bitboard::CORNERS).is_empty()
+        && (castling_rights.is_empty()
+            || [Color::White, Color::Black].iter().all(|&c| {
+                (castling_rights & Bitboard::from_rank(c.backrank())).is_empty()
+                    || board
+                        .king_of(c)
+                        .is_some_and(|k| k.file() == shakmaty::File::E)
+            }));
+    let mode = if standard {
+        CastlingMode::Standard
+    } else {
+        CastlingMode::Chess960
+    };
+    let setup = Setup {
+        board,
+        promoted: Bitboard::EMPTY,
+        pockets: None,
+        turn,
+        castling_rights,
+        ep_square: (h.ep != 0).then(|| Square::new(u32::from(h.ep & 63))),
+        remaining_checks: None,
+        halfmoves: u32::from(h.halfmove),
+        fullmoves: NonZeroU32::new(u32::from(h.fullmove)).unwrap_or(NonZeroU32::MIN),
+    };
+    // The ep byte may be set after any double push: an unusable ep square is ignored (the raw
+    // byte is kept in the header).
+    let pos = <Chess as shakmaty::FromSetup>::from_setup(setup, mode)
+        .or_else(|e| e.ignore_invalid_ep_square())
+        .map_err(|e| bad(e.to_string()))?;
+    Ok((pos, mode))
+}
+
+/// Decodes a framed game fully.
+pub fn decode_game(view: &GameView<'_>) -> Result<Game, Error> {
+    let header = view.header();
+    let err = |offset: usize, kind| Error {
+        game: view.index,
+        offset: view.offset + offset as u64,
+        kind,
+    };
+    let (start, castling_mode) = start_position(&header).map_err(|k| err(0, k))?;
+    let mut pos = start.clone();
+    let mut moves = Vec::with_capacity(view.plies);
+    for rec in view.records() {
+        let legal = legal_moves_by_code(&pos);
+        let Ok(i) = legal.binary_search_by_key(&rec.code, |&(c, _)| c) else {
+            return Err(err(
+                rec.offset,
+                ErrorKind::IllegalMove {
+                    code: rec.code.0,
+                    fen: shakmaty::fen::Fen::from_position(&pos, shakmaty::EnPassantMode::Legal)
+                        .to_string(),
+                },
+            ));
+        };
+        let mv = legal[i].1;
+        let visits = if rec.visits.is_empty() {
+            None
+        } else if rec.visits.len() != legal.len() {
+            return Err(err(
+                rec.offset + 4,
+                ErrorKind::VisitCount {
+                    n: rec.visits.len() as u8,
+                    legal: legal.len(),
+                },
+            ));
+        } else {
+            Some(
+                legal
+                    .iter()
+                    .zip(rec.visits)
+                    .map(|(&(_, m), &b)| (m, b))
+                    .collect(),
+            )
+        };
+        moves.push(PlayedMove {
+            mv,
+            code: rec.code,
+            score: rec.score,
+            visits,
+        });
+        pos.play_unchecked(mv);
+    }
+    Ok(Game {
+        header,
+        start,
+        castling_mode,
+        moves,
+    })
+}

@@ -1,0 +1,185 @@
+//! Tiers 1 and 2: framing (game byte spans, no move generation) and the lazy game view
+//! (header fields and per-move records, no move generation).
+
+use crate::{
+    error::{Error, ErrorKind},
+    raw::{GAME_HEADER_LEN, Header, MoveCode},
+};
+
+/// One game's bytes within the data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GameView<'a> {
+    /// 0-based index of the game.
+    pub index: u64,
+    /// Byte offset of the game in the data.
+    pub offset: u64,
+    /// The game's bytes, header to terminator included.
+    pub bytes: &'a [u8],
+    /// Number of move records.
+    pub plies: usize,
+}
+
+/// A move record as stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MoveRecord<'a> {
+    /// The move code.
+    pub code: MoveCode,
+    /// Score of the side to move, 0..=65535 for 0..1.
+    pub score: u16,
+    /// The visit bytes in ascending move-code order (empty when the n byte is 0).
+    pub visits: &'a [u8],
+    /// Byte offset of the record within the game.
+    pub offset: usize,
+}
+
+impl<'a> GameView<'a> {
+    /// The header.
+    pub fn header(&self) -> Header {
+        Header::from_bytes(self.bytes[..GAME_HEADER_LEN].try_into().expect("framed"))
+    }
+
+    /// The move records, in order.
+    pub fn records(&self) -> Records<'a> {
+        Records {
+            bytes: self.bytes,
+            pos: GAME_HEADER_LEN,
+        }
+    }
+}
+
+/// Iterator over a framed game's records.
+#[derive(Debug, Clone)]
+pub struct Records<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Iterator for Records<'a> {
+    type Item = MoveRecord<'a>;
+
+    fn next(&mut self) -> Option<MoveRecord<'a>> {
+        let b = self.bytes;
+        let p = self.pos;
+        let code = u16::from_le_bytes([*b.get(p)?, *b.get(p + 1)?]);
+        if code == 0 {
+            return None;
+        }
+        let score = u16::from_le_bytes([b[p + 2], b[p + 3]]);
+        let n = usize::from(b[p + 4]);
+        let visits = &b[p + 5..p + 5 + n];
+        self.pos = p + 5 + n;
+        Some(MoveRecord {
+            code: MoveCode(code),
+            score,
+            visits,
+            offset: p,
+        })
+    }
+}
+
+/// Measures the game starting at `data[0]`: its length and number of plies, or where and why
+/// it is cut short.
+pub fn frame_game(data: &[u8]) -> Result<(usize, usize), (usize, ErrorKind)> {
+    if data.len() < GAME_HEADER_LEN {
+        return Err((
+            data.len(),
+            ErrorKind::Truncated {
+                expected: "a 43-byte game header",
+            },
+        ));
+    }
+    let mut p = GAME_HEADER_LEN;
+    let mut plies = 0;
+    loop {
+        let Some(code) = data.get(p..p + 2) else {
+            return Err((
+                data.len(),
+                ErrorKind::Truncated {
+                    expected: "a move code or the zero terminator",
+                },
+            ));
+        };
+        if code == [0, 0] {
+            return Ok((p + 2, plies));
+        }
+        let Some(&n) = data.get(p + 4) else {
+            return Err((
+                data.len(),
+                ErrorKind::Truncated {
+                    expected: "a score and the visit count byte",
+                },
+            ));
+        };
+        let end = p + 5 + usize::from(n);
+        if end > data.len() {
+            return Err((
+                data.len(),
+                ErrorKind::Truncated {
+                    expected: "the visit bytes",
+                },
+            ));
+        }
+        p = end;
+        plies += 1;
+    }
+}
+
+/// Iterator over the games of a policy-format buffer (no move generation). A truncated last
+/// game is reported as an error, after which the iteration ends.
+#[derive(Debug, Clone)]
+pub struct Frames<'a> {
+    data: &'a [u8],
+    pos: usize,
+    index: u64,
+    done: bool,
+}
+
+/// Frames the games of `data`.
+pub fn frames(data: &[u8]) -> Frames<'_> {
+    Frames {
+        data,
+        pos: 0,
+        index: 0,
+        done: false,
+    }
+}
+
+impl<'a> Frames<'a> {
+    /// Byte offset of the next game.
+    pub fn offset(&self) -> usize {
+        self.pos
+    }
+}
+
+impl<'a> Iterator for Frames<'a> {
+    type Item = Result<GameView<'a>, Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done || self.pos >= self.data.len() {
+            return None;
+        }
+        let rest = &self.data[self.pos..];
+        let index = self.index;
+        self.index += 1;
+        match frame_game(rest) {
+            Ok((len, plies)) => {
+                let view = GameView {
+                    index,
+                    offset: self.pos as u64,
+                    bytes: &rest[..len],
+                    plies,
+                };
+                self.pos += len;
+                Some(Ok(view))
+            }
+            Err((at, kind)) => {
+                self.done = true;
+                Some(Err(Error {
+                    game: index,
+                    offset: (self.pos + at) as u64,
+                    kind,
+                }))
+            }
+        }
+    }
+}
