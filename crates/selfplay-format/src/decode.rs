@@ -210,9 +210,12 @@ pub fn start_position(h: &Header) -> Result<(Chess, CastlingMode), ErrorKind> {
     };
     // The ep byte may be set after any double push: an unusable ep square is ignored (the raw
     // byte is kept in the header).
-    let pos = <Chess as shakmaty::FromSetup>::from_setup(setup, mode)
-        .or_else(|e| e.ignore_invalid_ep_square())
-        .map_err(|e| bad(e.to_string()))?;
+    let pos = match <Chess as shakmaty::FromSetup>::from_setup(setup, mode) {
+        Ok(pos) => pos,
+        Err(e) => e
+            .ignore_invalid_ep_square()
+            .map_err(|e| bad(e.to_string()))?,
+    };
     Ok((pos, mode))
 }
 

@@ -80,9 +80,7 @@ pub fn header_of(pos: &Chess, result: u8) -> Header {
             b.by_color(Color::Black).0,
         ),
         stm: u8::from(pos.turn() == Color::Black),
-        ep: pos
-            .ep_square(EnPassantMode::Always)
-            .map_or(0, |sq| u8::from(sq)),
+        ep: pos.ep_square(EnPassantMode::Always).map_or(0, u8::from),
         castling,
         halfmove: pos.halfmoves().min(255) as u8,
         fullmove: pos.fullmoves().get().min(u32::from(u16::MAX)) as u16,
