@@ -7,6 +7,7 @@ mod info;
 mod output;
 mod polyglot;
 mod progress;
+mod selfplay;
 
 use std::process::ExitCode;
 
@@ -27,6 +28,9 @@ enum Command {
     /// Polyglot opening books (.bin).
     #[command(subcommand)]
     Polyglot(polyglot::PolyglotCommand),
+    /// Monty self-play training data (policy format).
+    #[command(subcommand)]
+    Selfplay(selfplay::SelfplayCommand),
 }
 
 /// An error for the user: printed on one line, exit code 1.
@@ -42,11 +46,24 @@ impl<E: std::error::Error> From<E> for CliError {
 /// The result of a command.
 pub type CliResult = Result<(), CliError>;
 
+/// Restores the default SIGPIPE action, so `chessfmt … | head` ends quietly like other Unix
+/// tools instead of panicking on the closed pipe.
+fn quiet_on_closed_pipe() {
+    #[cfg(unix)]
+    // SAFETY: called first thing in `main`, before any other thread exists; SIG_DFL is a valid
+    // action for SIGPIPE.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 fn main() -> ExitCode {
+    quiet_on_closed_pipe();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Info(args) => info::run(&args),
         Command::Polyglot(cmd) => polyglot::run(cmd),
+        Command::Selfplay(cmd) => selfplay::run(cmd),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -177,3 +177,35 @@ fn dump_and_info_print_the_reference_text() {
     let (code, _) = run(&["polyglot", "dump", "small.bin"]);
     assert_eq!(code, Some(2), "--color is required");
 }
+
+#[test]
+fn selfplay_stats_head_validate() {
+    let f = testdata("selfplay/small.bin");
+    let (code, out, _) = chessfmt(&["selfplay", "stats", &f, "--json"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        (v["games"].as_u64(), v["positions"].as_u64()),
+        (Some(3), Some(12))
+    );
+    let (code, out, _) = chessfmt(&["selfplay", "head", &f, "-n", "2", "--json"]);
+    assert_eq!(code, 0);
+    let games: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(games.len(), 2);
+    assert_eq!(games[0]["moves"][0]["uci"], "e2e4");
+    assert_eq!(
+        games[1]["moves"][4]["uci"], "d1b1",
+        "Chess960 castling, king takes rook"
+    );
+    let (code, _, _) = chessfmt(&["selfplay", "validate", &f]);
+    assert_eq!(code, 0);
+    let dir = tempfile::tempdir().unwrap();
+    let cut = dir.path().join("cut.bin");
+    std::fs::write(&cut, &std::fs::read(&f).unwrap()[..300]).unwrap();
+    let (code, _, err) = chessfmt(&["selfplay", "validate", cut.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(err.contains("game 1 at byte 300"), "{err}");
+}

@@ -38,6 +38,8 @@
 pub mod decode;
 pub mod error;
 pub mod frame;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod raw;
 pub mod write;
 

@@ -61,7 +61,7 @@ fn monty_game(fen: &str, rng: &mut Rng, max_plies: usize) -> Vec<u8> {
         }
         let mv = legal[(rng.next() % legal.len() as u64) as usize];
         let score = (rng.next() % 1001) as f32 / 1000.0;
-        let dist = (rng.next() % 4 != 0).then(|| {
+        let dist = (!rng.next().is_multiple_of(4)).then(|| {
             legal
                 .iter()
                 .map(|&m| (m, (rng.next() % 5000) as u32))
