@@ -97,13 +97,10 @@ pub fn san_to_move_fast(pos: &Chess, san: &San) -> Option<Move> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shakmaty::{CastlingMode, File, fen::Fen};
+    use shakmaty::{File, fen::Fen};
 
     fn pos(fen: &str) -> Chess {
-        fen.parse::<Fen>()
-            .unwrap()
-            .into_position(CastlingMode::Standard)
-            .unwrap()
+        crate::pgn::position_from_fen(fen, false).unwrap().1
     }
 
     /// Every SAN shape over every target square: the fast answer, when there is one, is
