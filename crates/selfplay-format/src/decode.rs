@@ -229,7 +229,8 @@ pub fn decode_game(view: &GameView<'_>) -> Result<Game, Error> {
     };
     let (start, castling_mode) = start_position(&header).map_err(|k| err(0, k))?;
     let mut pos = start.clone();
-    let mut moves = Vec::with_capacity(view.plies);
+    // A record takes at least 5 bytes: the capacity is bounded by the data, whatever `plies` says.
+    let mut moves = Vec::with_capacity(view.plies.min(view.bytes.len() / 5));
     for rec in view.records() {
         let legal = legal_moves_by_code(&pos);
         let Ok(i) = legal.binary_search_by_key(&rec.code, |&(c, _)| c) else {

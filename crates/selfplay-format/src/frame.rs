@@ -33,9 +33,14 @@ pub struct MoveRecord<'a> {
 }
 
 impl<'a> GameView<'a> {
-    /// The header.
+    /// The header (all zeros if the view is shorter than a header, which [`frames`] never
+    /// yields).
     pub fn header(&self) -> Header {
-        Header::from_bytes(self.bytes[..GAME_HEADER_LEN].try_into().expect("framed"))
+        let mut h = [0u8; GAME_HEADER_LEN];
+        if let Some(b) = self.bytes.get(..GAME_HEADER_LEN) {
+            h.copy_from_slice(b);
+        }
+        Header::from_bytes(&h)
     }
 
     /// The move records, in order.
@@ -64,9 +69,10 @@ impl<'a> Iterator for Records<'a> {
         if code == 0 {
             return None;
         }
-        let score = u16::from_le_bytes([b[p + 2], b[p + 3]]);
-        let n = usize::from(b[p + 4]);
-        let visits = &b[p + 5..p + 5 + n];
+        // Checked reads: a view built by hand (its fields are public) may not be framed.
+        let score = u16::from_le_bytes([*b.get(p + 2)?, *b.get(p + 3)?]);
+        let n = usize::from(*b.get(p + 4)?);
+        let visits = b.get(p + 5..p + 5 + n)?;
         self.pos = p + 5 + n;
         Some(MoveRecord {
             code: MoveCode(code),
