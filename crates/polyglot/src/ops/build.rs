@@ -133,6 +133,22 @@ impl KeyedGame {
     }
 }
 
+impl KeyedPly {
+    /// The move field with the `WHITE` bit, as pairs and spilled plies store it.
+    fn packed_move(&self) -> u16 {
+        self.mv | if self.white { WHITE } else { 0 }
+    }
+
+    /// The ply of a position `key` and a packed move field.
+    fn from_packed(key: u64, packed: u16) -> KeyedPly {
+        KeyedPly {
+            key,
+            mv: packed & !WHITE,
+            white: packed & WHITE != 0,
+        }
+    }
+}
+
 const NONE: u32 = u32::MAX;
 /// Bit 15 of a stored move (never used by the move field) marks White to move.
 const WHITE: u16 = 0x8000;
@@ -281,7 +297,7 @@ impl Table {
             key_lo: ply.key as u32,
             key_hi: (ply.key >> 32) as u32,
             next: NONE,
-            mv: ply.mv | if ply.white { WHITE } else { 0 },
+            mv: ply.packed_move(),
             n: 0,
             sum: 0,
         });
@@ -403,8 +419,7 @@ impl BookBuilder {
                 let shard = shard_of(ply.key);
                 match &mut self.spill {
                     Some(spill) if !(spill.frozen && self.shards[shard].contains(ply.key)) => {
-                        let mv = ply.mv | if ply.white { WHITE } else { 0 };
-                        spill.push(ply.key, mv, points as u8);
+                        spill.push(ply.key, ply.packed_move(), points as u8);
                     }
                     _ => parts[shard].push((ply, points)),
                 }
@@ -445,11 +460,7 @@ impl BookBuilder {
                 return false;
             }
             for p in group {
-                let ply = KeyedPly {
-                    key: p.key,
-                    mv: p.mv & !WHITE,
-                    white: p.mv & WHITE != 0,
-                };
+                let ply = KeyedPly::from_packed(p.key, p.mv);
                 shards[shard_of(p.key)].count(&ply, u16::from(p.points));
             }
             true
@@ -533,6 +544,15 @@ impl BookBuilder {
         )
     }
 
+    /// The book of the in-memory pairs (all of them: nothing was spilled), with the statistics
+    /// recorded.
+    fn finish_in_memory(&mut self) -> Vec<Entry> {
+        let entries = self.resident_entries();
+        self.stats.pairs = self.shards.iter().map(Table::len).sum();
+        self.stats.entries = entries.len();
+        entries
+    }
+
     /// The entries of the in-memory pairs, sorted.
     fn resident_entries(&self) -> Vec<Entry> {
         let mut entries: Vec<Entry> = self
@@ -551,7 +571,11 @@ impl BookBuilder {
     /// # Panics
     ///
     /// When a memory-limited build cannot read its temporary files back.
-    pub fn finish(self) -> (Vec<Entry>, BuildStats) {
+    pub fn finish(mut self) -> (Vec<Entry>, BuildStats) {
+        if self.spill.is_none() {
+            let entries = self.finish_in_memory();
+            return (entries, self.stats);
+        }
         let mut bytes = Vec::new();
         let stats = self
             .write_to(&mut bytes)
@@ -570,24 +594,19 @@ impl BookBuilder {
             return Err(e);
         }
         let Some(mut spill) = self.spill.take() else {
-            let entries = self.resident_entries();
-            self.stats.pairs = self.shards.iter().map(Table::len).sum();
-            self.stats.entries = entries.len();
+            let entries = self.finish_in_memory();
             crate::write::write_entries(w, &entries)?;
             return Ok(self.stats);
         };
         if !spill.has_runs() {
             // Everything fitted: count the queue in input order.
             for p in std::mem::take(&mut spill.buffer) {
-                let ply = KeyedPly {
-                    key: p.key,
-                    mv: p.mv & !WHITE,
-                    white: p.mv & WHITE != 0,
-                };
+                let ply = KeyedPly::from_packed(p.key, p.mv);
                 self.shards[shard_of(p.key)].count(&ply, u16::from(p.points));
             }
-            self.spill = None;
-            return self.write_to(w);
+            let entries = self.finish_in_memory();
+            crate::write::write_entries(w, &entries)?;
+            return Ok(self.stats);
         }
         if !spill.buffer.is_empty() {
             spill.write_run(|_| false)?;

@@ -103,11 +103,12 @@ impl Spill {
                 continue;
             }
             for p in group {
-                let mut rec = [0u8; RECORD];
-                rec[..8].copy_from_slice(&p.key.to_le_bytes());
-                rec[8..10].copy_from_slice(&p.mv.to_le_bytes());
-                rec[10] = p.points;
-                w.write_all(&rec)?;
+                let rec = Record {
+                    key: p.key,
+                    mv: p.mv,
+                    points: p.points,
+                };
+                w.write_all(&rec.to_bytes())?;
             }
             written += group.len() as u64 * RECORD as u64;
         }
@@ -162,6 +163,14 @@ impl Record {
         rec[10] = self.points;
         rec
     }
+
+    fn from_bytes(rec: &[u8; RECORD]) -> Record {
+        Record {
+            key: u64::from_le_bytes(rec[..8].try_into().expect("8 bytes")),
+            mv: u16::from_le_bytes([rec[8], rec[9]]),
+            points: rec[10],
+        }
+    }
 }
 
 struct Run {
@@ -173,11 +182,7 @@ impl Run {
     fn advance(&mut self) -> io::Result<()> {
         let mut rec = [0u8; RECORD];
         self.head = match self.r.read_exact(&mut rec) {
-            Ok(()) => Some(Record {
-                key: u64::from_le_bytes(rec[..8].try_into().expect("8 bytes")),
-                mv: u16::from_le_bytes([rec[8], rec[9]]),
-                points: rec[10],
-            }),
+            Ok(()) => Some(Record::from_bytes(&rec)),
             Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => None,
             Err(e) => return Err(e),
         };

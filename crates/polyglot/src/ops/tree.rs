@@ -248,6 +248,8 @@ enum Search {
 
 struct Frame {
     board: RefBoard,
+    /// The position's key (for leaving the path).
+    key: u64,
     search: Search,
     moves: Vec<(Move, Option<f64>)>,
     next: usize,
@@ -326,7 +328,7 @@ impl<'a, D: AsRef<[u8]>> Walker<'a, D> {
                 }
             } else {
                 let frame = stack.pop().expect("top");
-                self.on_path.remove(&polyglot_key(&frame.board.pos));
+                self.on_path.remove(&frame.key);
                 if let Some(parent) = stack.last_mut() {
                     self.child_returned(parent, frame.count);
                 }
@@ -398,6 +400,7 @@ impl<'a, D: AsRef<[u8]>> Walker<'a, D> {
         };
         Some(Frame {
             board,
+            key,
             search,
             moves,
             next: 0,
