@@ -12,6 +12,7 @@ use shakmaty::{
 use crate::{
     error::{Error, ErrorKind},
     frame::GameView,
+    movegen::{CodeList, code_to_move, legal_codes},
     raw::{Header, MoveCode, castling_bits, flags},
 };
 
@@ -65,13 +66,12 @@ pub fn encode_move(m: Move) -> MoveCode {
 
 /// The legal moves of `pos` in ascending move-code order, with their codes.
 pub fn legal_moves_by_code(pos: &Chess) -> Vec<(MoveCode, Move)> {
-    let mut v: Vec<(MoveCode, Move)> = pos
-        .legal_moves()
-        .into_iter()
-        .map(|m| (encode_move(m), m))
-        .collect();
-    v.sort_unstable_by_key(|&(c, _)| c);
-    v
+    let mut list = CodeList::new();
+    legal_codes(pos, &mut list);
+    list.as_slice()
+        .iter()
+        .map(|&c| (MoveCode(c), code_to_move(pos, MoveCode(c))))
+        .collect()
 }
 
 /// A fully decoded game.
@@ -231,9 +231,10 @@ pub fn decode_game(view: &GameView<'_>) -> Result<Game, Error> {
     let mut pos = start.clone();
     // A record takes at least 5 bytes: the capacity is bounded by the data, whatever `plies` says.
     let mut moves = Vec::with_capacity(view.plies.min(view.bytes.len() / 5));
+    let mut legal = CodeList::new();
     for rec in view.records() {
-        let legal = legal_moves_by_code(&pos);
-        let Ok(i) = legal.binary_search_by_key(&rec.code, |&(c, _)| c) else {
+        legal_codes(&pos, &mut legal);
+        if legal.index_of(rec.code).is_none() {
             return Err(err(
                 rec.offset,
                 ErrorKind::IllegalMove {
@@ -243,7 +244,7 @@ pub fn decode_game(view: &GameView<'_>) -> Result<Game, Error> {
                 },
             ));
         };
-        let mv = legal[i].1;
+        let mv = code_to_move(&pos, rec.code);
         let visits = if rec.visits.is_empty() {
             None
         } else if rec.visits.len() != legal.len() {
@@ -257,9 +258,10 @@ pub fn decode_game(view: &GameView<'_>) -> Result<Game, Error> {
         } else {
             Some(
                 legal
+                    .as_slice()
                     .iter()
                     .zip(rec.visits)
-                    .map(|(&(_, m), &b)| (m, b))
+                    .map(|(&c, &b)| (code_to_move(&pos, MoveCode(c)), b))
                     .collect(),
             )
         };

@@ -20,6 +20,9 @@ pub enum ErrorKind {
         /// The position.
         fen: String,
     },
+    /// Reading the data failed.
+    #[error("read error: {0}")]
+    Io(String),
     /// The visit count byte does not equal the number of legal moves.
     #[error("{n} visit bytes, but the position has {legal} legal moves")]
     VisitCount {

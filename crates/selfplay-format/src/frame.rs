@@ -155,6 +155,19 @@ impl<'a> Frames<'a> {
     pub fn offset(&self) -> usize {
         self.pos
     }
+
+    /// The whole buffer being framed.
+    pub fn data(&self) -> &'a [u8] {
+        self.data
+    }
+
+    /// Continues framing at byte `offset` (clamped to the data), numbering the game found
+    /// there `index`. Used to resynchronise after a bad game.
+    pub fn seek(&mut self, offset: usize, index: u64) {
+        self.pos = offset.min(self.data.len());
+        self.index = index;
+        self.done = false;
+    }
 }
 
 impl<'a> Iterator for Frames<'a> {

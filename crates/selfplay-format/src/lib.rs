@@ -40,7 +40,11 @@ pub mod error;
 pub mod frame;
 #[doc(hidden)]
 pub mod fuzzing;
+pub mod movegen;
+pub mod positions;
 pub mod raw;
+#[doc(hidden)]
+pub mod synth;
 pub mod write;
 
 pub use error::{Error, ErrorKind};
