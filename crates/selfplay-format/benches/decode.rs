@@ -87,6 +87,34 @@ fn bench(c: &mut Criterion) {
             n
         })
     });
+    let mut value = Vec::new();
+    for v in frames(&data) {
+        selfplay_format::value::policy_to_value(&v.unwrap(), &mut value);
+    }
+    g.bench_function("value_records", |b| {
+        b.iter(|| {
+            let mut sum = 0i64;
+            for v in selfplay_format::value::value_frames(black_box(&value)) {
+                for r in v.unwrap().records() {
+                    sum += i64::from(r.score) + i64::from(r.code.0);
+                }
+            }
+            sum
+        })
+    });
+    g.bench_function("montyformat_value_deserialise_from", |b| {
+        b.iter(|| {
+            let mut r = std::io::Cursor::new(black_box(&value[..]));
+            let mut n = 0;
+            let mut buf = Vec::new();
+            while (r.position() as usize) < value.len() {
+                let g = montyformat::MontyValueFormat::deserialise_from(&mut r, buf).unwrap();
+                n += g.moves.len();
+                buf = g.moves;
+            }
+            n
+        })
+    });
     g.finish();
 }
 

@@ -45,6 +45,8 @@ pub mod positions;
 pub mod raw;
 #[doc(hidden)]
 pub mod synth;
+pub mod tools;
+pub mod value;
 pub mod write;
 
 pub use error::{Error, ErrorKind};

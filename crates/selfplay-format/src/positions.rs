@@ -46,19 +46,19 @@ impl<'a> GameSource for crate::frame::Frames<'a> {
     }
 
     fn resync(&mut self, bad: BadGame) {
-        // The bad game's framed end is the next boundary unless its bytes swallowed the
-        // start of the next game (garbage between games, a damaged n byte): then look for
-        // the first offset after the bad game's start where a whole game decodes.
+        // The next game starts at the bad game's framed end, unless the damage is in the
+        // framing itself (garbage between games, a damaged n byte): then the framed end may
+        // lie inside or beyond the next game. So take the first offset after the bad game's
+        // start where a whole game decodes; the framed end is one such offset when the
+        // damage was elsewhere.
         let data = self.data();
-        let end = (bad.offset as usize + bad.len).min(data.len());
-        if end >= data.len() || decodes_at(data, end) {
-            self.seek(end, bad.index + 1);
-            return;
-        }
+        let end = (bad.offset as usize)
+            .saturating_add(bad.len)
+            .min(data.len());
         let from = bad.offset as usize + 1;
-        let to = data.len().saturating_sub(GAME_HEADER_LEN + 1);
-        for p in from..=to {
-            if plausible_header(&data[p..]) && decodes_at(data, p) {
+        let last = data.len().saturating_sub(GAME_HEADER_LEN + 2);
+        for p in from..=last {
+            if (p == end || plausible_header(&data[p..])) && decodes_at(data, p) {
                 self.seek(p, bad.index + 1);
                 return;
             }
@@ -309,6 +309,7 @@ impl GameBuf {
             mv: self.moves[ply],
             code: MoveCode(self.codes[ply]),
             raw_score: self.scores[ply],
+            white_result: header.result,
             result: if position.turn() == Color::White {
                 white
             } else {
@@ -337,6 +338,8 @@ pub struct Sample<'p> {
     pub raw_score: u16,
     /// The game result from the side to move's view: 0, 0.5 or 1.
     pub result: f32,
+    /// The game result byte as stored (White's view: 0 loss, 1 draw, 2 win).
+    pub white_result: u8,
     legal: &'p [u16],
     visits: &'p [u8],
 }
@@ -345,6 +348,11 @@ impl<'p> Sample<'p> {
     /// The side to move's expected score in 0..=1 (as the reference computes it, in f32).
     pub fn score(&self) -> f32 {
         f32::from(self.raw_score) / f32::from(u16::MAX)
+    }
+
+    /// The visit bytes in ascending move-code order (empty when there is none).
+    pub fn visit_bytes(&self) -> &'p [u8] {
+        self.visits
     }
 
     /// True when the position has a visit distribution.

@@ -92,6 +92,7 @@ fn monty_games_read_identically_and_round_trip() {
     let mut reader = std::io::Cursor::new(&data);
     let mut n = 0;
     let mut flags_seen = [0u32; 16];
+    let mut legal_counts_seen = [0u32; 3];
     for (view, bytes) in frames(&data).zip(&expected) {
         let view = view.unwrap();
         assert_eq!(view.bytes, &bytes[..], "framing of game {n}");
@@ -109,6 +110,7 @@ fn monty_games_read_identically_and_round_trip() {
                 .map(|&m| u16::from(m))
                 .collect();
             assert_eq!(our_codes, their_codes, "legal moves of {}", mpos.as_fen());
+            legal_counts_seen[our_codes.len().min(2)] += 1;
             assert_eq!(encode_move(m.mv).0, u16::from(t.best_move));
             assert_eq!(f32::from(m.score) / 65535.0, t.score);
             match (&m.visits, &t.visit_distribution) {
@@ -134,6 +136,9 @@ fn monty_games_read_identically_and_round_trip() {
         n += 1;
     }
     assert_eq!(n, expected.len());
+    // Positions with exactly one legal move were played through (0 legal moves: the
+    // stalemate start, which has no records).
+    assert!(legal_counts_seen[1] > 0, "{legal_counts_seen:?}");
     // Every kind of move occurred: quiet, double push, both castlings, capture, en passant,
     // the four promotions with and without capture.
     for flag in [0, 1, 2, 3, 4, 5, 8, 9, 10, 11, 12, 13, 14, 15] {
@@ -191,5 +196,106 @@ fn our_games_are_read_by_monty() {
         let ours = decode_game(&frames(&bytes).next().unwrap().unwrap()).unwrap();
         assert_eq!(ours.to_bytes(), bytes);
         assert_eq!(again.len(), bytes.len());
+    }
+}
+
+/// Policy games converted to the value format: byte-identical to montyformat filling a
+/// `MontyValueFormat` with `push(stm, move, score)` from the decoded policy game.
+#[test]
+fn policy_to_value_matches_monty() {
+    use montyformat::MontyValueFormat;
+    use selfplay_format::value::{decode_value_game, policy_to_value, value_frames};
+    let mut rng = Rng(0xfeed_beef);
+    let mut policy = Vec::new();
+    for round in 0..12 {
+        for fen in FENS {
+            policy.extend(monty_game(fen, &mut rng, [0, 1, 40, 150][round % 4]));
+        }
+    }
+    let mut reader = std::io::Cursor::new(&policy);
+    let mut theirs_all = Vec::new();
+    let mut ours_all = Vec::new();
+    for view in frames(&policy) {
+        let view = view.unwrap();
+        let g = MontyFormat::deserialise_from(&mut reader).unwrap();
+        let mut v = MontyValueFormat {
+            startpos: g.startpos,
+            castling: g.castling,
+            result: g.result,
+            moves: Vec::new(),
+        };
+        let mut pos = g.startpos;
+        for m in &g.moves {
+            v.push(pos.stm(), m.best_move, m.score);
+            pos.make(m.best_move, &g.castling);
+        }
+        let mut theirs = Vec::new();
+        v.serialise_into(&mut theirs).unwrap();
+        let mut ours = Vec::new();
+        policy_to_value(&view, &mut ours);
+        assert_eq!(ours, theirs, "game {}", view.index);
+        theirs_all.extend(theirs);
+        ours_all.extend(ours);
+    }
+    // The value data reads back identically on both sides, and re-serialises exactly.
+    let mut reader = std::io::Cursor::new(&ours_all);
+    let mut n = 0;
+    for view in value_frames(&ours_all) {
+        let view = view.unwrap();
+        let ours = decode_value_game(&view).unwrap();
+        let theirs = MontyValueFormat::deserialise_from(&mut reader, Vec::new()).unwrap();
+        assert_eq!(ours.moves.len(), theirs.moves.len());
+        for ((mv, rec), t) in ours.moves.iter().zip(&theirs.moves) {
+            assert_eq!(encode_move(*mv).0, u16::from(t.best_move));
+            assert_eq!(rec.score, t.score);
+        }
+        assert_eq!(f32::from(ours.header.result) / 2.0, theirs.result);
+        assert_eq!(ours.to_bytes(), view.bytes);
+        n += 1;
+    }
+    assert_eq!(n, 12 * FENS.len());
+}
+
+/// Value games we write are read by montyformat with the same moves and scores, and it
+/// writes them back byte for byte.
+#[test]
+fn our_value_games_are_read_by_monty() {
+    use montyformat::MontyValueFormat;
+    use selfplay_format::value::ValueWriter;
+    let mut rng = Rng(7);
+    for fen in FENS {
+        let f: Fen = fen.parse().unwrap();
+        let start: Chess = f
+            .clone()
+            .into_position(CastlingMode::Standard)
+            .or_else(|_| f.into_position(CastlingMode::Chess960))
+            .unwrap();
+        let mut w = ValueWriter::new(&start);
+        let mut pos = start.clone();
+        let mut played = Vec::new();
+        for _ in 0..80 {
+            let legal = pos.legal_moves();
+            if legal.is_empty() {
+                break;
+            }
+            let mv = legal[(rng.next() % legal.len() as u64) as usize];
+            let score = (rng.next() % 2001) as i16 - 1000;
+            w.push(mv, score).unwrap();
+            played.push((mv, score));
+            pos.play_unchecked(mv);
+        }
+        let bytes = w.finish(0).unwrap();
+        let theirs =
+            MontyValueFormat::deserialise_from(&mut std::io::Cursor::new(&bytes), Vec::new())
+                .unwrap();
+        assert_eq!(theirs.result, 0.0);
+        assert_eq!(theirs.moves.len(), played.len());
+        for ((mv, score), t) in played.iter().zip(&theirs.moves) {
+            assert_eq!(encode_move(*mv).0, u16::from(t.best_move));
+            assert_eq!(*score, t.score);
+        }
+        let mut again = Vec::new();
+        theirs.serialise_into(&mut again).unwrap();
+        assert_eq!(again, bytes, "{fen}");
     }
 }
