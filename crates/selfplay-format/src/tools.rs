@@ -470,7 +470,7 @@ pub fn write_pgn(game: &Game, index: u64, out: &mut String) {
         let _ = write!(token, "{san} {{score {score:.3}");
         if let Some(v) = &m.visits {
             let mut top: Vec<_> = v.iter().collect();
-            top.sort_by(|a, b| b.1.cmp(&a.1));
+            top.sort_by_key(|&&(_, v)| std::cmp::Reverse(v));
             token.push_str(", top");
             for (mv, visits) in top.iter().take(PGN_TOP_MOVES) {
                 let s = shakmaty::san::San::from_move(&pos, *mv);
