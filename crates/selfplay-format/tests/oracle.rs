@@ -265,11 +265,10 @@ fn our_value_games_are_read_by_monty() {
     let mut rng = Rng(7);
     for fen in FENS {
         let f: Fen = fen.parse().unwrap();
-        let start: Chess = f
-            .clone()
-            .into_position(CastlingMode::Standard)
-            .or_else(|_| f.into_position(CastlingMode::Chess960))
-            .unwrap();
+        let start: Chess = match f.clone().into_position(CastlingMode::Standard) {
+            Ok(p) => p,
+            Err(_) => f.into_position(CastlingMode::Chess960).unwrap(),
+        };
         let mut w = ValueWriter::new(&start);
         let mut pos = start.clone();
         let mut played = Vec::new();
