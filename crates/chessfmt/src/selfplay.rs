@@ -1,17 +1,27 @@
 //! `chessfmt selfplay …`: Monty self-play policy data.
 
-use std::path::PathBuf;
+use std::{
+    io::Write,
+    path::{Path, PathBuf},
+};
 
-use clap::Subcommand;
-use selfplay_format::{decode::decode_game, frame::frames};
-use shakmaty::{EnPassantMode, fen::Fen};
+use clap::{Args, Subcommand};
+use selfplay_format::{
+    decode::decode_game,
+    file::MappedFile,
+    frame::frames,
+    positions::{Mode, Positions},
+    tools::{self, Filter, SplitBy, Summary, ToolError},
+};
+use shakmaty::{EnPassantMode, Position, fen::Fen};
 
 use crate::{CliError, CliResult, output::json_line};
 
 /// Self-play verbs.
 #[derive(Debug, Subcommand)]
 pub enum SelfplayCommand {
-    /// Count games, positions and results (framing only, no move generation).
+    /// Count games, positions and results, with game-length and legal-move histograms
+    /// (framing only, no move generation).
     Stats {
         /// Policy-format files.
         #[arg(required = true)]
@@ -31,6 +41,21 @@ pub enum SelfplayCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Print every position: FEN, move played, side-to-move score, result (side to move's
+    /// view) and the visit distribution.
+    Positions {
+        /// A policy-format file.
+        file: PathBuf,
+        /// Stop after this many positions.
+        #[arg(short = 'n')]
+        n: Option<u64>,
+        /// Skip bad games instead of stopping at the first.
+        #[arg(long)]
+        lenient: bool,
+        /// One JSON object per line.
+        #[arg(long)]
+        json: bool,
+    },
     /// Decode every game fully; exit 1 at the first bad game (or, with --lenient, report the
     /// bad games and exit 1 if there were any).
     Validate {
@@ -43,132 +68,546 @@ pub enum SelfplayCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Keep the positions that pass every given condition, each written as a one-move game.
+    Filter {
+        /// A policy-format file.
+        file: PathBuf,
+        /// Smallest ply (0 = the first move of a game).
+        #[arg(long)]
+        min_ply: Option<usize>,
+        /// Largest ply.
+        #[arg(long)]
+        max_ply: Option<usize>,
+        /// Smallest side-to-move score (0..1).
+        #[arg(long)]
+        min_score: Option<f32>,
+        /// Largest side-to-move score (0..1).
+        #[arg(long)]
+        max_score: Option<f32>,
+        /// Only positions where the side to move is in check.
+        #[arg(long, conflicts_with = "not_in_check")]
+        in_check: bool,
+        /// Only positions where the side to move is not in check.
+        #[arg(long)]
+        not_in_check: bool,
+        /// Only positions whose played move is a capture.
+        #[arg(long, conflicts_with = "no_captures")]
+        captures: bool,
+        /// Only positions whose played move is not a capture.
+        #[arg(long)]
+        no_captures: bool,
+        /// Fewest pieces on the board (kings and pawns included).
+        #[arg(long)]
+        min_pieces: Option<u32>,
+        /// Most pieces on the board.
+        #[arg(long)]
+        max_pieces: Option<u32>,
+        /// Only positions with a visit distribution.
+        #[arg(long, conflicts_with = "no_policy")]
+        has_policy: bool,
+        /// Only positions without a visit distribution.
+        #[arg(long)]
+        no_policy: bool,
+        #[command(flatten)]
+        out: OutArgs,
+    },
+    /// Split a file on game boundaries into parts named OUT.000, OUT.001, …
+    Split {
+        /// A policy-format file.
+        file: PathBuf,
+        /// Number of parts of about equal size.
+        #[arg(long, required_unless_present = "games", conflicts_with = "games")]
+        parts: Option<usize>,
+        /// Games per part.
+        #[arg(long)]
+        games: Option<usize>,
+        #[command(flatten)]
+        out: OutArgs,
+    },
+    /// Interleave the games of several files, each next game from a file chosen at random
+    /// with probability proportional to its remaining bytes.
+    Interleave {
+        /// Policy-format files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Random seed.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[command(flatten)]
+        out: OutArgs,
+    },
+    /// Write the games in a random order.
+    Shuffle {
+        /// A policy-format file.
+        file: PathBuf,
+        /// Random seed.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[command(flatten)]
+        out: OutArgs,
+    },
+    /// Keep the first occurrence of every position, each written as a one-move game.
+    Dedup {
+        /// A policy-format file.
+        file: PathBuf,
+        #[command(flatten)]
+        out: OutArgs,
+    },
+    /// Export as PGN: scores and the most visited moves as comments.
+    ToPgn {
+        /// A policy-format file.
+        file: PathBuf,
+        #[command(flatten)]
+        out: OutArgs,
+    },
+    /// Export one line per position: `FEN | score | result` (or EPD with --epd).
+    ToFen {
+        /// A policy-format file.
+        file: PathBuf,
+        /// EPD lines with `bm` and the score and result as comments.
+        #[arg(long)]
+        epd: bool,
+        #[command(flatten)]
+        out: OutArgs,
+    },
+    /// Convert to the value format (u16 move + i16 score per ply), as Monty does.
+    ToValue {
+        /// A policy-format file.
+        file: PathBuf,
+        #[command(flatten)]
+        out: OutArgs,
+    },
 }
 
-fn read(path: &PathBuf) -> Result<Vec<u8>, CliError> {
-    std::fs::read(path).map_err(|e| CliError(format!("{}: {e}", path.display())))
+/// Output options shared by the writing verbs.
+#[derive(Debug, Args)]
+pub struct OutArgs {
+    /// Output file (for split: the prefix of the parts).
+    #[arg(short = 'o', long = "output")]
+    output: PathBuf,
+    /// Overwrite existing output.
+    #[arg(long)]
+    force: bool,
+    /// Skip bad games (counted) instead of stopping at the first.
+    #[arg(long)]
+    lenient: bool,
+    /// Print the summary as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+impl OutArgs {
+    fn mode(&self) -> Mode {
+        if self.lenient {
+            Mode::Lenient
+        } else {
+            Mode::Strict
+        }
+    }
+}
+
+fn open(path: &Path) -> Result<MappedFile, CliError> {
+    MappedFile::open(path).map_err(|e| CliError(format!("{}: {e}", path.display())))
+}
+
+fn in_file(path: &Path) -> impl Fn(selfplay_format::Error) -> CliError + '_ {
+    move |e| CliError(format!("{}: {e}", path.display()))
+}
+
+/// Writes `path` atomically (refusing to overwrite without `force`) through `f`.
+fn write_output(
+    path: &Path,
+    input: &Path,
+    force: bool,
+    f: impl FnOnce(&mut dyn Write) -> Result<Summary, ToolError>,
+) -> Result<Summary, CliError> {
+    let mut tool_error = None;
+    let result = chess_core::atomic::write_atomically(path, force, |w| {
+        let mut w = std::io::BufWriter::with_capacity(1 << 20, w);
+        match f(&mut w) {
+            Ok(s) => {
+                w.flush()?;
+                Ok(s)
+            }
+            Err(ToolError::Io(e)) => Err(e),
+            Err(ToolError::Data(e)) => {
+                tool_error = Some(e);
+                Err(std::io::Error::other("bad input"))
+            }
+        }
+    });
+    match (result, tool_error) {
+        (_, Some(e)) => Err(in_file(input)(e)),
+        (Ok(s), None) => Ok(s),
+        (Err(e), None) => Err(CliError(format!("{}: {e}", path.display()))),
+    }
+}
+
+fn print_summary(verb: &str, s: &Summary, json: bool) -> CliResult {
+    if json {
+        json_line(&serde_json::json!({
+            "games": s.games, "positions": s.positions,
+            "written": s.written, "skipped_games": s.skipped,
+        }))?;
+    } else {
+        println!(
+            "{verb}: read {} games ({} positions), wrote {}, skipped {} bad games",
+            s.games, s.positions, s.written, s.skipped
+        );
+    }
+    Ok(())
 }
 
 /// Runs a selfplay verb.
 pub fn run(cmd: SelfplayCommand) -> CliResult {
     match cmd {
-        SelfplayCommand::Stats { files, json } => {
-            let (mut games, mut positions, mut bytes) = (0u64, 0u64, 0u64);
-            let mut results = [0u64; 3];
-            let mut with_policy = 0u64;
-            for f in &files {
-                let data = read(f)?;
-                bytes += data.len() as u64;
-                for view in frames(&data) {
-                    let view = view.map_err(|e| CliError(format!("{}: {e}", f.display())))?;
-                    games += 1;
-                    positions += view.plies as u64;
-                    with_policy += view.records().filter(|r| !r.visits.is_empty()).count() as u64;
-                    let r = view.header().result;
-                    if let Some(slot) = results.get_mut(usize::from(r)) {
-                        *slot += 1;
-                    }
-                }
-            }
-            let per = if positions == 0 {
-                0.0
-            } else {
-                bytes as f64 / positions as f64
-            };
-            if json {
-                json_line(&serde_json::json!({
-                    "games": games, "positions": positions, "bytes": bytes,
-                    "bytes_per_position": per, "positions_with_policy": with_policy,
-                    "white_wins": results[2], "draws": results[1], "black_wins": results[0],
-                }))?;
-            } else {
-                println!("games:      {games}");
-                println!("positions:  {positions} ({with_policy} with policy)");
-                println!("bytes:      {bytes} ({per:.1} per position)");
-                println!(
-                    "results:    {} white wins, {} draws, {} black wins",
-                    results[2], results[1], results[0]
-                );
-            }
-            Ok(())
-        }
-        SelfplayCommand::Head { file, n, json } => {
-            let data = read(&file)?;
-            for view in frames(&data).take(n) {
-                let view = view.map_err(|e| CliError(format!("{}: {e}", file.display())))?;
-                let game =
-                    decode_game(&view).map_err(|e| CliError(format!("{}: {e}", file.display())))?;
-                let fen = Fen::from_position(&game.start, EnPassantMode::Legal).to_string();
-                let moves: Vec<_> = game
-                    .moves
-                    .iter()
-                    .map(|m| {
-                        serde_json::json!({
-                            "uci": m.mv.to_uci(game.castling_mode).to_string(),
-                            "score": m.score,
-                            "visits": m.visits.as_ref().map(|v| v.iter().map(|&(_, b)| b).collect::<Vec<_>>()),
-                        })
-                    })
-                    .collect();
-                if json {
-                    json_line(&serde_json::json!({
-                        "game": view.index, "offset": view.offset, "fen": fen,
-                        "result": game.result(), "moves": moves,
-                    }))?;
-                } else {
-                    println!("game {} ({fen}), result {}", view.index, game.result());
-                    for m in &game.moves {
-                        let visits = m.visits.as_ref().map_or(String::new(), |v| {
-                            format!(
-                                " visits {:?}",
-                                v.iter().map(|&(_, b)| b).collect::<Vec<_>>()
-                            )
-                        });
-                        println!(
-                            "  {} score {}{visits}",
-                            m.mv.to_uci(game.castling_mode),
-                            m.score
-                        );
-                    }
-                }
-            }
-            Ok(())
-        }
+        SelfplayCommand::Stats { files, json } => stats(&files, json),
+        SelfplayCommand::Head { file, n, json } => head(&file, n, json),
+        SelfplayCommand::Positions {
+            file,
+            n,
+            lenient,
+            json,
+        } => positions(&file, n, lenient, json),
         SelfplayCommand::Validate {
             file,
             lenient,
             json,
+        } => validate(&file, lenient, json),
+        SelfplayCommand::Filter {
+            file,
+            min_ply,
+            max_ply,
+            min_score,
+            max_score,
+            in_check,
+            not_in_check,
+            captures,
+            no_captures,
+            min_pieces,
+            max_pieces,
+            has_policy,
+            no_policy,
+            out,
         } => {
-            let data = read(&file)?;
-            let (mut good, mut bad) = (0u64, Vec::new());
-            for view in frames(&data) {
-                let result = view.and_then(|v| decode_game(&v).map(|_| ()));
-                match result {
-                    Ok(()) => good += 1,
-                    Err(e) if lenient => bad.push(e),
-                    Err(e) => return Err(CliError(format!("{}: {e}", file.display()))),
+            let either = |yes: bool, no: bool| {
+                if yes {
+                    Some(true)
+                } else if no {
+                    Some(false)
+                } else {
+                    None
                 }
-            }
-            if json {
-                let errors: Vec<_> = bad.iter().map(|e| serde_json::json!({"game": e.game, "offset": e.offset, "error": e.kind.to_string()})).collect();
-                json_line(
-                    &serde_json::json!({"valid_games": good, "bad_games": bad.len(), "errors": errors}),
-                )?;
-            } else {
-                println!("{good} valid games, {} bad", bad.len());
-                for e in &bad {
-                    println!("  {e}");
-                }
-            }
-            if bad.is_empty() {
-                Ok(())
-            } else {
-                Err(CliError(format!(
-                    "{}: {} bad games",
-                    file.display(),
-                    bad.len()
-                )))
+            };
+            let range = |lo: Option<f32>, hi: Option<f32>| {
+                (lo.is_some() || hi.is_some())
+                    .then(|| lo.unwrap_or(f32::MIN)..=hi.unwrap_or(f32::MAX))
+            };
+            let filter = Filter {
+                ply: (min_ply.is_some() || max_ply.is_some())
+                    .then(|| min_ply.unwrap_or(0)..=max_ply.unwrap_or(usize::MAX)),
+                score: range(min_score, max_score),
+                in_check: either(in_check, not_in_check),
+                capture: either(captures, no_captures),
+                pieces: (min_pieces.is_some() || max_pieces.is_some())
+                    .then(|| min_pieces.unwrap_or(0)..=max_pieces.unwrap_or(u32::MAX)),
+                has_policy: either(has_policy, no_policy),
+            };
+            let data = open(&file)?;
+            let s = write_output(&out.output, &file, out.force, |w| {
+                tools::filter(&data, &filter, out.mode(), w)
+            })?;
+            print_summary("filter", &s, out.json)
+        }
+        SelfplayCommand::Split {
+            file,
+            parts,
+            games,
+            out,
+        } => split(&file, parts, games, &out),
+        SelfplayCommand::Interleave { files, seed, out } => {
+            let maps = files
+                .iter()
+                .map(|f| open(f))
+                .collect::<Result<Vec<_>, _>>()?;
+            let slices: Vec<&[u8]> = maps.iter().map(|m| &m[..]).collect();
+            let label = files[0].clone();
+            let s = write_output(&out.output, &label, out.force, |w| {
+                tools::interleave(&slices, seed, out.mode(), w)
+            })?;
+            print_summary("interleave", &s, out.json)
+        }
+        SelfplayCommand::Shuffle { file, seed, out } => {
+            let data = open(&file)?;
+            let s = write_output(&out.output, &file, out.force, |w| {
+                tools::shuffle(&data, seed, out.mode(), w)
+            })?;
+            print_summary("shuffle", &s, out.json)
+        }
+        SelfplayCommand::Dedup { file, out } => {
+            let data = open(&file)?;
+            let s = write_output(&out.output, &file, out.force, |w| {
+                tools::dedup(&data, out.mode(), w)
+            })?;
+            print_summary("dedup", &s, out.json)
+        }
+        SelfplayCommand::ToPgn { file, out } => {
+            let data = open(&file)?;
+            let s = write_output(&out.output, &file, out.force, |w| {
+                tools::to_pgn(&data, out.mode(), w)
+            })?;
+            print_summary("to-pgn", &s, out.json)
+        }
+        SelfplayCommand::ToFen { file, epd, out } => {
+            let data = open(&file)?;
+            let s = write_output(&out.output, &file, out.force, |w| {
+                tools::to_fen(&data, epd, out.mode(), w)
+            })?;
+            print_summary("to-fen", &s, out.json)
+        }
+        SelfplayCommand::ToValue { file, out } => {
+            let data = open(&file)?;
+            let s = write_output(&out.output, &file, out.force, |w| {
+                tools::to_value(&data, out.mode(), w)
+            })?;
+            print_summary("to-value", &s, out.json)
+        }
+    }
+}
+
+fn stats(files: &[PathBuf], json: bool) -> CliResult {
+    let mut all = tools::Stats::default();
+    for f in files {
+        let data = open(f)?;
+        let s = tools::stats(&data);
+        if let Some(e) = &s.truncated {
+            return Err(in_file(f)(e.clone()));
+        }
+        all.merge(&s);
+    }
+    let per = all.bytes_per_position();
+    if json {
+        let lengths: serde_json::Map<_, _> = all
+            .game_lengths
+            .iter()
+            .map(|(k, v)| (k.to_string(), serde_json::json!(v)))
+            .collect();
+        let legal: serde_json::Map<_, _> = all
+            .legal_moves
+            .iter()
+            .map(|(k, v)| (k.to_string(), serde_json::json!(v)))
+            .collect();
+        json_line(&serde_json::json!({
+            "games": all.games, "positions": all.positions, "bytes": all.bytes,
+            "bytes_per_position": per, "positions_with_policy": all.positions_with_policy,
+            "white_wins": all.results[2], "draws": all.results[1], "black_wins": all.results[0],
+            "bad_results": all.bad_results,
+            "game_lengths": lengths, "legal_moves": legal,
+        }))?;
+    } else {
+        println!("games:      {}", all.games);
+        println!(
+            "positions:  {} ({} with policy)",
+            all.positions, all.positions_with_policy
+        );
+        println!("bytes:      {} ({per:.1} per position)", all.bytes);
+        println!(
+            "results:    {} white wins, {} draws, {} black wins",
+            all.results[2], all.results[1], all.results[0]
+        );
+        print_histogram("game length (plies)", &all.game_lengths, 20);
+        print_histogram("legal moves", &all.legal_moves, 10);
+    }
+    Ok(())
+}
+
+/// Prints a histogram in buckets of `width`.
+fn print_histogram<K: Copy + TryInto<u64>>(
+    title: &str,
+    h: &std::collections::BTreeMap<K, u64>,
+    width: u64,
+) {
+    if h.is_empty() {
+        return;
+    }
+    let mut buckets = std::collections::BTreeMap::<u64, u64>::new();
+    for (&k, &v) in h {
+        *buckets
+            .entry(k.try_into().unwrap_or(u64::MAX) / width)
+            .or_default() += v;
+    }
+    let max = buckets.values().copied().max().unwrap_or(1).max(1);
+    println!("{title}:");
+    for (b, n) in buckets {
+        let bar = "#".repeat(((n * 40).div_ceil(max)) as usize);
+        println!(
+            "  {:>4}-{:<4} {n:>10} {bar}",
+            b * width,
+            b * width + width - 1
+        );
+    }
+}
+
+fn head(file: &Path, n: usize, json: bool) -> CliResult {
+    let data = open(file)?;
+    for view in frames(&data).take(n) {
+        let view = view.map_err(in_file(file))?;
+        let game = decode_game(&view).map_err(in_file(file))?;
+        let fen = Fen::from_position(&game.start, EnPassantMode::Legal).to_string();
+        if json {
+            let moves: Vec<_> = game
+                .moves
+                .iter()
+                .map(|m| {
+                    serde_json::json!({
+                        "uci": m.mv.to_uci(game.castling_mode).to_string(),
+                        "score": m.score,
+                        "visits": m.visits.as_ref().map(|v| v.iter().map(|&(_, b)| b).collect::<Vec<_>>()),
+                    })
+                })
+                .collect();
+            json_line(&serde_json::json!({
+                "game": view.index, "offset": view.offset, "fen": fen,
+                "result": game.result(), "moves": moves,
+            }))?;
+        } else {
+            println!("game {} ({fen}), result {}", view.index, game.result());
+            for m in &game.moves {
+                let visits = m.visits.as_ref().map_or(String::new(), |v| {
+                    format!(
+                        " visits {:?}",
+                        v.iter().map(|&(_, b)| b).collect::<Vec<_>>()
+                    )
+                });
+                println!(
+                    "  {} score {}{visits}",
+                    m.mv.to_uci(game.castling_mode),
+                    m.score
+                );
             }
         }
     }
+    Ok(())
+}
+
+fn positions(file: &Path, n: Option<u64>, lenient: bool, json: bool) -> CliResult {
+    let data = open(file)?;
+    let mode = if lenient { Mode::Lenient } else { Mode::Strict };
+    let mut it = Positions::from_slice(&data, mode);
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut count = 0;
+    let result = (|| -> Result<(), CliError> {
+        while let Some(s) = it.next() {
+            if n.is_some_and(|n| count >= n) {
+                break;
+            }
+            count += 1;
+            let s = s.map_err(in_file(file))?;
+            let mode = s.position.castles().mode();
+            let fen = Fen::from_position(s.position, EnPassantMode::Legal).to_string();
+            let uci = s.mv.to_uci(mode).to_string();
+            if json {
+                let policy: Vec<_> = s
+                    .policy()
+                    .map(|(m, v)| serde_json::json!([m.to_uci(mode).to_string(), v]))
+                    .collect();
+                serde_json::to_writer(
+                    &mut out,
+                    &serde_json::json!({
+                        "game": s.game, "ply": s.ply, "fen": fen, "uci": uci,
+                        "score": s.score(), "result": s.result,
+                        "policy": if s.has_policy() { serde_json::json!(policy) } else { serde_json::Value::Null },
+                    }),
+                )?;
+                writeln!(out)?;
+            } else {
+                let policy: Vec<_> = s
+                    .policy()
+                    .map(|(m, v)| format!("{}:{v}", m.to_uci(mode)))
+                    .collect();
+                writeln!(
+                    out,
+                    "{fen} | {uci} | {:.4} | {} | {}",
+                    s.score(),
+                    s.result,
+                    policy.join(" ")
+                )?;
+            }
+        }
+        out.flush()?;
+        Ok(())
+    })();
+    match result {
+        Err(CliError(m)) if m.contains("Broken pipe") => Ok(()),
+        r => r,
+    }
+}
+
+fn validate(file: &Path, lenient: bool, json: bool) -> CliResult {
+    let data = open(file)?;
+    let mode = if lenient { Mode::Lenient } else { Mode::Strict };
+    let v = tools::validate(&data, mode);
+    if !lenient && let Some(e) = v.errors.first() {
+        return Err(in_file(file)(e.clone()));
+    }
+    if json {
+        let errors: Vec<_> = v
+            .errors
+            .iter()
+            .map(|e| serde_json::json!({"game": e.game, "offset": e.offset, "error": e.kind.to_string()}))
+            .collect();
+        json_line(&serde_json::json!({
+            "valid_games": v.valid, "positions": v.positions, "bad_games": v.bad,
+            "errors": errors,
+        }))?;
+    } else {
+        println!(
+            "{} valid games ({} positions), {} bad",
+            v.valid, v.positions, v.bad
+        );
+        for e in &v.errors {
+            println!("  {e}");
+        }
+    }
+    if v.bad == 0 {
+        Ok(())
+    } else {
+        Err(CliError(format!("{}: {} bad games", file.display(), v.bad)))
+    }
+}
+
+fn split(file: &Path, parts: Option<usize>, games: Option<usize>, out: &OutArgs) -> CliResult {
+    let by = match (parts, games) {
+        (Some(p), _) if p > 0 => SplitBy::Parts(p),
+        (_, Some(g)) if g > 0 => SplitBy::Games(g),
+        _ => {
+            return Err(CliError(
+                "--parts and --games need a positive number".into(),
+            ));
+        }
+    };
+    let data = open(file)?;
+    let ranges = tools::split_ranges(&data, by, out.mode()).map_err(in_file(file))?;
+    let digits = ranges.len().saturating_sub(1).to_string().len().max(3);
+    let mut names = Vec::new();
+    for (i, r) in ranges.iter().enumerate() {
+        let mut name = out.output.clone().into_os_string();
+        name.push(format!(".{i:0digits$}"));
+        let path = PathBuf::from(name);
+        chess_core::atomic::write_atomically(&path, out.force, |w| w.write_all(&data[r.clone()]))
+            .map_err(|e| CliError(format!("{}: {e}", path.display())))?;
+        names.push((path, frames(&data[r.clone()]).count(), r.len()));
+    }
+    if out.json {
+        let parts: Vec<_> = names
+            .iter()
+            .map(|(p, g, b)| serde_json::json!({"path": p.display().to_string(), "games": g, "bytes": b}))
+            .collect();
+        json_line(&serde_json::json!({ "parts": parts }))?;
+    } else {
+        for (p, g, b) in &names {
+            println!("{}: {g} games, {b} bytes", p.display());
+        }
+    }
+    Ok(())
 }

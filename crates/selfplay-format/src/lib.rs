@@ -32,11 +32,12 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod decode;
 pub mod error;
+pub mod file;
 pub mod frame;
 #[doc(hidden)]
 pub mod fuzzing;

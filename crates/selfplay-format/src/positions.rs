@@ -399,6 +399,7 @@ pub struct Positions<S> {
     game: GameBuf,
     ply: usize,
     have_game: bool,
+    games: u64,
     skipped: u64,
     errors: Vec<Error>,
     done: bool,
@@ -430,10 +431,16 @@ impl<S: GameSource> Positions<S> {
             game: GameBuf::default(),
             ply: 0,
             have_game: false,
+            games: 0,
             skipped: 0,
             errors: Vec::new(),
             done: false,
         }
+    }
+
+    /// Games decoded so far (including games without moves).
+    pub fn games(&self) -> u64 {
+        self.games
     }
 
     /// Games skipped so far (lenient mode).
@@ -459,7 +466,10 @@ impl<S: GameSource> Positions<S> {
                     return Ok(false);
                 }
                 Some(Ok(view)) => match self.game.decode(&view) {
-                    Ok(()) => return Ok(true),
+                    Ok(()) => {
+                        self.games += 1;
+                        return Ok(true);
+                    }
                     Err(e) if self.mode == Mode::Strict => return Err(e),
                     Err(e) => (
                         e,

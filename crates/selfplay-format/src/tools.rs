@@ -189,13 +189,8 @@ fn select_positions(
     let mut it = Positions::from_slice(data, mode);
     let mut sum = Summary::default();
     let mut buf = Vec::with_capacity(1 << 16);
-    let mut last_game = u64::MAX;
     while let Some(s) = it.next() {
         let s = s?;
-        if s.game != last_game {
-            last_game = s.game;
-            sum.games += 1;
-        }
         sum.positions += 1;
         if keep(&s) {
             write_position_game(&s, &mut buf);
@@ -208,6 +203,7 @@ fn select_positions(
     }
     out.write_all(&buf)?;
     sum.skipped = it.skipped();
+    sum.games = it.games();
     Ok(sum)
 }
 
@@ -422,6 +418,60 @@ fn for_each_game(
     Ok(())
 }
 
+/// The result of checking every game.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Validation {
+    /// Games that decode.
+    pub valid: u64,
+    /// Positions in them.
+    pub positions: u64,
+    /// Bad games (lenient mode goes on after each, resynchronising).
+    pub bad: u64,
+    /// The first 100 errors.
+    pub errors: Vec<Error>,
+}
+
+/// Decodes every game fully. Strict mode stops at the first bad game (its error is the only
+/// one); lenient mode skips each bad game and goes on at the next game that decodes.
+pub fn validate(data: &[u8], mode: Mode) -> Validation {
+    let mut v = Validation::default();
+    let mut it = frames(data);
+    while let Some(view) = it.next() {
+        let view = match view {
+            Ok(view) => view,
+            Err(e) => {
+                v.bad += 1;
+                v.errors.push(e);
+                break;
+            }
+        };
+        match crate::decode::decode_game(&view) {
+            Ok(game) => {
+                v.valid += 1;
+                v.positions += game.moves.len() as u64;
+            }
+            Err(e) => {
+                v.bad += 1;
+                if v.errors.len() < 100 {
+                    v.errors.push(e);
+                }
+                if mode == Mode::Strict {
+                    break;
+                }
+                crate::positions::GameSource::resync(
+                    &mut it,
+                    crate::positions::BadGame {
+                        index: view.index,
+                        offset: view.offset,
+                        len: view.bytes.len(),
+                    },
+                );
+            }
+        }
+    }
+    v
+}
+
 /// How many of the most visited moves a PGN comment lists.
 pub const PGN_TOP_MOVES: usize = 3;
 
@@ -548,14 +598,9 @@ fn select_positions_lines(
 ) -> Result<Summary, ToolError> {
     let mut it = Positions::from_slice(data, mode);
     let mut sum = Summary::default();
-    let mut last_game = u64::MAX;
     let mut buf = Vec::with_capacity(1 << 16);
     while let Some(s) = it.next() {
         let s = s?;
-        if s.game != last_game {
-            last_game = s.game;
-            sum.games += 1;
-        }
         sum.positions += 1;
         sum.written += 1;
         buf.extend_from_slice(line(&s).as_bytes());
@@ -567,5 +612,6 @@ fn select_positions_lines(
     }
     out.write_all(&buf)?;
     sum.skipped = it.skipped();
+    sum.games = it.games();
     Ok(sum)
 }
