@@ -197,3 +197,26 @@ fn fuzz_corpus_and_random_inputs() {
         }
     }
 }
+
+#[test]
+fn value_fuzz_corpus_and_random_inputs() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/selfplay_value");
+    let mut n = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        selfplay_format::fuzzing::value(&std::fs::read(entry.unwrap().path()).unwrap());
+        n += 1;
+    }
+    assert!(n >= 3);
+    for data in chess_core::fuzzing::pseudo_random_inputs(0x7a1_0e, 2000, 3) {
+        selfplay_format::fuzzing::value(&data);
+    }
+    let data = std::fs::read(dir.join("fixture")).unwrap();
+    for cut in 0..data.len() {
+        selfplay_format::fuzzing::value(&data[..cut]);
+    }
+    for i in 0..data.len() {
+        let mut d = data.clone();
+        d[i] ^= 0xff;
+        selfplay_format::fuzzing::value(&d);
+    }
+}
