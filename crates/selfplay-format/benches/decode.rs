@@ -74,6 +74,36 @@ fn bench(c: &mut Criterion) {
             n
         })
     });
+    for threads in [1usize, 2] {
+        let chunks = selfplay_format::frame::chunks(&data, threads);
+        g.bench_function(format!("positions_{threads}_threads"), |b| {
+            b.iter(|| {
+                std::thread::scope(|s| {
+                    let handles: Vec<_> = chunks
+                        .iter()
+                        .map(|c| {
+                            s.spawn(move || {
+                                let mut it = Positions::from_chunk(c, Mode::Strict);
+                                let mut n = 0usize;
+                                while let Some(s) = it.next() {
+                                    let s = s.unwrap();
+                                    n += s
+                                        .policy_codes()
+                                        .map(|(_, v)| usize::from(v))
+                                        .sum::<usize>();
+                                }
+                                n
+                            })
+                        })
+                        .collect();
+                    handles
+                        .into_iter()
+                        .map(|h| h.join().unwrap())
+                        .sum::<usize>()
+                })
+            })
+        });
+    }
     g.bench_function("montyformat_deserialise_from", |b| {
         b.iter(|| {
             let mut r = std::io::Cursor::new(black_box(&data[..]));

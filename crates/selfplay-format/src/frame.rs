@@ -137,17 +137,75 @@ pub struct Frames<'a> {
     data: &'a [u8],
     pos: usize,
     index: u64,
+    base: u64,
     done: bool,
 }
 
 /// Frames the games of `data`.
 pub fn frames(data: &[u8]) -> Frames<'_> {
+    frames_at(data, 0, 0)
+}
+
+/// Frames the games of `data`, a part of a larger buffer that starts at byte `base` with game
+/// number `first_index` (see [`chunks`]): reported indices and offsets are those of the whole.
+pub fn frames_at(data: &[u8], first_index: u64, base: u64) -> Frames<'_> {
     Frames {
         data,
         pos: 0,
-        index: 0,
+        index: first_index,
+        base,
         done: false,
     }
+}
+
+/// A part of a buffer on game boundaries, for parallel processing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Chunk<'a> {
+    /// Number of the chunk's first game in the whole buffer.
+    pub first_game: u64,
+    /// Byte offset of the chunk in the whole buffer.
+    pub offset: u64,
+    /// The chunk's bytes (whole games).
+    pub bytes: &'a [u8],
+}
+
+impl<'a> Chunk<'a> {
+    /// Frames the chunk's games with whole-buffer indices and offsets.
+    pub fn frames(&self) -> Frames<'a> {
+        frames_at(self.bytes, self.first_game, self.offset)
+    }
+}
+
+/// Cuts `data` into at most `parts` chunks of about equal size on game boundaries (framing
+/// only, so it runs at memory speed). A truncated last game stays in the last chunk, where
+/// its framing reports it.
+pub fn chunks(data: &[u8], parts: usize) -> Vec<Chunk<'_>> {
+    let parts = parts.max(1);
+    let mut out = Vec::with_capacity(parts);
+    let (mut start, mut first_game) = (0usize, 0u64);
+    let mut it = frames(data);
+    let mut games = 0u64;
+    while let Some(Ok(view)) = it.next() {
+        games += 1;
+        let end = view.offset as usize + view.bytes.len();
+        if out.len() + 1 < parts && end * parts >= data.len() * (out.len() + 1) {
+            out.push(Chunk {
+                first_game,
+                offset: start as u64,
+                bytes: &data[start..end],
+            });
+            start = end;
+            first_game = games;
+        }
+    }
+    if start < data.len() || out.is_empty() {
+        out.push(Chunk {
+            first_game,
+            offset: start as u64,
+            bytes: &data[start..],
+        });
+    }
+    out
 }
 
 impl<'a> Frames<'a> {
@@ -161,8 +219,13 @@ impl<'a> Frames<'a> {
         self.data
     }
 
-    /// Continues framing at byte `offset` (clamped to the data), numbering the game found
-    /// there `index`. Used to resynchronise after a bad game.
+    /// Offset of [`Frames::data`] in the larger buffer it is a part of (0 for [`frames`]).
+    pub fn base(&self) -> u64 {
+        self.base
+    }
+
+    /// Continues framing at byte `offset` of [`Frames::data`] (clamped to it), numbering the
+    /// game found there `index`. Used to resynchronise after a bad game.
     pub fn seek(&mut self, offset: usize, index: u64) {
         self.pos = offset.min(self.data.len());
         self.index = index;
@@ -184,7 +247,7 @@ impl<'a> Iterator for Frames<'a> {
             Ok((len, plies)) => {
                 let view = GameView {
                     index,
-                    offset: self.pos as u64,
+                    offset: self.base + self.pos as u64,
                     bytes: &rest[..len],
                     plies,
                 };
@@ -195,7 +258,7 @@ impl<'a> Iterator for Frames<'a> {
                 self.done = true;
                 Some(Err(Error {
                     game: index,
-                    offset: (self.pos + at) as u64,
+                    offset: self.base + (self.pos + at) as u64,
                     kind,
                 }))
             }

@@ -33,7 +33,10 @@ pub fn policy(data: &[u8]) {
                 }
                 let mut value = Vec::new();
                 policy_to_value(&view, &mut value);
-                let v = value_frames(&value).next().expect("one game").expect("framed");
+                let v = value_frames(&value)
+                    .next()
+                    .expect("one game")
+                    .expect("framed");
                 let vg = decode_value_game(&v).expect("a converted valid game decodes");
                 assert_eq!(vg.moves.len(), game.moves.len());
             }
@@ -66,7 +69,10 @@ pub fn policy(data: &[u8]) {
         assert!(s.position.is_legal(s.mv));
     }
     let stats = tools::stats(data);
-    assert_eq!(stats.games as usize, frames(data).filter(|v| v.is_ok()).count());
+    assert_eq!(
+        stats.games as usize,
+        frames(data).filter(|v| v.is_ok()).count()
+    );
     let v = tools::validate(data, Mode::Lenient);
     assert!(v.valid as usize >= decoded_plies.len());
 }

@@ -52,10 +52,9 @@ impl<'a> GameSource for crate::frame::Frames<'a> {
         // start where a whole game decodes; the framed end is one such offset when the
         // damage was elsewhere.
         let data = self.data();
-        let end = (bad.offset as usize)
-            .saturating_add(bad.len)
-            .min(data.len());
-        let from = bad.offset as usize + 1;
+        let start = bad.offset.saturating_sub(self.base()) as usize;
+        let end = start.saturating_add(bad.len).min(data.len());
+        let from = start + 1;
         let last = data.len().saturating_sub(GAME_HEADER_LEN + 2);
         for p in from..=last {
             if (p == end || plausible_header(&data[p..])) && decodes_at(data, p) {
@@ -220,7 +219,7 @@ impl<R: Read> GameSource for StreamFrames<R> {
 pub(crate) struct GameBuf {
     pub(crate) header: Option<Header>,
     pub(crate) index: u64,
-    /// The position before each ply.
+    /// The position before each ply (a copy costs less than replaying the move).
     pub(crate) positions: Vec<Chess>,
     pub(crate) moves: Vec<Move>,
     pub(crate) codes: Vec<u16>,
@@ -234,10 +233,10 @@ pub(crate) struct GameBuf {
 
 impl GameBuf {
     pub(crate) fn decode(&mut self, view: &GameView<'_>) -> Result<(), Error> {
-        self.positions.clear();
         self.moves.clear();
         self.codes.clear();
         self.scores.clear();
+        self.positions.clear();
         self.policy.clear();
         self.legal.clear();
         self.visits.clear();
@@ -409,6 +408,14 @@ impl<'a> Positions<crate::frame::Frames<'a>> {
     /// Positions of a buffer (e.g. a memory-mapped file).
     pub fn from_slice(data: &'a [u8], mode: Mode) -> Self {
         Positions::new(frames(data), mode)
+    }
+}
+
+impl<'a> Positions<crate::frame::Frames<'a>> {
+    /// Positions of one chunk of a buffer (see [`crate::frame::chunks`]), with the whole
+    /// buffer's game numbers and offsets: run one per thread.
+    pub fn from_chunk(chunk: &crate::frame::Chunk<'a>, mode: Mode) -> Self {
+        Positions::new(chunk.frames(), mode)
     }
 }
 

@@ -428,3 +428,60 @@ fn writer_output_round_trips_through_positions() {
     }
     assert_eq!(n, 10);
 }
+
+#[test]
+fn chunks_give_the_same_positions_with_whole_buffer_numbers() {
+    let data = data();
+    let whole = all_positions(&data);
+    for parts in [1, 2, 3, 8, 100] {
+        let chunks = selfplay_format::frame::chunks(&data, parts);
+        assert!(chunks.len() <= parts);
+        let joined: Vec<u8> = chunks.iter().flat_map(|c| c.bytes.to_vec()).collect();
+        assert_eq!(joined, data);
+        let results: Vec<Vec<(u64, usize)>> = std::thread::scope(|s| {
+            let handles: Vec<_> = chunks
+                .iter()
+                .map(|c| {
+                    s.spawn(move || {
+                        let mut it = Positions::from_chunk(c, Mode::Strict);
+                        let mut v = Vec::new();
+                        while let Some(p) = it.next() {
+                            let p = p.unwrap();
+                            v.push((p.game, p.ply));
+                        }
+                        v
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        let flat: Vec<_> = results.into_iter().flatten().collect();
+        assert_eq!(flat.len(), whole.len());
+        let mut it = Positions::from_slice(&data, Mode::Strict);
+        let mut expected = Vec::new();
+        while let Some(p) = it.next() {
+            let p = p.unwrap();
+            expected.push((p.game, p.ply));
+        }
+        assert_eq!(flat, expected, "{parts} parts");
+    }
+    // Errors in a later chunk name whole-buffer games and offsets; lenient resync works there.
+    let mut bad = data.clone();
+    let g30 = frames(&data).nth(30).unwrap().unwrap();
+    bad[g30.offset as usize + 43] ^= 0xff;
+    let chunks = selfplay_format::frame::chunks(&bad, 2);
+    let mut it = Positions::from_chunk(&chunks[1], Mode::Strict);
+    let err = loop {
+        match it.next().unwrap() {
+            Ok(_) => {}
+            Err(e) => break e,
+        }
+    };
+    assert_eq!((err.game, err.offset), (30, g30.offset + 43));
+    let mut it = Positions::from_chunk(&chunks[1], Mode::Lenient);
+    let mut last = 0;
+    while let Some(p) = it.next() {
+        last = p.unwrap().game;
+    }
+    assert_eq!((it.skipped(), last), (1, 39));
+}
