@@ -61,11 +61,9 @@ impl CodeList {
         self.as_slice().binary_search(&code.0).ok()
     }
 
-    /// True when `code` is in the list (branch-free scan).
+    /// True when `code` is in the list (a branch-free, vectorisable scan).
     pub fn contains(&self, code: MoveCode) -> bool {
-        self.as_slice()
-            .iter()
-            .fold(false, |found, &c| found | (c == code.0))
+        self.as_slice().iter().filter(|&&c| c == code.0).count() != 0
     }
 
     /// Inserts a code at its sorted place (for the rare castling and en-passant moves).

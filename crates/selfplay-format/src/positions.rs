@@ -2,8 +2,10 @@
 //! and game result, and the visit distribution when there is one. Buffers are reused from game
 //! to game: no allocation per position.
 //!
-//! A game is decoded and checked whole before its first position is yielded, so a bad game
-//! is either an error ([`Mode::Strict`]) or skipped entirely ([`Mode::Lenient`]), never
+//! [`Mode::Strict`] decodes ply by ply as positions are yielded (no copies at all); an
+//! inconsistency is an error that ends the reading, after the bad game's earlier positions.
+//! [`Mode::Lenient`] decodes and checks each game whole before yielding its first position
+//! (into buffers reused from game to game), so a bad game is skipped entirely, never
 //! half-used.
 
 use std::io::Read;
@@ -402,6 +404,28 @@ pub struct Positions<S> {
     skipped: u64,
     errors: Vec<Error>,
     done: bool,
+    stream: Stream,
+}
+
+/// Strict mode's state: one game at a time, decoded ply by ply as it is yielded (an error
+/// ends the reading anyway, so nothing needs buffering).
+#[derive(Debug, Default)]
+struct Stream {
+    /// The current game's bytes.
+    bytes: Vec<u8>,
+    header: Option<Header>,
+    index: u64,
+    offset: u64,
+    /// Offset of the next record in `bytes`.
+    cursor: usize,
+    /// Offset of the record last yielded.
+    record: usize,
+    ply: usize,
+    pos: Chess,
+    list: CodeList,
+    /// The move of the position last yielded, played on the next call.
+    pending: Option<Move>,
+    in_game: bool,
 }
 
 impl<'a> Positions<crate::frame::Frames<'a>> {
@@ -442,6 +466,7 @@ impl<S: GameSource> Positions<S> {
             skipped: 0,
             errors: Vec::new(),
             done: false,
+            stream: Stream::default(),
         }
     }
 
@@ -506,6 +531,9 @@ impl<S: GameSource> Positions<S> {
         if self.done {
             return None;
         }
+        if self.mode == Mode::Strict {
+            return self.next_strict();
+        }
         if self.have_game {
             self.ply += 1;
         }
@@ -526,5 +554,136 @@ impl<S: GameSource> Positions<S> {
             }
         }
         Some(Ok(self.game.sample(self.ply)))
+    }
+}
+
+impl<S: GameSource> Positions<S> {
+    fn next_strict(&mut self) -> Option<Result<Sample<'_>, Error>> {
+        match self.step_strict() {
+            Ok(true) => {
+                let st = &self.stream;
+                let header = st.header.expect("in a game");
+                // step_strict checked the record's bytes.
+                let b = &st.bytes;
+                let p = st.record;
+                let code = u16::from_le_bytes([b[p], b[p + 1]]);
+                let score = u16::from_le_bytes([b[p + 2], b[p + 3]]);
+                let n = usize::from(b[p + 4]);
+                let white = f32::from(header.result) / 2.0;
+                let (legal, visits) = if n == 0 {
+                    (&[][..], &[][..])
+                } else {
+                    (st.list.as_slice(), &b[p + 5..p + 5 + n])
+                };
+                Some(Ok(Sample {
+                    game: st.index,
+                    ply: st.ply,
+                    position: &st.pos,
+                    mv: st.pending.expect("set by step_strict"),
+                    code: MoveCode(code),
+                    raw_score: score,
+                    white_result: header.result,
+                    result: if st.pos.turn() == Color::White {
+                        white
+                    } else {
+                        1.0 - white
+                    },
+                    legal,
+                    visits,
+                }))
+            }
+            Ok(false) => {
+                self.done = true;
+                None
+            }
+            Err(e) => {
+                self.done = true;
+                Some(Err(e))
+            }
+        }
+    }
+
+    /// Moves to the next position; false at the end.
+    fn step_strict(&mut self) -> Result<bool, Error> {
+        let st = &mut self.stream;
+        if let Some(mv) = st.pending.take() {
+            st.pos.play_unchecked(mv);
+            st.ply += 1;
+        }
+        loop {
+            if st.in_game {
+                let err = |offset: usize, kind| Error {
+                    game: st.index,
+                    offset: st.offset + offset as u64,
+                    kind,
+                };
+                let b = &st.bytes;
+                let p = st.cursor;
+                let truncated = |what| err(b.len(), ErrorKind::Truncated { expected: what });
+                let code = match b.get(p..p + 2) {
+                    Some(c) => u16::from_le_bytes([c[0], c[1]]),
+                    None => return Err(truncated("a move code or the zero terminator")),
+                };
+                if code == 0 {
+                    st.in_game = false;
+                    continue;
+                }
+                let Some(&n) = b.get(p + 4) else {
+                    return Err(truncated("a score and the visit count byte"));
+                };
+                let end = p + 5 + usize::from(n);
+                if end > b.len() {
+                    return Err(truncated("the visit bytes"));
+                }
+                legal_codes(&st.pos, &mut st.list);
+                if st.list.index_of(MoveCode(code)).is_none() {
+                    return Err(err(
+                        p,
+                        ErrorKind::IllegalMove {
+                            code,
+                            fen: shakmaty::fen::Fen::from_position(
+                                &st.pos,
+                                shakmaty::EnPassantMode::Legal,
+                            )
+                            .to_string(),
+                        },
+                    ));
+                }
+                if n != 0 && usize::from(n) != st.list.len() {
+                    return Err(err(
+                        p + 4,
+                        ErrorKind::VisitCount {
+                            n,
+                            legal: st.list.len(),
+                        },
+                    ));
+                }
+                st.pending = Some(code_to_move(&st.pos, MoveCode(code)));
+                st.cursor = end;
+                st.record = p;
+                return Ok(true);
+            }
+            let view = match self.source.next_game() {
+                None => return Ok(false),
+                Some(Err(e)) => return Err(e),
+                Some(Ok(view)) => view,
+            };
+            st.bytes.clear();
+            st.bytes.extend_from_slice(view.bytes);
+            st.index = view.index;
+            st.offset = view.offset;
+            let header = view.header();
+            st.header = Some(header);
+            let (pos, _) = start_position(&header).map_err(|kind| Error {
+                game: view.index,
+                offset: view.offset,
+                kind,
+            })?;
+            st.pos = pos;
+            st.cursor = GAME_HEADER_LEN;
+            st.ply = 0;
+            st.in_game = true;
+            self.games += 1;
+        }
     }
 }

@@ -207,7 +207,7 @@ fn value_fuzz_corpus_and_random_inputs() {
         n += 1;
     }
     assert!(n >= 3);
-    for data in chess_core::fuzzing::pseudo_random_inputs(0x7a1_0e, 2000, 3) {
+    for data in chess_core::fuzzing::pseudo_random_inputs(0x0007_a10e, 2000, 3) {
         selfplay_format::fuzzing::value(&data);
     }
     let data = std::fs::read(dir.join("fixture")).unwrap();
