@@ -173,8 +173,34 @@ pub fn legal_codes(pos: &Chess, out: &mut CodeList) {
     let pawns = (board.pawns() & ours).0;
     let theirs = theirs.0;
     let codes = &mut out.codes;
-    {
-        let mut n = 0usize;
+    let mut n = 0usize;
+    if promoting == 0 {
+        // The common case, without a branch per target: each piece's first four targets are
+        // written unconditionally (four measured best: slots past its count are overwritten by the next piece or
+        // lie beyond the list's length), only pieces with more targets loop.
+        for from in ours {
+            let f = u32::from(from);
+            let mut t = tgt[f as usize];
+            let count = t.count_ones() as usize;
+            let base = (f as u16) << 10;
+            let dp = double_push & 0u64.wrapping_sub((pawns >> f) & 1);
+            for j in 0..4 {
+                let to = t.trailing_zeros() & 63;
+                let flag = ((((theirs >> to) & 1) << 2) | ((dp >> to) & 1)) as u16;
+                codes[(n + j) & (MAX_MOVES - 1)] = base | (to as u16) << 4 | flag;
+                t &= t.wrapping_sub(1);
+            }
+            let mut k = n + 4;
+            while t != 0 {
+                let to = t.trailing_zeros();
+                let flag = (((theirs >> to) & 1) << 2) as u16;
+                codes[k & (MAX_MOVES - 1)] = base | (to as u16) << 4 | flag;
+                t &= t - 1;
+                k += 1;
+            }
+            n += count;
+        }
+    } else {
         for from in ours {
             let f = u32::from(from);
             let t = tgt[f as usize];
@@ -197,8 +223,8 @@ pub fn legal_codes(pos: &Chess, out: &mut CodeList) {
                 }
             }
         }
-        out.len = n.min(MAX_MOVES);
     }
+    out.len = n.min(MAX_MOVES);
 
     // Castling (as the king moving to the c- or g-file) and en passant: rare, inserted at
     // their place. Written out here because shakmaty's per-kind generators return a whole
