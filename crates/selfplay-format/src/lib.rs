@@ -1,4 +1,4 @@
-//! Monty self-play training data: the policy format (and, later, the sister value format).
+//! Monty self-play training data: the policy format and the sister value format.
 //!
 //! A file is a sequence of games: a 43-byte header (packed bitboards, side to move, raw ep
 //! byte, castling bits, clocks, four rook files, result), then per move a 16-bit move code, a
@@ -9,7 +9,13 @@
 //!    reported);
 //! 2. [`frame::GameView`]: header fields and move records, still without move generation;
 //! 3. [`decode::decode_game`]: shakmaty positions and moves, visits attached to legal moves and
-//!    checked against n.
+//!    checked against n;
+//! 4. [`positions::Positions`]: training positions (position, move, score, result, policy)
+//!    with no allocation per position, strict or lenient.
+//!
+//! [`movegen`] generates legal moves as codes in the stored order; [`value`] reads, writes and
+//! converts the value format; [`tools`] has the data tools (stats, filter, dedup, split,
+//! interleave, shuffle, PGN/FEN export).
 //!
 //! [`write::GameWriter`] writes games, validating legality, scores and visits; a decoded
 //! [`decode::Game`] re-serialises byte for byte. Format facts and decisions: the repository's
