@@ -36,11 +36,7 @@ impl<'a> GameView<'a> {
     /// The header (all zeros if the view is shorter than a header, which [`frames`] never
     /// yields).
     pub fn header(&self) -> Header {
-        let mut h = [0u8; GAME_HEADER_LEN];
-        if let Some(b) = self.bytes.get(..GAME_HEADER_LEN) {
-            h.copy_from_slice(b);
-        }
-        Header::from_bytes(&h)
+        Header::from_prefix(self.bytes)
     }
 
     /// The move records, in order.

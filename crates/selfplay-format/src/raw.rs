@@ -53,6 +53,15 @@ impl Header {
         }
     }
 
+    /// Reads the header at the start of `bytes`, zero-filled where `bytes` is shorter (framing
+    /// never yields such a game; views built by hand may).
+    pub fn from_prefix(bytes: &[u8]) -> Header {
+        let mut h = [0u8; GAME_HEADER_LEN];
+        let n = bytes.len().min(GAME_HEADER_LEN);
+        h[..n].copy_from_slice(&bytes[..n]);
+        Header::from_bytes(&h)
+    }
+
     /// The 43 bytes of the header.
     pub fn to_bytes(&self) -> [u8; GAME_HEADER_LEN] {
         let mut b = [0u8; GAME_HEADER_LEN];

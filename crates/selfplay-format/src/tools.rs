@@ -179,12 +179,13 @@ pub fn write_position_game(s: &Sample<'_>, out: &mut Vec<u8>) {
     out.extend_from_slice(&[0, 0]);
 }
 
-/// Runs `keep` over every position and writes the kept ones as one-move games.
-fn select_positions(
+/// Runs `emit` over every position; it appends what to write (if anything) to the buffer
+/// and says whether it wrote.
+fn each_position(
     data: &[u8],
     mode: Mode,
     out: &mut dyn Write,
-    mut keep: impl FnMut(&Sample<'_>) -> bool,
+    mut emit: impl FnMut(&Sample<'_>, &mut Vec<u8>) -> bool,
 ) -> Result<Summary, ToolError> {
     let mut it = Positions::from_slice(data, mode);
     let mut sum = Summary::default();
@@ -192,19 +193,34 @@ fn select_positions(
     while let Some(s) = it.next() {
         let s = s?;
         sum.positions += 1;
-        if keep(&s) {
-            write_position_game(&s, &mut buf);
+        if emit(&s, &mut buf) {
             sum.written += 1;
-            if buf.len() >= 1 << 16 {
-                out.write_all(&buf)?;
-                buf.clear();
-            }
+        }
+        if buf.len() >= 1 << 16 {
+            out.write_all(&buf)?;
+            buf.clear();
         }
     }
     out.write_all(&buf)?;
     sum.skipped = it.skipped();
     sum.games = it.games();
     Ok(sum)
+}
+
+/// Writes the positions `keep` accepts as one-move games.
+fn select_positions(
+    data: &[u8],
+    mode: Mode,
+    out: &mut dyn Write,
+    mut keep: impl FnMut(&Sample<'_>) -> bool,
+) -> Result<Summary, ToolError> {
+    each_position(data, mode, out, |s, buf| {
+        let k = keep(s);
+        if k {
+            write_position_game(s, buf);
+        }
+        k
+    })
 }
 
 /// Writes the positions that pass `filter`, each as a one-move game.
@@ -587,31 +603,9 @@ pub fn to_fen(
     mode: Mode,
     out: &mut dyn Write,
 ) -> Result<Summary, ToolError> {
-    select_positions_lines(data, mode, out, |s| position_line(s, epd))
-}
-
-fn select_positions_lines(
-    data: &[u8],
-    mode: Mode,
-    out: &mut dyn Write,
-    line: impl Fn(&Sample<'_>) -> String,
-) -> Result<Summary, ToolError> {
-    let mut it = Positions::from_slice(data, mode);
-    let mut sum = Summary::default();
-    let mut buf = Vec::with_capacity(1 << 16);
-    while let Some(s) = it.next() {
-        let s = s?;
-        sum.positions += 1;
-        sum.written += 1;
-        buf.extend_from_slice(line(&s).as_bytes());
+    each_position(data, mode, out, |s, buf| {
+        buf.extend_from_slice(position_line(s, epd).as_bytes());
         buf.push(b'\n');
-        if buf.len() >= 1 << 16 {
-            out.write_all(&buf)?;
-            buf.clear();
-        }
-    }
-    out.write_all(&buf)?;
-    sum.skipped = it.skipped();
-    sum.games = it.games();
-    Ok(sum)
+        true
+    })
 }

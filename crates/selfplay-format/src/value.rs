@@ -43,11 +43,7 @@ pub struct ValueRecord {
 impl<'a> ValueGameView<'a> {
     /// The header.
     pub fn header(&self) -> Header {
-        let mut h = [0u8; GAME_HEADER_LEN];
-        if let Some(b) = self.bytes.get(..GAME_HEADER_LEN) {
-            h.copy_from_slice(b);
-        }
-        Header::from_bytes(&h)
+        Header::from_prefix(self.bytes)
     }
 
     /// Number of plies.
