@@ -229,35 +229,55 @@ impl<'a> Frames<'a> {
     }
 }
 
+/// The next span of `data` from `*pos`, measured by `measure` (length and plies, or where
+/// and why it is cut short): the framing loop shared by both formats.
+pub(crate) fn next_span<'a>(
+    data: &'a [u8],
+    pos: &mut usize,
+    index: &mut u64,
+    done: &mut bool,
+    base: u64,
+    measure: impl FnOnce(&[u8]) -> Result<(usize, usize), (usize, ErrorKind)>,
+) -> Option<Result<GameView<'a>, Error>> {
+    if *done || *pos >= data.len() {
+        return None;
+    }
+    let rest = &data[*pos..];
+    let i = *index;
+    *index += 1;
+    match measure(rest) {
+        Ok((len, plies)) => {
+            let view = GameView {
+                index: i,
+                offset: base + *pos as u64,
+                bytes: &rest[..len],
+                plies,
+            };
+            *pos += len;
+            Some(Ok(view))
+        }
+        Err((at, kind)) => {
+            *done = true;
+            Some(Err(Error {
+                game: i,
+                offset: base + (*pos + at) as u64,
+                kind,
+            }))
+        }
+    }
+}
+
 impl<'a> Iterator for Frames<'a> {
     type Item = Result<GameView<'a>, Error>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        if self.done || self.pos >= self.data.len() {
-            return None;
-        }
-        let rest = &self.data[self.pos..];
-        let index = self.index;
-        self.index += 1;
-        match frame_game(rest) {
-            Ok((len, plies)) => {
-                let view = GameView {
-                    index,
-                    offset: self.base + self.pos as u64,
-                    bytes: &rest[..len],
-                    plies,
-                };
-                self.pos += len;
-                Some(Ok(view))
-            }
-            Err((at, kind)) => {
-                self.done = true;
-                Some(Err(Error {
-                    game: index,
-                    offset: self.base + (self.pos + at) as u64,
-                    kind,
-                }))
-            }
-        }
+        next_span(
+            self.data,
+            &mut self.pos,
+            &mut self.index,
+            &mut self.done,
+            self.base,
+            frame_game,
+        )
     }
 }

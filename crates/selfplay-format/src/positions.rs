@@ -79,6 +79,17 @@ pub struct BadGame {
     pub len: usize,
 }
 
+impl BadGame {
+    /// The coordinates of a framed game.
+    pub fn of(view: &GameView<'_>) -> BadGame {
+        BadGame {
+            index: view.index,
+            offset: view.offset,
+            len: view.bytes.len(),
+        }
+    }
+}
+
 /// A cheap filter for "a game header could start here": consistent bitboards, one king each,
 /// no pawns on the first or last rank, side to move, result and rook files in range.
 pub fn plausible_header(b: &[u8]) -> bool {

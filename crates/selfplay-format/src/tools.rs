@@ -20,7 +20,7 @@ use crate::{
     decode::Game,
     error::Error,
     frame::{GameView, frames},
-    positions::{Mode, Positions, Sample},
+    positions::{BadGame, GameSource, Mode, Positions, Sample},
     synth::XorShift,
     value::policy_to_value,
     write::header_of,
@@ -420,14 +420,7 @@ fn for_each_game(
             Err(e) if mode == Mode::Strict => return Err(e.into()),
             Err(_) => {
                 sum.skipped += 1;
-                crate::positions::GameSource::resync(
-                    &mut it,
-                    crate::positions::BadGame {
-                        index: view.index,
-                        offset: view.offset,
-                        len: view.bytes.len(),
-                    },
-                );
+                GameSource::resync(&mut it, BadGame::of(&view));
             }
         }
     }
@@ -474,14 +467,7 @@ pub fn validate(data: &[u8], mode: Mode) -> Validation {
                 if mode == Mode::Strict {
                     break;
                 }
-                crate::positions::GameSource::resync(
-                    &mut it,
-                    crate::positions::BadGame {
-                        index: view.index,
-                        offset: view.offset,
-                        len: view.bytes.len(),
-                    },
-                );
+                GameSource::resync(&mut it, BadGame::of(&view));
             }
         }
     }

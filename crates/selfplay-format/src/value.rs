@@ -118,31 +118,19 @@ impl<'a> Iterator for ValueFrames<'a> {
     type Item = Result<ValueGameView<'a>, Error>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        if self.done || self.pos >= self.data.len() {
-            return None;
-        }
-        let rest = &self.data[self.pos..];
-        let index = self.index;
-        self.index += 1;
-        match frame_value_game(rest) {
-            Ok(len) => {
-                let view = ValueGameView {
-                    index,
-                    offset: self.pos as u64,
-                    bytes: &rest[..len],
-                };
-                self.pos += len;
-                Some(Ok(view))
-            }
-            Err((at, kind)) => {
-                self.done = true;
-                Some(Err(Error {
-                    game: index,
-                    offset: (self.pos + at) as u64,
-                    kind,
-                }))
-            }
-        }
+        let span = crate::frame::next_span(
+            self.data,
+            &mut self.pos,
+            &mut self.index,
+            &mut self.done,
+            0,
+            |rest| frame_value_game(rest).map(|len| (len, 0)),
+        )?;
+        Some(span.map(|v| ValueGameView {
+            index: v.index,
+            offset: v.offset,
+            bytes: v.bytes,
+        }))
     }
 }
 
