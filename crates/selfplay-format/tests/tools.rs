@@ -485,3 +485,52 @@ fn chunks_give_the_same_positions_with_whole_buffer_numbers() {
     }
     assert_eq!((it.skipped(), last), (1, 39));
 }
+
+/// Framing must not take zero bytes inside a record for the terminator: scores of 0, visit
+/// bytes all 0 (all counts 0) and records without a distribution, back to back, agree with
+/// full decoding on every boundary (a reference reader once shipped a framing bug).
+#[test]
+fn zero_bytes_inside_records_are_not_terminators() {
+    let mut data = Vec::new();
+    let mut expected = Vec::new();
+    for g in 0..4u8 {
+        let start = Chess::default();
+        let mut w = GameWriter::new(&start);
+        let mut pos = start.clone();
+        for ply in 0..12 {
+            let legal = pos.legal_moves();
+            let mv = legal[(ply * 7 + usize::from(g)) % legal.len()];
+            let zeros: Vec<_> = legal.iter().map(|&m| (m, 0u32)).collect();
+            let visits = (ply % 3 != 2).then_some(&zeros[..]);
+            w.push(mv, 0.0, visits).unwrap();
+            pos.play_unchecked(mv);
+        }
+        let bytes = w.finish(g % 3).unwrap();
+        assert!(bytes[43..].windows(4).any(|w| w == [0, 0, 0, 0]));
+        expected.push(bytes.len());
+        data.extend(bytes);
+    }
+    let lens: Vec<_> = frames(&data).map(|v| v.unwrap().bytes.len()).collect();
+    assert_eq!(lens, expected);
+    for v in frames(&data) {
+        let v = v.unwrap();
+        let g = decode_game(&v).unwrap();
+        assert_eq!(g.moves.len(), 12);
+        assert_eq!(g.to_bytes(), v.bytes);
+    }
+    let mut it = Positions::from_slice(&data, Mode::Strict);
+    let mut n = 0;
+    while let Some(s) = it.next() {
+        let s = s.unwrap();
+        assert_eq!(s.raw_score, 0);
+        n += 1;
+    }
+    assert_eq!(n, 48);
+    let mut it = Positions::from_reader(std::io::Cursor::new(&data), Mode::Strict);
+    let mut n = 0;
+    while let Some(s) = it.next() {
+        s.unwrap();
+        n += 1;
+    }
+    assert_eq!(n, 48);
+}
