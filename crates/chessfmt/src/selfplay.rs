@@ -243,6 +243,19 @@ fn write_output(
     }
 }
 
+/// Runs a one-input writing tool: maps `file`, writes `out.output` through `tool`, prints the
+/// summary.
+fn run_tool(
+    verb: &str,
+    file: &Path,
+    out: &OutArgs,
+    tool: impl FnOnce(&[u8], Mode, &mut dyn Write) -> Result<Summary, ToolError>,
+) -> CliResult {
+    let data = open(file)?;
+    let s = write_output(&out.output, file, out.force, |w| tool(&data, out.mode(), w))?;
+    print_summary(verb, &s, out.json)
+}
+
 fn print_summary(verb: &str, s: &Summary, json: bool) -> CliResult {
     if json {
         json_line(&serde_json::json!({
@@ -313,11 +326,9 @@ pub fn run(cmd: SelfplayCommand) -> CliResult {
                     .then(|| min_pieces.unwrap_or(0)..=max_pieces.unwrap_or(u32::MAX)),
                 has_policy: either(has_policy, no_policy),
             };
-            let data = open(&file)?;
-            let s = write_output(&out.output, &file, out.force, |w| {
-                tools::filter(&data, &filter, out.mode(), w)
-            })?;
-            print_summary("filter", &s, out.json)
+            run_tool("filter", &file, &out, |d, mode, w| {
+                tools::filter(d, &filter, mode, w)
+            })
         }
         SelfplayCommand::Split {
             file,
@@ -338,39 +349,19 @@ pub fn run(cmd: SelfplayCommand) -> CliResult {
             print_summary("interleave", &s, out.json)
         }
         SelfplayCommand::Shuffle { file, seed, out } => {
-            let data = open(&file)?;
-            let s = write_output(&out.output, &file, out.force, |w| {
-                tools::shuffle(&data, seed, out.mode(), w)
-            })?;
-            print_summary("shuffle", &s, out.json)
+            run_tool("shuffle", &file, &out, |d, mode, w| {
+                tools::shuffle(d, seed, mode, w)
+            })
         }
-        SelfplayCommand::Dedup { file, out } => {
-            let data = open(&file)?;
-            let s = write_output(&out.output, &file, out.force, |w| {
-                tools::dedup(&data, out.mode(), w)
-            })?;
-            print_summary("dedup", &s, out.json)
-        }
-        SelfplayCommand::ToPgn { file, out } => {
-            let data = open(&file)?;
-            let s = write_output(&out.output, &file, out.force, |w| {
-                tools::to_pgn(&data, out.mode(), w)
-            })?;
-            print_summary("to-pgn", &s, out.json)
-        }
+        SelfplayCommand::Dedup { file, out } => run_tool("dedup", &file, &out, tools::dedup),
+        SelfplayCommand::ToPgn { file, out } => run_tool("to-pgn", &file, &out, tools::to_pgn),
         SelfplayCommand::ToFen { file, epd, out } => {
-            let data = open(&file)?;
-            let s = write_output(&out.output, &file, out.force, |w| {
-                tools::to_fen(&data, epd, out.mode(), w)
-            })?;
-            print_summary("to-fen", &s, out.json)
+            run_tool("to-fen", &file, &out, |d, mode, w| {
+                tools::to_fen(d, epd, mode, w)
+            })
         }
         SelfplayCommand::ToValue { file, out } => {
-            let data = open(&file)?;
-            let s = write_output(&out.output, &file, out.force, |w| {
-                tools::to_value(&data, out.mode(), w)
-            })?;
-            print_summary("to-value", &s, out.json)
+            run_tool("to-value", &file, &out, tools::to_value)
         }
     }
 }

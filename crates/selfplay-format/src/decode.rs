@@ -219,6 +219,50 @@ pub fn start_position(h: &Header) -> Result<(Chess, CastlingMode), ErrorKind> {
     Ok((pos, mode))
 }
 
+/// Checks one record against its position: fills `legal` with the position's legal codes,
+/// and requires the record's code to be one of them and its visit count `n` to be 0 or their
+/// number. Returns the move, or the error with its offset within the record. The one check
+/// shared by every decoder (policy games, positions, value games).
+pub(crate) fn check_record(
+    pos: &Chess,
+    legal: &mut CodeList,
+    code: MoveCode,
+    n: usize,
+) -> Result<Move, (usize, ErrorKind)> {
+    legal_codes(pos, legal);
+    if legal.index_of(code).is_none() {
+        return Err((
+            0,
+            ErrorKind::IllegalMove {
+                code: code.0,
+                fen: shakmaty::fen::Fen::from_position(pos, shakmaty::EnPassantMode::Legal)
+                    .to_string(),
+            },
+        ));
+    }
+    if n != 0 && n != legal.len() {
+        return Err((
+            4,
+            ErrorKind::VisitCount {
+                n: n as u8,
+                legal: legal.len(),
+            },
+        ));
+    }
+    Ok(code_to_move(pos, code))
+}
+
+/// The game result from the side to move's view (0, 0.5 or 1), from the header's result
+/// byte (White's view: 0, 1, 2).
+pub fn stm_result(white_result: u8, turn: Color) -> f32 {
+    let white = f32::from(white_result) / 2.0;
+    if turn == Color::White {
+        white
+    } else {
+        1.0 - white
+    }
+}
+
 /// Decodes a framed game fully.
 pub fn decode_game(view: &GameView<'_>) -> Result<Game, Error> {
     let header = view.header();
@@ -233,38 +277,16 @@ pub fn decode_game(view: &GameView<'_>) -> Result<Game, Error> {
     let mut moves = Vec::with_capacity(view.plies.min(view.bytes.len() / 5));
     let mut legal = CodeList::new();
     for rec in view.records() {
-        legal_codes(&pos, &mut legal);
-        if legal.index_of(rec.code).is_none() {
-            return Err(err(
-                rec.offset,
-                ErrorKind::IllegalMove {
-                    code: rec.code.0,
-                    fen: shakmaty::fen::Fen::from_position(&pos, shakmaty::EnPassantMode::Legal)
-                        .to_string(),
-                },
-            ));
-        };
-        let mv = code_to_move(&pos, rec.code);
-        let visits = if rec.visits.is_empty() {
-            None
-        } else if rec.visits.len() != legal.len() {
-            return Err(err(
-                rec.offset + 4,
-                ErrorKind::VisitCount {
-                    n: rec.visits.len() as u8,
-                    legal: legal.len(),
-                },
-            ));
-        } else {
-            Some(
-                legal
-                    .as_slice()
-                    .iter()
-                    .zip(rec.visits)
-                    .map(|(&c, &b)| (code_to_move(&pos, MoveCode(c)), b))
-                    .collect(),
-            )
-        };
+        let mv = check_record(&pos, &mut legal, rec.code, rec.visits.len())
+            .map_err(|(at, kind)| err(rec.offset + at, kind))?;
+        let visits = (!rec.visits.is_empty()).then(|| {
+            legal
+                .as_slice()
+                .iter()
+                .zip(rec.visits)
+                .map(|(&c, &b)| (code_to_move(&pos, MoveCode(c)), b))
+                .collect()
+        });
         moves.push(PlayedMove {
             mv,
             code: rec.code,

@@ -59,71 +59,58 @@ impl<'a> Iterator for Records<'a> {
     type Item = MoveRecord<'a>;
 
     fn next(&mut self) -> Option<MoveRecord<'a>> {
-        let b = self.bytes;
-        let p = self.pos;
-        let code = u16::from_le_bytes([*b.get(p)?, *b.get(p + 1)?]);
-        if code == 0 {
-            return None;
-        }
         // Checked reads: a view built by hand (its fields are public) may not be framed.
-        let score = u16::from_le_bytes([*b.get(p + 2)?, *b.get(p + 3)?]);
-        let n = usize::from(*b.get(p + 4)?);
-        let visits = b.get(p + 5..p + 5 + n)?;
-        self.pos = p + 5 + n;
-        Some(MoveRecord {
-            code: MoveCode(code),
-            score,
-            visits,
-            offset: p,
-        })
+        let rec = read_record(self.bytes, self.pos).ok()??;
+        self.pos = rec.end();
+        Some(rec)
     }
+}
+
+impl MoveRecord<'_> {
+    /// Offset just past the record within the game.
+    pub fn end(&self) -> usize {
+        self.offset + 5 + self.visits.len()
+    }
+}
+
+/// Reads the record at byte `p` of a game: `Ok(None)` at the zero terminator, or what the
+/// data lacks when it ends inside the record. The one record reader of the crate (framing,
+/// views and the streaming position reader).
+pub fn read_record(b: &[u8], p: usize) -> Result<Option<MoveRecord<'_>>, &'static str> {
+    let code = b
+        .get(p..p + 2)
+        .ok_or("a move code or the zero terminator")?;
+    let code = u16::from_le_bytes([code[0], code[1]]);
+    if code == 0 {
+        return Ok(None);
+    }
+    let head = b
+        .get(p + 2..p + 5)
+        .ok_or("a score and the visit count byte")?;
+    let n = usize::from(head[2]);
+    let visits = b.get(p + 5..p + 5 + n).ok_or("the visit bytes")?;
+    Ok(Some(MoveRecord {
+        code: MoveCode(code),
+        score: u16::from_le_bytes([head[0], head[1]]),
+        visits,
+        offset: p,
+    }))
 }
 
 /// Measures the game starting at `data[0]`: its length and number of plies, or where and why
 /// it is cut short.
 pub fn frame_game(data: &[u8]) -> Result<(usize, usize), (usize, ErrorKind)> {
+    let truncated = |expected| (data.len(), ErrorKind::Truncated { expected });
     if data.len() < GAME_HEADER_LEN {
-        return Err((
-            data.len(),
-            ErrorKind::Truncated {
-                expected: "a 43-byte game header",
-            },
-        ));
+        return Err(truncated("a 43-byte game header"));
     }
     let mut p = GAME_HEADER_LEN;
     let mut plies = 0;
-    loop {
-        let Some(code) = data.get(p..p + 2) else {
-            return Err((
-                data.len(),
-                ErrorKind::Truncated {
-                    expected: "a move code or the zero terminator",
-                },
-            ));
-        };
-        if code == [0, 0] {
-            return Ok((p + 2, plies));
-        }
-        let Some(&n) = data.get(p + 4) else {
-            return Err((
-                data.len(),
-                ErrorKind::Truncated {
-                    expected: "a score and the visit count byte",
-                },
-            ));
-        };
-        let end = p + 5 + usize::from(n);
-        if end > data.len() {
-            return Err((
-                data.len(),
-                ErrorKind::Truncated {
-                    expected: "the visit bytes",
-                },
-            ));
-        }
-        p = end;
+    while let Some(rec) = read_record(data, p).map_err(truncated)? {
+        p = rec.end();
         plies += 1;
     }
+    Ok((p + 2, plies))
 }
 
 /// Iterator over the games of a policy-format buffer (no move generation). A truncated last

@@ -10,13 +10,13 @@
 
 use std::io::Read;
 
-use shakmaty::{Chess, Color, Move, Position};
+use shakmaty::{Chess, Move, Position};
 
 use crate::{
-    decode::start_position,
+    decode::{check_record, start_position, stm_result},
     error::{Error, ErrorKind},
-    frame::{GameView, frame_game, frames},
-    movegen::{CodeList, code_to_move, legal_codes},
+    frame::{GameView, frame_game, frames, read_record},
+    movegen::{CodeList, code_to_move},
     raw::{GAME_HEADER_LEN, Header, MoveCode},
 };
 
@@ -263,38 +263,14 @@ impl GameBuf {
         self.header = Some(header);
         let (mut pos, _) = start_position(&header).map_err(|k| err(0, k))?;
         for rec in view.records() {
-            legal_codes(&pos, &mut self.list);
-            if self.list.index_of(rec.code).is_none() {
-                return Err(err(
-                    rec.offset,
-                    ErrorKind::IllegalMove {
-                        code: rec.code.0,
-                        fen: shakmaty::fen::Fen::from_position(
-                            &pos,
-                            shakmaty::EnPassantMode::Legal,
-                        )
-                        .to_string(),
-                    },
-                ));
-            }
             let n = rec.visits.len();
+            let mv = check_record(&pos, &mut self.list, rec.code, n)
+                .map_err(|(at, kind)| err(rec.offset + at, kind))?;
+            self.policy.push((self.legal.len() as u32, n as u16));
             if n != 0 {
-                if n != self.list.len() {
-                    return Err(err(
-                        rec.offset + 4,
-                        ErrorKind::VisitCount {
-                            n: n as u8,
-                            legal: self.list.len(),
-                        },
-                    ));
-                }
-                self.policy.push((self.legal.len() as u32, n as u16));
                 self.legal.extend_from_slice(self.list.as_slice());
                 self.visits.extend_from_slice(rec.visits);
-            } else {
-                self.policy.push((self.legal.len() as u32, 0));
             }
-            let mv = code_to_move(&pos, rec.code);
             self.codes.push(rec.code.0);
             self.scores.push(rec.score);
             self.moves.push(mv);
@@ -311,7 +287,6 @@ impl GameBuf {
     pub(crate) fn sample(&self, ply: usize) -> Sample<'_> {
         let header = self.header.expect("decoded");
         let position = &self.positions[ply];
-        let white = f32::from(header.result) / 2.0;
         let (start, len) = self.policy[ply];
         let (start, len) = (start as usize, usize::from(len));
         Sample {
@@ -322,11 +297,7 @@ impl GameBuf {
             code: MoveCode(self.codes[ply]),
             raw_score: self.scores[ply],
             white_result: header.result,
-            result: if position.turn() == Color::White {
-                white
-            } else {
-                1.0 - white
-            },
+            result: stm_result(header.result, position.turn()),
             legal: &self.legal[start..start + len],
             visits: &self.visits[start..start + len],
         }
@@ -429,8 +400,8 @@ struct Stream {
     offset: u64,
     /// Offset of the next record in `bytes`.
     cursor: usize,
-    /// Offset of the record last yielded.
-    record: usize,
+    /// The record last yielded: code, score and the range of its visit bytes in `bytes`.
+    record: (MoveCode, u16, std::ops::Range<usize>),
     ply: usize,
     pos: Chess,
     list: CodeList,
@@ -444,9 +415,7 @@ impl<'a> Positions<crate::frame::Frames<'a>> {
     pub fn from_slice(data: &'a [u8], mode: Mode) -> Self {
         Positions::new(frames(data), mode)
     }
-}
 
-impl<'a> Positions<crate::frame::Frames<'a>> {
     /// Positions of one chunk of a buffer (see [`crate::frame::chunks`]), with the whole
     /// buffer's game numbers and offsets: run one per thread.
     pub fn from_chunk(chunk: &crate::frame::Chunk<'a>, mode: Mode) -> Self {
@@ -461,8 +430,8 @@ impl<R: Read> Positions<StreamFrames<R>> {
     }
 }
 
-/// The first errors kept in lenient mode (the count is always exact).
-const KEPT_ERRORS: usize = 100;
+/// How many errors lenient readers keep (the count is always exact).
+pub(crate) const KEPT_ERRORS: usize = 100;
 
 impl<S: GameSource> Positions<S> {
     /// Positions of any game source.
@@ -514,14 +483,7 @@ impl<S: GameSource> Positions<S> {
                         return Ok(true);
                     }
                     Err(e) if self.mode == Mode::Strict => return Err(e),
-                    Err(e) => (
-                        e,
-                        BadGame {
-                            index: view.index,
-                            offset: view.offset,
-                            len: view.bytes.len(),
-                        },
-                    ),
+                    Err(e) => (e, BadGame::of(&view)),
                 },
             };
             self.note(bad.0);
@@ -566,39 +528,28 @@ impl<S: GameSource> Positions<S> {
         }
         Some(Ok(self.game.sample(self.ply)))
     }
-}
 
-impl<S: GameSource> Positions<S> {
     fn next_strict(&mut self) -> Option<Result<Sample<'_>, Error>> {
         match self.step_strict() {
             Ok(true) => {
                 let st = &self.stream;
                 let header = st.header.expect("in a game");
-                // step_strict checked the record's bytes.
-                let b = &st.bytes;
-                let p = st.record;
-                let code = u16::from_le_bytes([b[p], b[p + 1]]);
-                let score = u16::from_le_bytes([b[p + 2], b[p + 3]]);
-                let n = usize::from(b[p + 4]);
-                let white = f32::from(header.result) / 2.0;
-                let (legal, visits) = if n == 0 {
-                    (&[][..], &[][..])
+                let (code, score, visits) = st.record.clone();
+                let visits = &st.bytes[visits];
+                let legal = if visits.is_empty() {
+                    &[][..]
                 } else {
-                    (st.list.as_slice(), &b[p + 5..p + 5 + n])
+                    st.list.as_slice()
                 };
                 Some(Ok(Sample {
                     game: st.index,
                     ply: st.ply,
                     position: &st.pos,
                     mv: st.pending.expect("set by step_strict"),
-                    code: MoveCode(code),
+                    code,
                     raw_score: score,
                     white_result: header.result,
-                    result: if st.pos.turn() == Color::White {
-                        white
-                    } else {
-                        1.0 - white
-                    },
+                    result: stm_result(header.result, st.pos.turn()),
                     legal,
                     visits,
                 }))
@@ -628,50 +579,17 @@ impl<S: GameSource> Positions<S> {
                     offset: st.offset + offset as u64,
                     kind,
                 };
-                let b = &st.bytes;
-                let p = st.cursor;
-                let truncated = |what| err(b.len(), ErrorKind::Truncated { expected: what });
-                let code = match b.get(p..p + 2) {
-                    Some(c) => u16::from_le_bytes([c[0], c[1]]),
-                    None => return Err(truncated("a move code or the zero terminator")),
-                };
-                if code == 0 {
+                let rec = read_record(&st.bytes, st.cursor)
+                    .map_err(|expected| err(st.bytes.len(), ErrorKind::Truncated { expected }))?;
+                let Some(rec) = rec else {
                     st.in_game = false;
                     continue;
-                }
-                let Some(&n) = b.get(p + 4) else {
-                    return Err(truncated("a score and the visit count byte"));
                 };
-                let end = p + 5 + usize::from(n);
-                if end > b.len() {
-                    return Err(truncated("the visit bytes"));
-                }
-                legal_codes(&st.pos, &mut st.list);
-                if st.list.index_of(MoveCode(code)).is_none() {
-                    return Err(err(
-                        p,
-                        ErrorKind::IllegalMove {
-                            code,
-                            fen: shakmaty::fen::Fen::from_position(
-                                &st.pos,
-                                shakmaty::EnPassantMode::Legal,
-                            )
-                            .to_string(),
-                        },
-                    ));
-                }
-                if n != 0 && usize::from(n) != st.list.len() {
-                    return Err(err(
-                        p + 4,
-                        ErrorKind::VisitCount {
-                            n,
-                            legal: st.list.len(),
-                        },
-                    ));
-                }
-                st.pending = Some(code_to_move(&st.pos, MoveCode(code)));
-                st.cursor = end;
-                st.record = p;
+                let mv = check_record(&st.pos, &mut st.list, rec.code, rec.visits.len())
+                    .map_err(|(at, kind)| err(rec.offset + at, kind))?;
+                st.pending = Some(mv);
+                st.cursor = rec.end();
+                st.record = (rec.code, rec.score, rec.offset + 5..rec.end());
                 return Ok(true);
             }
             let view = match self.source.next_game() {

@@ -121,7 +121,7 @@ pub mod flags {
 }
 
 /// A move code: `flag | to << 4 | from << 10`, squares rank-major (a1 = 0, b1 = 1, …).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct MoveCode(pub u16);
 
 impl MoveCode {

@@ -20,7 +20,7 @@ use crate::{
     decode::Game,
     error::Error,
     frame::{GameView, frames},
-    positions::{BadGame, GameSource, Mode, Positions, Sample},
+    positions::{BadGame, GameSource, KEPT_ERRORS, Mode, Positions, Sample},
     synth::XorShift,
     value::policy_to_value,
     write::header_of,
@@ -393,38 +393,67 @@ pub fn to_value(data: &[u8], mode: Mode, out: &mut dyn Write) -> Result<Summary,
     Ok(sum)
 }
 
-/// Decodes every game and hands it over; bad games per `mode`.
+/// Decodes every game, handing the good ones to `on_game` and the bad ones (framing or
+/// decoding) to `on_bad`; after a bad game strict mode stops, lenient mode resynchronises.
+fn each_game(
+    data: &[u8],
+    mode: Mode,
+    mut on_game: impl FnMut(&GameView<'_>, &Game) -> io::Result<()>,
+    mut on_bad: impl FnMut(Error),
+) -> io::Result<()> {
+    let mut it = frames(data);
+    while let Some(view) = it.next() {
+        let view = match view {
+            Ok(v) => v,
+            Err(e) => {
+                on_bad(e);
+                break;
+            }
+        };
+        match crate::decode::decode_game(&view) {
+            Ok(game) => on_game(&view, &game)?,
+            Err(e) => {
+                on_bad(e);
+                if mode == Mode::Strict {
+                    break;
+                }
+                GameSource::resync(&mut it, BadGame::of(&view));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Decodes every game and hands it over; a bad game is the error in strict mode and counted
+/// in lenient mode.
 fn for_each_game(
     data: &[u8],
     mode: Mode,
     sum: &mut Summary,
     mut f: impl FnMut(&GameView<'_>, &Game) -> io::Result<()>,
 ) -> Result<(), ToolError> {
-    let mut it = frames(data);
-    while let Some(view) = it.next() {
-        let view = match view {
-            Ok(v) => v,
-            Err(e) if mode == Mode::Strict => return Err(e.into()),
-            Err(_) => {
-                sum.skipped += 1;
-                break;
-            }
-        };
-        match crate::decode::decode_game(&view) {
-            Ok(game) => {
-                sum.games += 1;
-                sum.positions += game.moves.len() as u64;
-                sum.written += 1;
-                f(&view, &game)?;
-            }
-            Err(e) if mode == Mode::Strict => return Err(e.into()),
-            Err(_) => {
-                sum.skipped += 1;
-                GameSource::resync(&mut it, BadGame::of(&view));
-            }
+    let (mut skipped, mut first_error) = (0, None);
+    each_game(
+        data,
+        mode,
+        |view, game| {
+            sum.games += 1;
+            sum.positions += game.moves.len() as u64;
+            sum.written += 1;
+            f(view, game)
+        },
+        |e| {
+            skipped += 1;
+            first_error.get_or_insert(e);
+        },
+    )?;
+    match first_error {
+        Some(e) if mode == Mode::Strict => Err(e.into()),
+        _ => {
+            sum.skipped += skipped;
+            Ok(())
         }
     }
-    Ok(())
 }
 
 /// The result of checking every game.
@@ -443,35 +472,30 @@ pub struct Validation {
 /// Decodes every game fully. Strict mode stops at the first bad game (its error is the only
 /// one); lenient mode skips each bad game and goes on at the next game that decodes.
 pub fn validate(data: &[u8], mode: Mode) -> Validation {
-    let mut v = Validation::default();
-    let mut it = frames(data);
-    while let Some(view) = it.next() {
-        let view = match view {
-            Ok(view) => view,
-            Err(e) => {
-                v.bad += 1;
-                v.errors.push(e);
-                break;
+    let (mut valid, mut positions) = (0, 0);
+    let (mut bad, mut errors) = (0, Vec::new());
+    // Writes nothing, so it cannot fail.
+    let _ = each_game(
+        data,
+        mode,
+        |_, game| {
+            valid += 1;
+            positions += game.moves.len() as u64;
+            Ok(())
+        },
+        |e| {
+            bad += 1;
+            if errors.len() < KEPT_ERRORS {
+                errors.push(e);
             }
-        };
-        match crate::decode::decode_game(&view) {
-            Ok(game) => {
-                v.valid += 1;
-                v.positions += game.moves.len() as u64;
-            }
-            Err(e) => {
-                v.bad += 1;
-                if v.errors.len() < 100 {
-                    v.errors.push(e);
-                }
-                if mode == Mode::Strict {
-                    break;
-                }
-                GameSource::resync(&mut it, BadGame::of(&view));
-            }
-        }
+        },
+    );
+    Validation {
+        valid,
+        positions,
+        bad,
+        errors,
     }
-    v
 }
 
 /// How many of the most visited moves a PGN comment lists.

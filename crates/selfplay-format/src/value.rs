@@ -9,10 +9,10 @@
 use shakmaty::{Chess, Color, Move, Position};
 
 use crate::{
-    decode::start_position,
+    decode::{check_record, start_position},
     error::{Error, ErrorKind},
     frame::GameView,
-    movegen::{CodeList, code_to_move, legal_codes},
+    movegen::CodeList,
     raw::{GAME_HEADER_LEN, Header, MoveCode},
     write::{WriteError, header_of},
 };
@@ -172,18 +172,8 @@ pub fn decode_value_game(view: &ValueGameView<'_>) -> Result<ValueGame, Error> {
     let mut list = CodeList::new();
     let mut moves = Vec::with_capacity(view.plies());
     for (i, r) in view.records().enumerate() {
-        legal_codes(&pos, &mut list);
-        if list.index_of(r.code).is_none() {
-            return Err(err(
-                GAME_HEADER_LEN + i * VALUE_RECORD_LEN,
-                ErrorKind::IllegalMove {
-                    code: r.code.0,
-                    fen: shakmaty::fen::Fen::from_position(&pos, shakmaty::EnPassantMode::Legal)
-                        .to_string(),
-                },
-            ));
-        }
-        let mv = code_to_move(&pos, r.code);
+        let mv = check_record(&pos, &mut list, r.code, 0)
+            .map_err(|(at, kind)| err(GAME_HEADER_LEN + i * VALUE_RECORD_LEN + at, kind))?;
         moves.push((mv, r));
         pos.play_unchecked(mv);
     }
