@@ -327,6 +327,124 @@ pub fn decode_ctg(bytes: &[u8]) -> Result<(HuffmanPosition, usize), ParseError> 
     ))
 }
 
+/// A CTG-encoded position in a fixed buffer (no allocation): header byte included.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CtgKey {
+    bytes: [u8; 32],
+    len: u8,
+}
+
+impl CtgKey {
+    /// The encoded bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes[..usize::from(self.len)]
+    }
+}
+
+impl std::fmt::Debug for CtgKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for b in self.as_bytes() {
+            write!(f, "{b:02x}")?;
+        }
+        Ok(())
+    }
+}
+
+/// The CTG encoding of any position, normalised on the fly: the same bytes as
+/// [`encode_ctg`] of [`HuffmanPosition::from_position`] of the normalised position, without
+/// building the normalised position or allocating (the probe path of CTG readers).
+///
+/// `None` when the board does not fit the 31 bytes a CTG position may have (more than 32
+/// pieces, only possible for positions built while ignoring material limits).
+pub fn ctg_key(pos: &shakmaty::Chess) -> Option<CtgKey> {
+    use shakmaty::{EnPassantMode, Position};
+    let board = pos.board();
+    if 8 + board_bit_len(board) + 7 > CTG_MAX_LEN * 8 {
+        return None;
+    }
+    let flip = pos.turn() == Color::Black;
+    let rights = pos.castles().castling_rights();
+    let mirror = rights.is_empty()
+        && board
+            .king_of(pos.turn())
+            .is_some_and(|k| k.file() <= File::D);
+    let real = |file: u32, rank: u32| {
+        let rank = if flip { 7 - rank } else { rank };
+        let file = if mirror { 7 - file } else { file };
+        Square::from_coords(File::new(file), Rank::new(rank))
+    };
+    let mut out = [0u8; 32];
+    // Bit cursor after the header byte.
+    let mut bit = 8usize;
+    let put = |value: u32, n: usize, out: &mut [u8; 32], bit: &mut usize| {
+        for i in (0..n).rev() {
+            if value >> i & 1 == 1 {
+                out[*bit / 8] |= 0x80 >> (*bit % 8);
+            }
+            *bit += 1;
+        }
+    };
+    for file in 0..8 {
+        for rank in 0..8 {
+            match board.piece_at(real(file, rank)) {
+                None => bit += 1,
+                Some(Piece { color, role }) => {
+                    let (code, n) = code_of(role);
+                    let black = (color == Color::Black) != flip;
+                    put(
+                        u32::from(code) << 1 | u32::from(black),
+                        n + 1,
+                        &mut out,
+                        &mut bit,
+                    );
+                }
+            }
+        }
+    }
+    let ep_file = pos.ep_square(EnPassantMode::Legal).map(|sq| {
+        if mirror {
+            sq.file().flip_horizontal()
+        } else {
+            sq.file()
+        }
+    });
+    let mut castling = CastlingFlags::NONE;
+    for color in Color::ALL {
+        let Some(king) = board.king_of(color) else {
+            continue;
+        };
+        let back = Bitboard::from_rank(color.fold_wb(Rank::First, Rank::Eighth));
+        for rook in rights & back {
+            let king_side = rook.file() > king.file();
+            let white = (color == Color::White) != flip;
+            match (white, king_side) {
+                (true, true) => castling.white_king = true,
+                (true, false) => castling.white_queen = true,
+                (false, true) => castling.black_king = true,
+                (false, false) => castling.black_queen = true,
+            }
+        }
+    }
+    let flag_bits = ep_file.map_or(0, |_| 3) + if castling.any() { 4 } else { 0 };
+    let total = (bit + flag_bits.max(1)).div_ceil(8) * 8;
+    bit = total - flag_bits;
+    let mut header = 0u8;
+    if let Some(f) = ep_file {
+        put(f as u32, 3, &mut out, &mut bit);
+        header |= CTG_EP_FLAG;
+    }
+    if castling.any() {
+        put(u32::from(castling.to_nibble()), 4, &mut out, &mut bit);
+        header |= CTG_CASTLING_FLAG;
+    }
+    let len = (total / 8) as u8;
+    out[0] = header | len;
+    Some(CtgKey { bytes: out, len })
+}
+
+/// Longest CTG position encoding: the header byte's 5-bit length field.
+pub const CTG_MAX_LEN: usize = 31;
+
 /// Length of a Kvetka position key in bytes.
 pub const KVETKA_KEY_LEN: usize = 22;
 
@@ -399,6 +517,30 @@ mod tests {
         assert_eq!(key[20], 0x70); // last board nibble 0111, ep 0000
         assert_eq!(key[21], 0xf0); // castling 1111, padding
         assert_eq!(decode_kvetka(&key).unwrap(), pos);
+    }
+
+    #[test]
+    fn fast_key_equals_normalise_then_encode() {
+        use crate::normalize::normalize;
+        use shakmaty::{Chess, Position};
+        // Random playouts: every position's fast key equals the two-step encoding.
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        for _game in 0..60 {
+            let mut pos = Chess::default();
+            for _ply in 0..120 {
+                let n = normalize(&pos);
+                let slow = encode_ctg(&HuffmanPosition::from_position(&n.position));
+                assert_eq!(ctg_key(&pos).unwrap().as_bytes(), &slow[..], "{pos:?}");
+                let moves = pos.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                pos.play_unchecked(moves[(seed % moves.len() as u64) as usize]);
+            }
+        }
     }
 
     #[test]

@@ -57,11 +57,17 @@ impl RelativeMove {
     /// The legal move this denotes in `pos`, if any. A pawn reaching the last rank promotes to
     /// a queen.
     pub fn to_move(self, pos: &Chess) -> Option<Move> {
+        self.find_in(pos, &pos.legal_moves())
+    }
+
+    /// Like [`RelativeMove::to_move`], choosing among `legal`, the legal moves of `pos`
+    /// (computed once by a caller that decodes several codes in one position).
+    pub fn find_in(self, pos: &Chess, legal: &[Move]) -> Option<Move> {
         match self {
-            RelativeMove::Castle(side) => pos
-                .legal_moves()
-                .into_iter()
-                .find(|m| matches!(m, Move::Castle { .. }) && m.castling_side() == Some(side)),
+            RelativeMove::Castle(side) => legal
+                .iter()
+                .find(|m| matches!(m, Move::Castle { .. }) && m.castling_side() == Some(side))
+                .copied(),
             RelativeMove::Piece {
                 role,
                 index,
@@ -72,14 +78,15 @@ impl RelativeMove {
                 let file = (from.file().to_u32() + u32::from(dx)) % 8;
                 let rank = (from.rank().to_u32() + u32::from(dy)) % 8;
                 let to = Square::from_coords(shakmaty::File::new(file), shakmaty::Rank::new(rank));
-                let mut moves = pos.legal_moves();
-                moves.retain(|m| {
-                    m.from() == Some(from)
-                        && m.to() == to
-                        && !matches!(m, Move::Castle { .. })
-                        && matches!(m.promotion(), None | Some(Role::Queen))
-                });
-                moves.first().copied()
+                legal
+                    .iter()
+                    .find(|m| {
+                        m.from() == Some(from)
+                            && m.to() == to
+                            && !matches!(m, Move::Castle { .. })
+                            && matches!(m.promotion(), None | Some(Role::Queen))
+                    })
+                    .copied()
             }
         }
     }
@@ -159,9 +166,19 @@ impl RelativeMoveTable {
 
     /// Decodes a code to a legal move of `pos` (trying the alternative meaning second).
     pub fn decode(&self, pos: &Chess, code: u8) -> Option<Move> {
+        self.decode_among(pos, &pos.legal_moves(), code)
+    }
+
+    /// Like [`RelativeMoveTable::decode`], choosing among `legal`, the legal moves of `pos`.
+    pub fn decode_among(&self, pos: &Chess, legal: &[Move], code: u8) -> Option<Move> {
         self.relative(code)
-            .and_then(|r| r.to_move(pos))
-            .or_else(|| self.alternative[usize::from(code)]?.to_move(pos))
+            .and_then(|r| r.find_in(pos, legal))
+            .or_else(|| self.alternative[usize::from(code)]?.find_in(pos, legal))
+    }
+
+    /// The alternative meaning of a code, if it has one.
+    pub fn alternative(&self, code: u8) -> Option<RelativeMove> {
+        self.alternative[usize::from(code)]
     }
 
     /// Encodes a legal move of `pos`; `None` when the table has no code for it.

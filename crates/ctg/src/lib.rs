@@ -1,16 +1,44 @@
-//! ChessBase CTG opening books (`.ctg` + `.cto` + `.ctb`).
+//! ChessBase CTG opening books (`.ctg` + `.cto` + `.ctb`): probe, scan, convert and write.
 //!
-//! **Status: scaffold.** The reader, tree walk, Polyglot conversion and writer are being built.
-//! The format's facts are in the repository's `specs/NOTES.md` (section "CTG"); the position
-//! code is [`chess_core::huffman::encode_ctg`].
+//! A CTG book is Unix ndbm in disguise: position records live in 4096-byte pages of the
+//! `.ctg`, the `.cto` maps split-tree nodes to pages and the `.ctb` holds the split bitmap
+//! ([`hash`]). Positions are stored normalised to White to move and Huffman-coded
+//! (`chess_core::huffman`); moves are relative-move bytes ([`moves`]); each record ends with
+//! 33 statistics bytes whose results are those of the stored side to move ([`raw::Stats`]).
+//! A move's own statistics live in the record of the position after it, which
+//! [`Book::probe`] looks up.
 //!
-//! ```
-//! // The three files of a book.
-//! assert_eq!(ctg::EXTENSIONS, ["ctg", "cto", "ctb"]);
+//! The format's facts and the decisions taken are in the repository's `specs/NOTES.md`
+//! (section "CTG").
+//!
+//! # Example
+//!
+//! ```no_run
+//! use shakmaty::Chess;
+//!
+//! let book = ctg::Book::open("Perfect2021.ctg")?;
+//! if let Some(probe) = book.probe(&Chess::default()) {
+//!     for m in &probe.moves {
+//!         let r = m.results(); // of the side playing the move
+//!         println!("{:?} {} games, +{} ={} -{}", m.mv, r.games, r.wins, r.draws, r.losses);
+//!     }
+//! }
+//! # Ok::<(), ctg::Error>(())
 //! ```
 
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 #![warn(missing_docs)]
+
+mod error;
+pub mod hash;
+pub mod moves;
+pub mod raw;
+pub mod read;
+pub mod walk;
+
+pub use error::Error;
+pub use raw::{Recommendation, Stats};
+pub use read::{Book, BookMove, MappedBook, Probe, Results};
 
 /// The file extensions of a CTG book: records, page directory, split bitmap.
 pub const EXTENSIONS: [&str; 3] = ["ctg", "cto", "ctb"];

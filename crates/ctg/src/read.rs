@@ -1,0 +1,477 @@
+//! Reading a book: opening the three files, the lookup walk, record scans and probes.
+
+use std::{
+    fs::File,
+    path::{Path, PathBuf},
+};
+
+use chess_core::{
+    ParseError,
+    bytes::be_u32,
+    huffman::{CtgKey, HuffmanPosition, ctg_key, decode_ctg},
+    normalize::{Transform, normalize},
+};
+use memmap2::Mmap;
+use shakmaty::{CastlingMode, Chess, FromSetup, Move, Position};
+
+use crate::{
+    Error,
+    hash::{candidate_nodes, gen_hash},
+    moves,
+    raw::{
+        CTB_HEADER, CTO_HEADER, CtbHeader, Header, NO_PAGE, PAGE_HEADER, PAGE_SIZE, PageHeader,
+        RawRecord, Recommendation, Stats, page_offset,
+    },
+};
+
+/// A CTG book over the bytes of its `.ctg` and `.cto` files (`Vec<u8>`, `&[u8]`, [`Mmap`])
+/// and the header of its `.ctb`.
+#[derive(Debug)]
+pub struct Book<D> {
+    ctg: D,
+    cto: D,
+    header: Header,
+    bounds: CtbHeader,
+    split_bitmap: Vec<u8>,
+}
+
+/// A record found in the book, with where it is.
+#[derive(Debug, Clone, Copy)]
+pub struct RecordRef<'a> {
+    /// Data page number.
+    pub page: u32,
+    /// Byte offset of the record in the `.ctg`.
+    pub offset: u64,
+    /// The record's parts.
+    pub raw: RawRecord<'a>,
+}
+
+/// A book move of a probed position.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BookMove {
+    /// The move on the real board.
+    pub mv: Move,
+    /// The stored move code.
+    pub code: u8,
+    /// The annotation byte as stored (its low 5 bits are the NAG: [`BookMove::nag`]).
+    pub annotation: u8,
+    /// The statistics of the position after the move, as stored (side to move = the
+    /// opponent of the mover); `None` when the book has no record for it.
+    pub child: Option<Stats>,
+}
+
+/// Results from the point of view of one side.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Results {
+    /// Games.
+    pub games: u32,
+    /// Games won by that side.
+    pub wins: u32,
+    /// Drawn games.
+    pub draws: u32,
+    /// Games lost by that side.
+    pub losses: u32,
+}
+
+impl BookMove {
+    /// The annotation NAG (low 5 bits of the annotation byte: 1 `!`, 2 `?`, 3 `!!`, …).
+    pub fn nag(&self) -> u8 {
+        moves::nag(self.annotation)
+    }
+
+    /// Games, wins, draws and losses **of the side that plays the move** (the child record
+    /// stores them for its side to move, the opponent: wins and losses swap).
+    pub fn results(&self) -> Results {
+        self.child.map_or(Results::default(), |s| Results {
+            games: s.games,
+            wins: s.losses,
+            draws: s.draws,
+            losses: s.wins,
+        })
+    }
+
+    /// The move's colour (green, red, none) from the child record.
+    pub fn recommendation(&self) -> Recommendation {
+        self.child
+            .map_or(Recommendation::None, |s| s.recommendation())
+    }
+
+    /// The commentary (position NAG) of the position after the move.
+    pub fn commentary(&self) -> u8 {
+        self.child.map_or(0, |s| s.commentary)
+    }
+}
+
+/// What the book says about a position.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Probe {
+    /// The position's own statistics (side to move = the probed position's side to move).
+    pub stats: Stats,
+    /// Its book moves, in stored order.
+    pub moves: Vec<BookMove>,
+    /// Stored (code, annotation) pairs that decode to no legal move, even with the 0x1A/0xF9
+    /// fallback.
+    pub undecodable: Vec<(u8, u8)>,
+}
+
+impl Probe {
+    /// The position's results from its side to move's point of view.
+    pub fn results(&self) -> Results {
+        Results {
+            games: self.stats.games,
+            wins: self.stats.wins,
+            draws: self.stats.draws,
+            losses: self.stats.losses,
+        }
+    }
+}
+
+/// A record decoded: its position (normalised: White to move) and moves.
+#[derive(Debug, Clone)]
+pub struct DecodedRecord {
+    /// The stored position as a White-to-move position.
+    pub position: Chess,
+    /// Decoded moves on that board: (move, code, annotation).
+    pub moves: Vec<(Move, u8, u8)>,
+    /// Pairs that decode to no legal move.
+    pub undecodable: Vec<(u8, u8)>,
+    /// The statistics.
+    pub stats: Stats,
+}
+
+/// Decodes a record's position and moves. Errors when the position bytes are not a legal
+/// position.
+pub fn decode_record(raw: &RawRecord<'_>) -> Result<DecodedRecord, ParseError> {
+    let (hp, _) = decode_ctg(raw.position)?;
+    let position = position_of(&hp)?;
+    let legal = position.legal_moves();
+    let mut moves = Vec::with_capacity(raw.moves.len() / 2);
+    let mut undecodable = Vec::new();
+    for (code, ann) in raw.move_pairs() {
+        match moves::decode(&position, &legal, code) {
+            Some(m) => moves.push((m, code, ann)),
+            None => undecodable.push((code, ann)),
+        }
+    }
+    Ok(DecodedRecord {
+        position,
+        moves,
+        undecodable,
+        stats: raw.stats(),
+    })
+}
+
+/// The White-to-move position of a decoded key.
+pub fn position_of(hp: &HuffmanPosition) -> Result<Chess, ParseError> {
+    Chess::from_setup(hp.to_setup(), CastlingMode::Standard)
+        .map_err(|e| ParseError::new(0, "a legal position", e.to_string()))
+}
+
+impl<D: AsRef<[u8]>> Book<D> {
+    /// A book over the bytes of its three files. Checks the header page, that the data pages
+    /// the header announces are in the file, and the `.cto`/`.ctb` headers; pages are checked
+    /// record by record when read (a malformed page tail is never used).
+    pub fn new(ctg: D, cto: D, ctb: &[u8]) -> Result<Self, Error> {
+        let bytes = ctg.as_ref();
+        let header = Header::parse(bytes)?;
+        let needed = page_offset(header.pages);
+        if needed > bytes.len() as u64 {
+            return Err(ParseError::new(
+                16,
+                format!(
+                    "{} data pages ({needed} bytes, as the header says)",
+                    header.pages
+                ),
+                format!("a file of {} bytes", bytes.len()),
+            )
+            .into());
+        }
+        if cto.as_ref().len() < CTO_HEADER {
+            return Err(Error::Parse(ParseError::truncated(
+                0,
+                CTO_HEADER as u64,
+                cto.as_ref().len() as u64,
+            )));
+        }
+        let bounds = CtbHeader::parse(ctb)?;
+        Ok(Book {
+            ctg,
+            cto,
+            header,
+            bounds,
+            split_bitmap: ctb[CTB_HEADER..].to_vec(),
+        })
+    }
+
+    /// The header page's fields.
+    pub fn header(&self) -> Header {
+        self.header
+    }
+
+    /// The `.ctb` bounds (lower, upper).
+    pub fn bounds(&self) -> CtbHeader {
+        self.bounds
+    }
+
+    /// The split bitmap of the `.ctb` (after its header).
+    pub fn split_bitmap(&self) -> &[u8] {
+        &self.split_bitmap
+    }
+
+    /// Number of `.cto` entries the file holds.
+    pub fn directory_len(&self) -> usize {
+        (self.cto.as_ref().len() - CTO_HEADER) / 4
+    }
+
+    /// The page of `.cto` entry `node`: `None` for 0xffffffff, an entry past the end of the
+    /// file, or a page the book does not have.
+    pub fn directory_entry(&self, node: u32) -> Option<u32> {
+        let at = CTO_HEADER as u64 + u64::from(node) * 4;
+        let page = be_u32(self.cto.as_ref(), usize::try_from(at).ok()?)?;
+        (page != NO_PAGE && page < self.header.pages).then_some(page)
+    }
+
+    /// Data page `page`'s bytes up to its used-byte count (the garbage after it excluded),
+    /// with its header; `None` for a page number past the header's count.
+    pub fn page(&self, page: u32) -> Option<(PageHeader, &[u8])> {
+        if page >= self.header.pages {
+            return None;
+        }
+        let start = usize::try_from(page_offset(page)).ok()?;
+        let bytes = self.ctg.as_ref().get(start..start + PAGE_SIZE)?;
+        let h = PageHeader::parse(bytes)?;
+        let used = usize::from(h.used).clamp(PAGE_HEADER, PAGE_SIZE);
+        Some((h, &bytes[..used]))
+    }
+
+    /// Finds the record of an encoded position (header byte included) by the lookup walk.
+    pub fn find(&self, key: &[u8]) -> Option<RecordRef<'_>> {
+        let hash = gen_hash(key);
+        for node in candidate_nodes(hash, self.bounds.lower, self.bounds.upper) {
+            let Some(page) = self.directory_entry(node) else {
+                continue;
+            };
+            if let Some(r) = self.search_page(page, key) {
+                return Some(r);
+            }
+        }
+        None
+    }
+
+    /// Searches one page for a key, up to its used-byte count and its first malformed record.
+    pub fn search_page(&self, page: u32, key: &[u8]) -> Option<RecordRef<'_>> {
+        let (_, bytes) = self.page(page)?;
+        let mut at = PAGE_HEADER;
+        while at < bytes.len() {
+            let rest = &bytes[at..];
+            let (raw, len) = RawRecord::split(rest).ok()?;
+            if raw.position == key {
+                return Some(RecordRef {
+                    page,
+                    offset: page_offset(page) + at as u64,
+                    raw,
+                });
+            }
+            at += len;
+        }
+        None
+    }
+
+    /// The record of a position (normalised and encoded first).
+    pub fn find_position(&self, pos: &Chess) -> Option<RecordRef<'_>> {
+        self.find(ctg_key(pos)?.as_bytes())
+    }
+
+    /// Every record in page order, each page read up to its used-byte count. A malformed
+    /// record, or a page whose record count disagrees with its records, yields one error
+    /// (naming the byte offset) and the scan goes on with the next page.
+    pub fn records(&self) -> Records<'_, D> {
+        Records {
+            book: self,
+            page: 0,
+            at: PAGE_HEADER,
+            seen: 0,
+        }
+    }
+
+    /// The book moves of a position, with the statistics of each move from the record of
+    /// the position after it; `None` when the position is not in the book.
+    pub fn probe(&self, pos: &Chess) -> Option<Probe> {
+        let n = normalize(pos);
+        let rec = self.find(ctg_key(&n.position)?.as_bytes())?;
+        Some(self.probe_record(&n.position, n.transform, &rec.raw))
+    }
+
+    /// [`Book::probe`] for a record already found: `position` is its normalised position and
+    /// `transform` maps its moves back to the real board.
+    pub fn probe_record(
+        &self,
+        position: &Chess,
+        transform: Transform,
+        raw: &RawRecord<'_>,
+    ) -> Probe {
+        let legal = position.legal_moves();
+        let mut out = Probe {
+            stats: raw.stats(),
+            moves: Vec::with_capacity(raw.moves.len() / 2),
+            undecodable: Vec::new(),
+        };
+        for (code, annotation) in raw.move_pairs() {
+            let Some(m) = moves::decode(position, &legal, code) else {
+                out.undecodable.push((code, annotation));
+                continue;
+            };
+            let mut child = position.clone();
+            child.play_unchecked(m);
+            let child_stats = self.child_stats(&child);
+            out.moves.push(BookMove {
+                mv: transform.apply_move(m),
+                code,
+                annotation,
+                child: child_stats,
+            });
+        }
+        out
+    }
+
+    fn child_stats(&self, child: &Chess) -> Option<Stats> {
+        let key: CtgKey = ctg_key(child)?;
+        self.find(key.as_bytes()).map(|r| r.raw.stats())
+    }
+}
+
+/// Iterator over every record of a book: see [`Book::records`].
+#[derive(Debug)]
+pub struct Records<'a, D> {
+    book: &'a Book<D>,
+    page: u32,
+    at: usize,
+    seen: u32,
+}
+
+impl<'a, D: AsRef<[u8]>> Iterator for Records<'a, D> {
+    type Item = Result<RecordRef<'a>, ParseError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if self.page >= self.book.header.pages {
+                return None;
+            }
+            let page = self.page;
+            let base = page_offset(page);
+            let Some((h, bytes)) = self.book.page(page) else {
+                self.page = u32::MAX;
+                return Some(Err(ParseError::truncated(base, PAGE_SIZE as u64, 0)));
+            };
+            let next_page = |s: &mut Self| {
+                s.page += 1;
+                s.at = PAGE_HEADER;
+                s.seen = 0;
+            };
+            if self.at >= bytes.len() {
+                let seen = self.seen;
+                next_page(self);
+                if u32::from(h.used) < PAGE_HEADER as u32 || usize::from(h.used) > PAGE_SIZE {
+                    return Some(Err(ParseError::new(
+                        base + 2,
+                        "a used-byte count of 4..=4096",
+                        h.used.to_string(),
+                    )));
+                }
+                if seen != u32::from(h.records) {
+                    return Some(Err(ParseError::new(
+                        base,
+                        format!("{} records (the page header's count)", h.records),
+                        format!("{seen} records in the page's used bytes"),
+                    )));
+                }
+                continue;
+            }
+            let at = self.at;
+            match RawRecord::split(&bytes[at..]) {
+                Ok((raw, len)) => {
+                    self.at += len;
+                    self.seen += 1;
+                    return Some(Ok(RecordRef {
+                        page,
+                        offset: base + at as u64,
+                        raw,
+                    }));
+                }
+                Err(e) => {
+                    next_page(self);
+                    return Some(Err(e.shifted(base + at as u64)));
+                }
+            }
+        }
+    }
+}
+
+/// A book backed by memory-mapped files.
+pub type MappedBook = Book<Mmap>;
+
+/// The file beside `path` with the same stem and extension `ext` in any letter case.
+pub fn sibling(path: &Path, ext: &str) -> Option<PathBuf> {
+    for e in [ext.to_ascii_lowercase(), ext.to_ascii_uppercase()] {
+        let p = path.with_extension(&e);
+        if p.is_file() {
+            return Some(p);
+        }
+    }
+    let stem = path.file_stem()?;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    std::fs::read_dir(dir).ok()?.flatten().find_map(|entry| {
+        let p = entry.path();
+        let same_stem = p.file_stem() == Some(stem);
+        let same_ext = p
+            .extension()
+            .and_then(|x| x.to_str())
+            .is_some_and(|x| x.eq_ignore_ascii_case(ext));
+        (same_stem && same_ext && p.is_file()).then_some(p)
+    })
+}
+
+fn map(path: &Path) -> Result<Mmap, Error> {
+    let file = File::open(path).map_err(|e| Error::io(path, e))?;
+    // SAFETY: read-only map. The files must not be truncated or modified by another process
+    // while the book is open (a SIGBUS on truncation); our writers never modify a file in
+    // place (temporary file + rename).
+    #[allow(unsafe_code)]
+    unsafe { Mmap::map(&file) }.map_err(|e| Error::io(path, e))
+}
+
+impl Book<Mmap> {
+    /// Opens a book from its `.ctg` path (any letter case), finding the `.cto` and `.ctb`
+    /// beside it; the `.ctg` and `.cto` are memory-mapped.
+    pub fn open(path: impl AsRef<Path>) -> Result<Self, Error> {
+        let path = path.as_ref();
+        let missing = |ext: &str| {
+            Error::io(
+                path.with_extension(ext),
+                std::io::Error::new(
+                    std::io::ErrorKind::NotFound,
+                    format!("no .{ext} file beside the .ctg"),
+                ),
+            )
+        };
+        let cto_path = sibling(path, "cto").ok_or_else(|| missing("cto"))?;
+        let ctb_path = sibling(path, "ctb").ok_or_else(|| missing("ctb"))?;
+        let ctg = map(path)?;
+        let cto = map(&cto_path)?;
+        let ctb = std::fs::read(&ctb_path).map_err(|e| Error::io(&ctb_path, e))?;
+        if cto.len() < CTO_HEADER {
+            return Err(Error::Parse(
+                ParseError::truncated(0, CTO_HEADER as u64, cto.len() as u64).in_file(&cto_path),
+            ));
+        }
+        if ctb.len() < CTB_HEADER {
+            return Err(Error::Parse(
+                ParseError::truncated(0, CTB_HEADER as u64, ctb.len() as u64).in_file(&ctb_path),
+            ));
+        }
+        Book::new(ctg, cto, &ctb).map_err(|e| e.in_file(path))
+    }
+}
