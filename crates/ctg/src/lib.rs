@@ -29,12 +29,16 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod build;
+pub mod convert;
 mod error;
 pub mod hash;
 pub mod moves;
+pub mod policy;
 pub mod raw;
 pub mod read;
 pub mod walk;
+pub mod write;
 
 pub use error::Error;
 pub use raw::{Recommendation, Stats};

@@ -1,0 +1,198 @@
+//! Building a book from games (like a Polyglot build: statistics per position and move) or
+//! from another book.
+//!
+//! Decisions (none is fixed by the format):
+//! * every position reached within `max_ply` plies gets a record, including the positions
+//!   after the last counted move (they carry the statistics of that move); a position counts
+//!   once per game even if repeated;
+//! * results are counted for the side to move in the **stored** (normalised) position, as the
+//!   format requires; points = 10 per win + 5 per draw + 5 per game without result (as in
+//!   ChessBase-made books);
+//! * rating pair 1 sums the Elo of the player to move, pair 2 that of the opponent (games
+//!   without a `WhiteElo`/`BlackElo` tag do not count);
+//! * moves are stored most-played first; recommendation, commentary and annotations are 0;
+//! * moves CTG cannot code (under-promotions, a third knight…) are skipped and counted; their
+//!   games still count for the position.
+
+use std::collections::{HashMap, HashSet};
+
+use chess_core::{
+    huffman::{CtgKey, ctg_key},
+    normalize::Transform,
+    pgn::{Game, GameResult},
+};
+use shakmaty::{Chess, Color, Position};
+
+use crate::{
+    moves,
+    raw::{MAX_MOVES, RatingPair, Stats},
+    write::RecordData,
+};
+
+#[derive(Debug, Default, Clone)]
+struct Acc {
+    games: u64,
+    wins: u64,
+    losses: u64,
+    draws: u64,
+    unknown: u64,
+    r1: (u64, u64),
+    r2: (u64, u64),
+    /// Codes with the number of games they were played in.
+    moves: Vec<(u8, u64)>,
+}
+
+/// Counts of a build.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BuildStats {
+    /// Games added.
+    pub games: u64,
+    /// Moves CTG has no code for (skipped).
+    pub uncodable_moves: u64,
+    /// Positions whose moves exceeded 127 (the least played were dropped).
+    pub truncated_positions: u64,
+}
+
+/// Accumulates games into book records.
+#[derive(Debug, Default)]
+pub struct Builder {
+    max_ply: usize,
+    positions: HashMap<CtgKey, Acc>,
+    stats: BuildStats,
+}
+
+fn elo(game: &Game, color: Color) -> Option<u64> {
+    let tag = if color == Color::White {
+        "WhiteElo"
+    } else {
+        "BlackElo"
+    };
+    game.header(tag)?
+        .trim()
+        .parse::<u64>()
+        .ok()
+        .filter(|&e| e > 0 && e < 5000)
+}
+
+impl Builder {
+    /// A builder that counts the first `max_ply` plies of each game.
+    pub fn new(max_ply: usize) -> Builder {
+        Builder {
+            max_ply,
+            ..Builder::default()
+        }
+    }
+
+    /// The counts so far.
+    pub fn stats(&self) -> BuildStats {
+        self.stats
+    }
+
+    /// Number of distinct (stored) positions so far.
+    pub fn len(&self) -> usize {
+        self.positions.len()
+    }
+
+    /// Whether no position was added.
+    pub fn is_empty(&self) -> bool {
+        self.positions.is_empty()
+    }
+
+    /// Adds one game.
+    pub fn add_game(&mut self, game: &Game) {
+        self.stats.games += 1;
+        let winner = match game.result {
+            GameResult::WhiteWins => Some(Some(Color::White)),
+            GameResult::BlackWins => Some(Some(Color::Black)),
+            GameResult::Draw => Some(None),
+            GameResult::Unknown => None,
+        };
+        let elos = [elo(game, Color::White), elo(game, Color::Black)];
+        let mut seen: HashSet<CtgKey> = HashSet::new();
+        let mut pos: Chess = game.start.clone();
+        let plies = game.moves.len().min(self.max_ply);
+        for ply in 0..=plies {
+            let Some(key) = ctg_key(&pos) else { break };
+            let next = game.moves.get(ply).filter(|_| ply < plies).copied();
+            let code = next.and_then(|m| {
+                let t = Transform::for_position(&pos);
+                let normal = t.apply(&pos)?;
+                moves::encode(&normal, t.apply_move(m))
+            });
+            if next.is_some() && code.is_none() {
+                self.stats.uncodable_moves += 1;
+            }
+            if seen.insert(key) {
+                let acc = self.positions.entry(key).or_default();
+                acc.games += 1;
+                let mover = pos.turn();
+                match winner {
+                    Some(Some(c)) if c == mover => acc.wins += 1,
+                    Some(Some(_)) => acc.losses += 1,
+                    Some(None) => acc.draws += 1,
+                    None => acc.unknown += 1,
+                }
+                let (own, other) = match mover {
+                    Color::White => (elos[0], elos[1]),
+                    Color::Black => (elos[1], elos[0]),
+                };
+                if let Some(e) = own {
+                    acc.r1.0 += 1;
+                    acc.r1.1 += e;
+                }
+                if let Some(e) = other {
+                    acc.r2.0 += 1;
+                    acc.r2.1 += e;
+                }
+                if let Some(code) = code {
+                    match acc.moves.iter_mut().find(|(c, _)| *c == code) {
+                        Some((_, n)) => *n += 1,
+                        None => acc.moves.push((code, 1)),
+                    }
+                }
+            }
+            let Some(m) = next else { break };
+            pos.play_unchecked(m);
+        }
+    }
+
+    /// The records, sorted by position bytes.
+    pub fn finish(mut self) -> (Vec<RecordData>, BuildStats) {
+        let sat = |v: u64| u32::try_from(v).unwrap_or(u32::MAX);
+        let mut out: Vec<RecordData> = self
+            .positions
+            .drain()
+            .map(|(key, mut acc)| {
+                acc.moves.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+                if acc.moves.len() > MAX_MOVES {
+                    acc.moves.truncate(MAX_MOVES);
+                    self.stats.truncated_positions += 1;
+                }
+                let points = 10 * acc.wins + 5 * acc.draws + 5 * acc.unknown;
+                RecordData {
+                    position: key.as_bytes().to_vec(),
+                    moves: acc.moves.iter().map(|&(c, _)| (c, 0)).collect(),
+                    stats: Stats {
+                        games: sat(acc.games),
+                        wins: sat(acc.wins),
+                        losses: sat(acc.losses),
+                        draws: sat(acc.draws),
+                        points: sat(points),
+                        rating1: RatingPair {
+                            games: sat(acc.r1.0),
+                            sum: sat(acc.r1.1),
+                        },
+                        rating2: RatingPair {
+                            games: sat(acc.r2.0),
+                            sum: sat(acc.r2.1),
+                        },
+                        ..Stats::default()
+                    }
+                    .saturated(),
+                }
+            })
+            .collect();
+        out.sort_by(|a, b| a.position.cmp(&b.position));
+        (out, self.stats)
+    }
+}
