@@ -67,7 +67,7 @@ impl RecordData {
 
     fn check(&self, index: usize) -> Result<(), Error> {
         let l = self.position.len();
-        if l < 2 || l > 31 || usize::from(self.position[0] & 0x1f) != l {
+        if !(2..=31).contains(&l) || usize::from(self.position[0] & 0x1f) != l {
             return Err(Error::Write(format!(
                 "record {index}: position of {l} bytes with header byte {:#04x}",
                 self.position.first().copied().unwrap_or(0)
