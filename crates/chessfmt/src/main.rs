@@ -3,6 +3,7 @@
 //! `chessfmt FORMAT VERB ...`; every verb that prints data has `--json`. Exit codes: 0 on
 //! success, 1 on bad input (one line on stderr), 2 on usage errors.
 
+mod ctg;
 mod info;
 mod output;
 mod polyglot;
@@ -25,6 +26,9 @@ struct Cli {
 enum Command {
     /// Recognise a file's format (by extension and content) and summarise it.
     Info(info::InfoArgs),
+    /// ChessBase CTG opening books (.ctg/.cto/.ctb).
+    #[command(subcommand)]
+    Ctg(ctg::CtgCommand),
     /// Polyglot opening books (.bin).
     #[command(subcommand)]
     Polyglot(polyglot::PolyglotCommand),
@@ -62,6 +66,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Info(args) => info::run(&args),
+        Command::Ctg(cmd) => ctg::run(cmd),
         Command::Polyglot(cmd) => polyglot::run(cmd),
         Command::Selfplay(cmd) => selfplay::run(cmd),
     };

@@ -32,6 +32,8 @@
 pub mod build;
 pub mod convert;
 mod error;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod hash;
 pub mod moves;
 pub mod policy;

@@ -457,9 +457,9 @@ impl Book<Mmap> {
                 ),
             )
         };
+        let ctg = map(path)?;
         let cto_path = sibling(path, "cto").ok_or_else(|| missing("cto"))?;
         let ctb_path = sibling(path, "ctb").ok_or_else(|| missing("ctb"))?;
-        let ctg = map(path)?;
         let cto = map(&cto_path)?;
         let ctb = std::fs::read(&ctb_path).map_err(|e| Error::io(&ctb_path, e))?;
         if cto.len() < CTO_HEADER {

@@ -1,0 +1,490 @@
+//! `chessfmt ctg …`: ChessBase CTG opening books.
+
+use std::path::{Path, PathBuf};
+
+use clap::{Args, Subcommand};
+use ctg::{
+    Book, BookMove, MappedBook,
+    build::Builder,
+    policy::Policy,
+    read::decode_record,
+    write::{RecordData, write_book},
+};
+use serde::Serialize;
+use shakmaty::{Chess, EnPassantMode, Move, fen::Fen, uci::UciMove};
+
+use crate::{CliError, CliResult, output::json_line, polyglot::position, progress};
+
+/// CTG verbs.
+#[derive(Debug, Subcommand)]
+pub enum CtgCommand {
+    /// Pages, positions, games and directory bounds of a book.
+    Info {
+        /// The book's .ctg (the .cto and .ctb are found beside it).
+        book: PathBuf,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List the book moves of a position with their statistics (results of the side playing
+    /// the move).
+    Probe {
+        /// The book's .ctg.
+        book: PathBuf,
+        /// The position (default: the start position).
+        #[arg(long)]
+        fen: Option<String>,
+        /// Print a JSON array, one object per move.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print every record in page order (the stored, White-to-move position).
+    Dump {
+        /// The book's .ctg.
+        book: PathBuf,
+        /// One JSON object per line.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Walk the book tree from the start position (breadth-first, each position once).
+    Walk {
+        /// The book's .ctg.
+        book: PathBuf,
+        /// Follow at most N plies.
+        #[arg(long, value_name = "N")]
+        max_ply: Option<usize>,
+        /// One JSON object per line.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Convert to a Polyglot book (tree walk from the start position).
+    ToPolyglot(ToPolyglotArgs),
+    /// Build a CTG book from PGN files, or rewrite a CTG book.
+    Build(BuildArgs),
+}
+
+/// Arguments of `ctg to-polyglot`.
+#[derive(Debug, Args)]
+pub struct ToPolyglotArgs {
+    /// The book's .ctg.
+    book: PathBuf,
+    /// The Polyglot book to write.
+    #[arg(short = 'o', long = "output", value_name = "OUT.bin")]
+    output: PathBuf,
+    /// Move weighting: score (2·wins + draws of the mover), score-no-red, score-green,
+    /// droidfish, games, uniform.
+    #[arg(long, default_value = "score-no-red")]
+    policy: String,
+    /// Follow at most N plies.
+    #[arg(long, value_name = "N")]
+    max_ply: Option<usize>,
+    /// Replace OUT.bin if it exists.
+    #[arg(long)]
+    force: bool,
+    /// Print a JSON summary.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Arguments of `ctg build`.
+#[derive(Debug, Args)]
+pub struct BuildArgs {
+    /// PGN files (plain, .gz, .zst, .xz), or one .ctg book to rewrite.
+    #[arg(required = true)]
+    inputs: Vec<PathBuf>,
+    /// The book to write (.cto and .ctb are written beside it).
+    #[arg(short = 'o', long = "output", value_name = "OUT.ctg")]
+    output: PathBuf,
+    /// Count the first N plies of each game (default 40).
+    #[arg(long, value_name = "N", default_value_t = 40)]
+    max_ply: usize,
+    /// Replace the output files if they exist.
+    #[arg(long)]
+    force: bool,
+    /// Print a JSON summary.
+    #[arg(long)]
+    json: bool,
+}
+
+fn open(path: &Path) -> Result<MappedBook, CliError> {
+    Ok(Book::open(path)?)
+}
+
+fn uci(m: Move) -> String {
+    UciMove::from_standard(m).to_string()
+}
+
+#[derive(Serialize)]
+struct ProbeRow {
+    uci: String,
+    nag: u8,
+    annotation: u8,
+    games: u32,
+    wins: u32,
+    draws: u32,
+    losses: u32,
+    rating1_games: u32,
+    rating1_avg: u32,
+    rating2_games: u32,
+    rating2_avg: u32,
+    recommendation: &'static str,
+    commentary: u8,
+}
+
+impl ProbeRow {
+    fn of(m: &BookMove) -> ProbeRow {
+        let r = m.results();
+        let c = m.child.unwrap_or_default();
+        ProbeRow {
+            uci: uci(m.mv),
+            nag: m.nag(),
+            annotation: m.annotation,
+            games: r.games,
+            wins: r.wins,
+            draws: r.draws,
+            losses: r.losses,
+            rating1_games: c.rating1.games,
+            rating1_avg: c.rating1.average(),
+            rating2_games: c.rating2.games,
+            rating2_avg: c.rating2.average(),
+            recommendation: m.recommendation().name(),
+            commentary: m.commentary(),
+        }
+    }
+}
+
+fn nag_text(nag: u8) -> &'static str {
+    match nag {
+        1 => "!",
+        2 => "?",
+        3 => "!!",
+        4 => "??",
+        5 => "!?",
+        6 => "?!",
+        8 => "□",
+        22 => "⨀",
+        _ => "",
+    }
+}
+
+fn probe(book: &Path, fen: Option<&str>, json: bool) -> CliResult {
+    let book = open(book)?;
+    let pos = position(fen)?;
+    let probe = book.probe(&pos);
+    let rows: Vec<ProbeRow> = probe
+        .iter()
+        .flat_map(|p| p.moves.iter().map(ProbeRow::of))
+        .collect();
+    if let Some(p) = &probe {
+        for (code, ann) in &p.undecodable {
+            eprintln!(
+                "chessfmt: warning: move code {code:#04x} (annotation {ann:#04x}) is not a legal move here"
+            );
+        }
+    }
+    if json {
+        json_line(&rows)?;
+        return Ok(());
+    }
+    match &probe {
+        None => println!("position not in the book"),
+        Some(p) => println!(
+            "position: {} games, +{} ={} -{} (side to move)",
+            p.stats.games, p.stats.wins, p.stats.draws, p.stats.losses
+        ),
+    }
+    for r in &rows {
+        let pct = if r.games == 0 {
+            0.0
+        } else {
+            100.0 * (f64::from(r.wins) + f64::from(r.draws) / 2.0) / f64::from(r.games)
+        };
+        println!(
+            "{:<6}{:<3} {:>8} games  +{} ={} -{}  {pct:5.1}%  elo {}/{}  {}",
+            r.uci,
+            nag_text(r.nag),
+            r.games,
+            r.wins,
+            r.draws,
+            r.losses,
+            r.rating1_avg,
+            r.rating2_avg,
+            r.recommendation
+        );
+    }
+    Ok(())
+}
+
+fn info(path: &Path, json: bool) -> CliResult {
+    let book = open(path)?;
+    let h = book.header();
+    let mut records = 0u64;
+    let mut damaged = 0u64;
+    for r in book.records() {
+        match r {
+            Ok(_) => records += 1,
+            Err(_) => damaged += 1,
+        }
+    }
+    let b = book.bounds();
+    if json {
+        json_line(&serde_json::json!({
+            "pages": h.pages,
+            "positions": records,
+            "header_positions": h.positions,
+            "games": h.games,
+            "lower": b.lower,
+            "upper": b.upper,
+            "directory_entries": book.directory_len(),
+            "damaged_pages": damaged,
+        }))?;
+    } else {
+        println!("pages        {}", h.pages);
+        println!("positions    {records} (header: {})", h.positions);
+        println!("games        {}", h.games);
+        println!("bounds       lower {} upper {}", b.lower, b.upper);
+        println!("directory    {} entries", book.directory_len());
+        if damaged > 0 {
+            println!("damaged      {damaged} page tails skipped");
+        }
+    }
+    Ok(())
+}
+
+fn fen_of(pos: &Chess) -> String {
+    Fen::from_position(pos, EnPassantMode::Legal).to_string()
+}
+
+fn dump(path: &Path, json: bool) -> CliResult {
+    use std::io::Write;
+    let book = open(path)?;
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut errors = 0u64;
+    for r in book.records() {
+        let rec = match r {
+            Ok(r) => r,
+            Err(e) => {
+                errors += 1;
+                eprintln!("chessfmt: warning: {}", e.in_file(path));
+                continue;
+            }
+        };
+        let d = match decode_record(&rec.raw) {
+            Ok(d) => d,
+            Err(e) => {
+                errors += 1;
+                eprintln!("chessfmt: warning: {}", e.shifted(rec.offset).in_file(path));
+                continue;
+            }
+        };
+        let s = d.stats;
+        if json {
+            let moves: Vec<_> = d
+                .moves
+                .iter()
+                .map(|(m, code, ann)| serde_json::json!({"uci": uci(*m), "code": code, "annotation": ann}))
+                .collect();
+            let undecodable: Vec<_> = d
+                .undecodable
+                .iter()
+                .map(|(code, ann)| serde_json::json!({"code": code, "annotation": ann}))
+                .collect();
+            serde_json::to_writer(
+                &mut out,
+                &serde_json::json!({
+                    "page": rec.page,
+                    "offset": rec.offset,
+                    "fen": fen_of(&d.position),
+                    "moves": moves,
+                    "undecodable": undecodable,
+                    "games": s.games,
+                    "wins": s.wins,
+                    "draws": s.draws,
+                    "losses": s.losses,
+                    "points": s.points,
+                    "rating1_games": s.rating1.games,
+                    "rating1_avg": s.rating1.average(),
+                    "rating2_games": s.rating2.games,
+                    "rating2_avg": s.rating2.average(),
+                    "recommendation": s.recommendation().name(),
+                    "commentary": s.commentary,
+                }),
+            )?;
+            writeln!(out)?;
+        } else {
+            let moves: Vec<String> = d
+                .moves
+                .iter()
+                .map(|(m, _, ann)| format!("{}{}", uci(*m), nag_text(ctg::moves::nag(*ann))))
+                .collect();
+            writeln!(
+                out,
+                "{}  [{}]  {} games +{} ={} -{} {}",
+                fen_of(&d.position),
+                moves.join(" "),
+                s.games,
+                s.wins,
+                s.draws,
+                s.losses,
+                s.recommendation().name()
+            )?;
+        }
+    }
+    out.flush()?;
+    if errors > 0 {
+        eprintln!("chessfmt: {errors} damaged records skipped");
+    }
+    Ok(())
+}
+
+fn walk(path: &Path, max_ply: Option<usize>, json: bool) -> CliResult {
+    use std::io::Write;
+    let book = open(path)?;
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut walk = book.walk(Chess::default(), max_ply);
+    for node in walk.by_ref() {
+        if json {
+            let moves: Vec<ProbeRow> = node.probe.moves.iter().map(ProbeRow::of).collect();
+            serde_json::to_writer(
+                &mut out,
+                &serde_json::json!({"ply": node.ply, "fen": fen_of(&node.position), "moves": moves}),
+            )?;
+            writeln!(out)?;
+        } else {
+            let moves: Vec<String> = node
+                .probe
+                .moves
+                .iter()
+                .map(|m| format!("{}({})", uci(m.mv), m.results().games))
+                .collect();
+            writeln!(
+                out,
+                "{} {}  {}",
+                node.ply,
+                fen_of(&node.position),
+                moves.join(" ")
+            )?;
+        }
+    }
+    out.flush()?;
+    let s = walk.stats();
+    if !json {
+        eprintln!(
+            "{} positions reached, {} in the book, {} book moves, {} undecodable",
+            s.reached, s.in_book, s.moves, s.undecodable
+        );
+    }
+    Ok(())
+}
+
+fn to_polyglot(args: &ToPolyglotArgs) -> CliResult {
+    let policy = Policy::from_name(&args.policy).ok_or_else(|| {
+        CliError(format!(
+            "unknown policy {:?} (one of: {})",
+            args.policy,
+            Policy::NAMES.join(", ")
+        ))
+    })?;
+    let book = open(&args.book)?;
+    let (entries, stats) = ctg::convert::to_polyglot(&book, Chess::default(), args.max_ply, policy);
+    polyglot_book::write::save(&args.output, &entries, args.force)?;
+    if args.json {
+        json_line(&serde_json::json!({
+            "positions": stats.positions,
+            "entries": stats.entries,
+            "zero_weight": stats.zero_weight,
+        }))?;
+    } else {
+        eprintln!(
+            "{} positions, {} entries written ({} moves of weight 0 left out)",
+            stats.positions, stats.entries, stats.zero_weight
+        );
+    }
+    Ok(())
+}
+
+fn is_ctg(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("ctg"))
+}
+
+fn build(args: &BuildArgs) -> CliResult {
+    let (records, games, skipped, uncodable) = if args.inputs.len() == 1 && is_ctg(&args.inputs[0])
+    {
+        let book = open(&args.inputs[0])?;
+        let mut records = Vec::new();
+        let mut skipped = 0u64;
+        for r in book.records() {
+            match r {
+                Ok(r) => records.push(RecordData::from_raw(&r.raw)),
+                Err(e) => {
+                    skipped += 1;
+                    eprintln!("chessfmt: warning: {}", e.in_file(&args.inputs[0]));
+                }
+            }
+        }
+        (records, book.header().games, skipped, 0)
+    } else {
+        if let Some(p) = args.inputs.iter().find(|p| is_ctg(p)) {
+            return Err(CliError(format!(
+                "{}: a CTG book can only be rewritten alone, not mixed with PGN files",
+                p.display()
+            )));
+        }
+        let mut builder = Builder::new(args.max_ply);
+        let bar = progress::spinner("games");
+        let mut skipped = 0u64;
+        for input in &args.inputs {
+            let reader = chess_core::pgn::PgnReader::open(input)
+                .map_err(|e| CliError(format!("{}: {e}", input.display())))?;
+            let mut games = reader.games();
+            for g in games.by_ref() {
+                let g = g.map_err(|e| CliError(format!("{}: {e}", input.display())))?;
+                builder.add_game(&g);
+                bar.inc(1);
+            }
+            skipped += games.skipped().total();
+            for e in &games.skipped().examples {
+                eprintln!("chessfmt: warning: {}: skipped game: {e}", input.display());
+            }
+        }
+        bar.finish_and_clear();
+        let stats = builder.stats();
+        let (records, _) = builder.finish();
+        let games = u32::try_from(stats.games).unwrap_or(u32::MAX);
+        (records, games, skipped, stats.uncodable_moves)
+    };
+    let summary = write_book(&args.output, &records, games, args.force)?;
+    if args.json {
+        json_line(&serde_json::json!({
+            "positions": summary.records,
+            "pages": summary.pages,
+            "games": games,
+            "skipped": skipped,
+            "uncodable_moves": uncodable,
+        }))?;
+    } else {
+        eprintln!(
+            "{} positions on {} pages from {games} games ({skipped} skipped, {uncodable} moves without a CTG code)",
+            summary.records, summary.pages
+        );
+    }
+    Ok(())
+}
+
+/// Runs a ctg verb.
+pub fn run(cmd: CtgCommand) -> CliResult {
+    match cmd {
+        CtgCommand::Info { book, json } => info(&book, json),
+        CtgCommand::Probe { book, fen, json } => probe(&book, fen.as_deref(), json),
+        CtgCommand::Dump { book, json } => dump(&book, json),
+        CtgCommand::Walk {
+            book,
+            max_ply,
+            json,
+        } => walk(&book, max_ply, json),
+        CtgCommand::ToPolyglot(args) => to_polyglot(&args),
+        CtgCommand::Build(args) => build(&args),
+    }
+}
