@@ -262,17 +262,23 @@ impl<D: AsRef<[u8]>> Book<D> {
     pub fn search_page(&self, page: u32, key: &[u8]) -> Option<RecordRef<'_>> {
         let (_, bytes) = self.page(page)?;
         let mut at = PAGE_HEADER;
+        // Skip records by their length bytes; split (and check) only a record whose position
+        // bytes match. A record running past the used bytes ends the search.
         while at < bytes.len() {
-            let rest = &bytes[at..];
-            let (raw, len) = RawRecord::split(rest).ok()?;
-            if raw.position == key {
+            let l = usize::from(bytes[at] & 0x1f);
+            if bytes.get(at..at + l) == Some(key) {
+                let (raw, _) = RawRecord::split(&bytes[at..]).ok()?;
                 return Some(RecordRef {
                     page,
                     offset: page_offset(page) + at as u64,
                     raw,
                 });
             }
-            at += len;
+            let m = usize::from(*bytes.get(at + l)?);
+            if l < 2 || m % 2 == 0 {
+                return None;
+            }
+            at += l + m + crate::raw::STATS_LEN;
         }
         None
     }
