@@ -8,6 +8,11 @@
 //! A move's own statistics live in the record of the position after it, which
 //! [`Book::probe`] looks up.
 //!
+//! Modules: [`raw`] (on-disk layout), [`hash`] (ndbm hash and directory walk), [`moves`] (the
+//! move table), [`read`] (open, lookup, scan, probe), [`walk`] (tree walk), [`policy`] (move
+//! choice), [`convert`] (to Polyglot), [`write`](mod@write) (page bucketing and the three files) and
+//! [`build`] (records from games).
+//!
 //! The format's facts and the decisions taken are in the repository's `specs/NOTES.md`
 //! (section "CTG").
 //!
