@@ -261,3 +261,26 @@ fn duplicate_queen_code_falls_back_to_six_files() {
         .unwrap();
     assert_eq!(moves::encode(&pos, m), None);
 }
+
+#[test]
+fn snapshot_of_the_decoded_simple_book() {
+    let Some(path) = corpus("simple/simple.ctg") else {
+        return;
+    };
+    let book = ctg::Book::open(&path).unwrap();
+    let decoded: Vec<serde_json::Value> = book
+        .records()
+        .map(|r| {
+            let r = r.unwrap();
+            let d = decode_record(&r.raw).unwrap();
+            let s = d.stats;
+            serde_json::json!({
+                "offset": r.offset,
+                "fen": shakmaty::fen::Fen::from_position(&d.position, shakmaty::EnPassantMode::Legal).to_string(),
+                "moves": d.moves.iter().map(|(m, c, a)| format!("{} {c:#04x} {a:#04x}", m.to_uci(CastlingMode::Standard))).collect::<Vec<_>>(),
+                "stats": [s.games, s.wins, s.losses, s.draws, s.points, u32::from(s.recommendation), u32::from(s.commentary)],
+            })
+        })
+        .collect();
+    insta::assert_json_snapshot!(decoded);
+}
