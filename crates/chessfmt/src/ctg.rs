@@ -11,9 +11,14 @@ use ctg::{
     write::{RecordData, write_book},
 };
 use serde::Serialize;
-use shakmaty::{Chess, EnPassantMode, Move, fen::Fen, uci::UciMove};
+use shakmaty::{Chess, EnPassantMode, fen::Fen};
 
-use crate::{CliError, CliResult, output::json_line, polyglot::position, progress};
+use crate::{
+    CliError, CliResult,
+    output::json_line,
+    polyglot::{position, uci},
+    progress,
+};
 
 /// CTG verbs.
 #[derive(Debug, Subcommand)]
@@ -108,10 +113,6 @@ pub struct BuildArgs {
 
 fn open(path: &Path) -> Result<MappedBook, CliError> {
     Ok(Book::open(path)?)
-}
-
-fn uci(m: Move) -> String {
-    UciMove::from_standard(m).to_string()
 }
 
 #[derive(Serialize)]

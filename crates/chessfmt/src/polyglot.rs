@@ -386,7 +386,8 @@ struct ProbeRow {
     legal: Option<bool>,
 }
 
-fn uci(m: shakmaty::Move) -> String {
+/// A move in UCI notation (standard castling).
+pub fn uci(m: shakmaty::Move) -> String {
     UciMove::from_standard(m).to_string()
 }
 

@@ -18,7 +18,7 @@ use std::collections::{HashMap, HashSet};
 
 use chess_core::{
     huffman::{CtgKey, ctg_key},
-    normalize::Transform,
+    normalize::normalize,
     pgn::{Game, GameResult},
 };
 use shakmaty::{Chess, Color, Position};
@@ -115,9 +115,8 @@ impl Builder {
             let Some(key) = ctg_key(&pos) else { break };
             let next = game.moves.get(ply).filter(|_| ply < plies).copied();
             let code = next.and_then(|m| {
-                let t = Transform::for_position(&pos);
-                let normal = t.apply(&pos)?;
-                moves::encode(&normal, t.apply_move(m))
+                let n = normalize(&pos);
+                moves::encode(&n.position, n.transform.apply_move(m))
             });
             if next.is_some() && code.is_none() {
                 self.stats.uncodable_moves += 1;

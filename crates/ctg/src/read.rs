@@ -186,13 +186,7 @@ impl<D: AsRef<[u8]>> Book<D> {
             )
             .into());
         }
-        if cto.as_ref().len() < CTO_HEADER {
-            return Err(Error::Parse(ParseError::truncated(
-                0,
-                CTO_HEADER as u64,
-                cto.as_ref().len() as u64,
-            )));
-        }
+        check_cto(cto.as_ref())?;
         let bounds = CtbHeader::parse(ctb)?;
         Ok(Book {
             ctg,
@@ -303,8 +297,8 @@ impl<D: AsRef<[u8]>> Book<D> {
     /// The book moves of a position, with the statistics of each move from the record of
     /// the position after it; `None` when the position is not in the book.
     pub fn probe(&self, pos: &Chess) -> Option<Probe> {
+        let rec = self.find_position(pos)?;
         let n = normalize(pos);
-        let rec = self.find(ctg_key(&n.position)?.as_bytes())?;
         Some(self.probe_record(&n.position, n.transform, &rec.raw))
     }
 
@@ -413,6 +407,18 @@ impl<'a, D: AsRef<[u8]>> Iterator for Records<'a, D> {
     }
 }
 
+/// The `.cto` holds at least its header.
+fn check_cto(cto: &[u8]) -> Result<(), ParseError> {
+    if cto.len() < CTO_HEADER {
+        return Err(ParseError::truncated(
+            0,
+            CTO_HEADER as u64,
+            cto.len() as u64,
+        ));
+    }
+    Ok(())
+}
+
 /// A book backed by memory-mapped files.
 pub type MappedBook = Book<Mmap>;
 
@@ -468,16 +474,9 @@ impl Book<Mmap> {
         let ctb_path = sibling(path, "ctb").ok_or_else(|| missing("ctb"))?;
         let cto = map(&cto_path)?;
         let ctb = std::fs::read(&ctb_path).map_err(|e| Error::io(&ctb_path, e))?;
-        if cto.len() < CTO_HEADER {
-            return Err(Error::Parse(
-                ParseError::truncated(0, CTO_HEADER as u64, cto.len() as u64).in_file(&cto_path),
-            ));
-        }
-        if ctb.len() < CTB_HEADER {
-            return Err(Error::Parse(
-                ParseError::truncated(0, CTB_HEADER as u64, ctb.len() as u64).in_file(&ctb_path),
-            ));
-        }
+        // The checks of `Book::new`, run here first to name the file at fault.
+        check_cto(&cto).map_err(|e| e.in_file(&cto_path))?;
+        CtbHeader::parse(&ctb).map_err(|e| e.in_file(&ctb_path))?;
         Book::new(ctg, cto, &ctb).map_err(|e| e.in_file(path))
     }
 }
