@@ -52,6 +52,48 @@ pub fn write_atomically<T>(
     Ok(out)
 }
 
+/// Writes several files as one step: each goes to a temporary file beside its destination;
+/// only when all of them are written and synced are they renamed over their destinations (in
+/// the given order). Refuses, before writing anything, when a destination exists and
+/// `overwrite` is false. A failure while writing leaves every destination untouched.
+pub fn write_files_atomically(files: &[(&Path, &[u8])], overwrite: bool) -> io::Result<()> {
+    if !overwrite && let Some((p, _)) = files.iter().find(|(p, _)| fs::symlink_metadata(p).is_ok())
+    {
+        return Err(io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            format!("{} exists (use --force to overwrite)", p.display()),
+        ));
+    }
+    let mut temps = Vec::with_capacity(files.len());
+    for (path, bytes) in files {
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(".chessfmt-").suffix(".tmp");
+        let permissions = match fs::metadata(path) {
+            Ok(m) => Some(m.permissions()),
+            Err(_) => default_permissions(),
+        };
+        if let Some(p) = permissions {
+            builder.permissions(p);
+        }
+        let mut tmp = builder.tempfile_in(dir)?;
+        tmp.write_all(bytes)?;
+        tmp.as_file().sync_all()?;
+        temps.push(tmp);
+    }
+    for (tmp, (path, _)) in temps.into_iter().zip(files) {
+        if overwrite {
+            tmp.persist(path).map_err(|e| e.error)?;
+        } else {
+            tmp.persist_noclobber(path).map_err(|e| e.error)?;
+        }
+    }
+    Ok(())
+}
+
 #[cfg(unix)]
 fn default_permissions() -> Option<fs::Permissions> {
     use std::os::unix::fs::PermissionsExt;
@@ -92,5 +134,22 @@ mod tests {
         }
         // No temporary files left behind.
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn several_files_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a");
+        let b = dir.path().join("b");
+        write_files_atomically(&[(&a, b"1"), (&b, b"2")], false).unwrap();
+        assert_eq!(fs::read(&b).unwrap(), b"2");
+        // Refused as a whole when one exists.
+        let c = dir.path().join("c");
+        let e = write_files_atomically(&[(&c, b"3"), (&a, b"4")], false).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::AlreadyExists);
+        assert!(!c.exists());
+        write_files_atomically(&[(&a, b"5"), (&b, b"6")], true).unwrap();
+        assert_eq!(fs::read(&a).unwrap(), b"5");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 2);
     }
 }

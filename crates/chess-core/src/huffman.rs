@@ -134,6 +134,18 @@ impl HuffmanPosition {
         }
     }
 
+    /// The stored form of a normalised (White-to-move) position by Kvetka's rule: the
+    /// en-passant file is stored whenever an enemy pawn stands beside the pawn that just moved
+    /// two squares, whether or not the capture is legal (`specs/kvetka.ru.txt`, "Кодирование";
+    /// shakmaty's [`EnPassantMode::PseudoLegal`](shakmaty::EnPassantMode::PseudoLegal)).
+    pub fn from_position_kvetka(pos: &shakmaty::Chess) -> Self {
+        use shakmaty::{EnPassantMode, Position};
+        HuffmanPosition {
+            ep_file: pos.ep_square(EnPassantMode::PseudoLegal).map(Square::file),
+            ..HuffmanPosition::from_position(pos)
+        }
+    }
+
     /// A White-to-move [`Setup`] with standard castling rights and the en-passant square on the
     /// sixth rank.
     pub fn to_setup(&self) -> Setup {
@@ -350,18 +362,17 @@ impl std::fmt::Debug for CtgKey {
     }
 }
 
-/// The CTG encoding of any position, normalised on the fly: the same bytes as
-/// [`encode_ctg`] of [`HuffmanPosition::from_position`] of the normalised position, without
-/// building the normalised position or allocating (the probe path of CTG readers).
-///
-/// `None` when the board does not fit the 31 bytes a CTG position may have (more than 32
-/// pieces, only possible for positions built while ignoring material limits).
-pub fn ctg_key(pos: &shakmaty::Chess) -> Option<CtgKey> {
-    use shakmaty::{EnPassantMode, Position};
+/// The normalised board code of any position written into `out` from bit `bit` on, with the
+/// normalised en-passant file (by `ep_mode`) and castling flags: the shared fast path of
+/// [`ctg_key`] and [`kvetka_key`]. Returns the bit after the board.
+fn normalised_code(
+    pos: &shakmaty::Chess,
+    ep_mode: shakmaty::EnPassantMode,
+    out: &mut [u8; 32],
+    mut bit: usize,
+) -> (usize, Option<File>, CastlingFlags) {
+    use shakmaty::Position;
     let board = pos.board();
-    if 8 + board_bit_len(board) + 7 > CTG_MAX_LEN * 8 {
-        return None;
-    }
     let flip = pos.turn() == Color::Black;
     let rights = pos.castles().castling_rights();
     let mirror = rights.is_empty()
@@ -373,17 +384,6 @@ pub fn ctg_key(pos: &shakmaty::Chess) -> Option<CtgKey> {
         let file = if mirror { 7 - file } else { file };
         Square::from_coords(File::new(file), Rank::new(rank))
     };
-    let mut out = [0u8; 32];
-    // Bit cursor after the header byte.
-    let mut bit = 8usize;
-    let put = |value: u32, n: usize, out: &mut [u8; 32], bit: &mut usize| {
-        for i in (0..n).rev() {
-            if value >> i & 1 == 1 {
-                out[*bit / 8] |= 0x80 >> (*bit % 8);
-            }
-            *bit += 1;
-        }
-    };
     for file in 0..8 {
         for rank in 0..8 {
             match board.piece_at(real(file, rank)) {
@@ -391,17 +391,17 @@ pub fn ctg_key(pos: &shakmaty::Chess) -> Option<CtgKey> {
                 Some(Piece { color, role }) => {
                     let (code, n) = code_of(role);
                     let black = (color == Color::Black) != flip;
-                    put(
+                    put_bits(
                         u32::from(code) << 1 | u32::from(black),
                         n + 1,
-                        &mut out,
+                        out,
                         &mut bit,
                     );
                 }
             }
         }
     }
-    let ep_file = pos.ep_square(EnPassantMode::Legal).map(|sq| {
+    let ep_file = pos.ep_square(ep_mode).map(|sq| {
         if mirror {
             sq.file().flip_horizontal()
         } else {
@@ -425,21 +425,70 @@ pub fn ctg_key(pos: &shakmaty::Chess) -> Option<CtgKey> {
             }
         }
     }
+    (bit, ep_file, castling)
+}
+
+/// Writes the low `n` bits of `value`, MSB first, at bit `*bit` of `out` (which is zeroed).
+fn put_bits(value: u32, n: usize, out: &mut [u8; 32], bit: &mut usize) {
+    for i in (0..n).rev() {
+        if value >> i & 1 == 1 {
+            out[*bit / 8] |= 0x80 >> (*bit % 8);
+        }
+        *bit += 1;
+    }
+}
+
+/// The CTG encoding of any position, normalised on the fly: the same bytes as
+/// [`encode_ctg`] of [`HuffmanPosition::from_position`] of the normalised position, without
+/// building the normalised position or allocating (the probe path of CTG readers).
+///
+/// `None` when the board does not fit the 31 bytes a CTG position may have (more than 32
+/// pieces, only possible for positions built while ignoring material limits).
+pub fn ctg_key(pos: &shakmaty::Chess) -> Option<CtgKey> {
+    use shakmaty::Position;
+    if 8 + board_bit_len(pos.board()) + 7 > CTG_MAX_LEN * 8 {
+        return None;
+    }
+    let mut out = [0u8; 32];
+    // The board starts after the header byte.
+    let (bit, ep_file, castling) =
+        normalised_code(pos, shakmaty::EnPassantMode::Legal, &mut out, 8);
     let flag_bits = ep_file.map_or(0, |_| 3) + if castling.any() { 4 } else { 0 };
     let total = (bit + flag_bits.max(1)).div_ceil(8) * 8;
-    bit = total - flag_bits;
+    let mut bit = total - flag_bits;
     let mut header = 0u8;
     if let Some(f) = ep_file {
-        put(f as u32, 3, &mut out, &mut bit);
+        put_bits(f as u32, 3, &mut out, &mut bit);
         header |= CTG_EP_FLAG;
     }
     if castling.any() {
-        put(u32::from(castling.to_nibble()), 4, &mut out, &mut bit);
+        put_bits(u32::from(castling.to_nibble()), 4, &mut out, &mut bit);
         header |= CTG_CASTLING_FLAG;
     }
     let len = (total / 8) as u8;
     out[0] = header | len;
     Some(CtgKey { bytes: out, len })
+}
+
+/// The Kvetka key of any position, normalised on the fly: the same bytes as
+/// [`encode_kvetka`] of the normalised position (with the en-passant file stored by Kvetka's
+/// rule, see [`HuffmanPosition::from_position_kvetka`]), without allocating.
+///
+/// `None` when the board code does not fit the key (more than 168 board bits, only possible
+/// with many promoted pieces).
+pub fn kvetka_key(pos: &shakmaty::Chess) -> Option<[u8; KVETKA_KEY_LEN]> {
+    use shakmaty::Position;
+    if board_bit_len(pos.board()) + 8 > KVETKA_KEY_LEN * 8 {
+        return None;
+    }
+    let mut out = [0u8; 32];
+    let (mut bit, ep_file, castling) =
+        normalised_code(pos, shakmaty::EnPassantMode::PseudoLegal, &mut out, 0);
+    put_bits(ep_file.map_or(0, |f| f as u32 + 1), 4, &mut out, &mut bit);
+    put_bits(u32::from(castling.to_nibble()), 4, &mut out, &mut bit);
+    let mut key = [0; KVETKA_KEY_LEN];
+    key.copy_from_slice(&out[..KVETKA_KEY_LEN]);
+    Some(key)
 }
 
 /// Longest CTG position encoding: the header byte's 5-bit length field.
@@ -531,6 +580,8 @@ mod tests {
                 let n = normalize(&pos);
                 let slow = encode_ctg(&HuffmanPosition::from_position(&n.position));
                 assert_eq!(ctg_key(&pos).unwrap().as_bytes(), &slow[..], "{pos:?}");
+                let slow = encode_kvetka(&HuffmanPosition::from_position_kvetka(&n.position));
+                assert_eq!(kvetka_key(&pos).unwrap(), slow.unwrap(), "{pos:?}");
                 let moves = pos.legal_moves();
                 if moves.is_empty() {
                     break;

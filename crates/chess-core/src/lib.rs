@@ -35,6 +35,7 @@
 pub mod atomic;
 pub mod bytes;
 pub mod error;
+pub mod files;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod huffman;

@@ -1,15 +1,60 @@
-//! Kvetka opening books (`.kob` blocks, `.kin` index, `.ksf` sources).
+//! Kvetka opening books: `.kob` blocks, the `.kin` index and the `.ksf` sources file.
 //!
-//! **Status: scaffold.** Reading, writing, building and growing are being built. The format's
-//! facts and the project's decisions are in the repository's `specs/NOTES.md` (section
-//! "Kvetka"); the 22-byte key is [`chess_core::huffman::encode_kvetka`].
+//! Kvetka's books are the richest of the opening-book formats: win/draw/loss statistics per
+//! position, opening names (`ECO|opening|variation` comments) and references back to the
+//! games. This crate reads, writes, builds and grows them; the format's facts are in the
+//! repository's `specs/kvetka.ru.txt` and the decisions where it is silent in `specs/NOTES.md`
+//! (section "Kvetka"). Each decision lives in one place in the code, with a comment.
+//!
+//! * [`raw`]: on-disk layout (header, elements, game references); [`codec`]: `CompactInt` and
+//!   strings; [`ksf`]: the sources file; [`moves`]: the move table.
+//! * [`read`]: [`Book`] — open, look up, [`Book::probe`], scan, [`validate`](validate::validate).
+//! * [`write`]: a complete book from sorted elements; [`build`]: elements from PGN games;
+//!   [`grow`]: adding games to an existing book the way Kvetka does; [`convert`]: to and from
+//!   Polyglot.
 //!
 //! ```
-//! assert_eq!(kvetka_book::BLOCK_SIZE, 2048);
+//! use kvetka_book::{Book, Header, build::Builder, read::BookPaths, write::write_book};
+//! use chess_core::pgn::PgnReader;
+//! use shakmaty::{Chess, Position, san::San};
+//!
+//! let pgn = b"[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 1-0\n\n[Result \"1/2-1/2\"]\n\n1. e4 c5 1/2-1/2\n";
+//! let games = PgnReader::new(&pgn[..]).next_batch(10)?;
+//! let mut builder = Builder::new(Header { max_move: 0xff, ..Header::default() });
+//! builder.add_games(&games);
+//! let (header, mut elements, sources, _stats) = builder.finish();
+//!
+//! let dir = tempfile::tempdir()?;
+//! let paths = BookPaths::from_any(dir.path().join("demo"));
+//! write_book(&paths, &header, &mut elements, sources.as_ref(), kvetka_book::write::DEFAULT_SPLIT_SIZE, false)?;
+//!
+//! let book = Book::open(paths.base())?;
+//! let probe = book.probe(&Chess::default())?.expect("the start position is in the book");
+//! assert_eq!((probe.stats.wins, probe.stats.draws, probe.stats.losses), (1, 1, 0));
+//! let e4 = &probe.moves[0];
+//! assert_eq!(e4.mv.to_string(), "e2-e4");
+//! // The mover's view: White won one game and drew one after 1. e4.
+//! assert_eq!(e4.stats.map(|s| (s.wins, s.draws, s.losses)), Some((1, 1, 0)));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 #![warn(missing_docs)]
 
-/// Size of a `.kob` block in bytes.
-pub const BLOCK_SIZE: usize = 2048;
+pub mod build;
+pub mod codec;
+pub mod convert;
+mod error;
+#[doc(hidden)]
+pub mod fuzzing;
+pub mod grow;
+pub mod ksf;
+pub mod moves;
+pub mod raw;
+pub mod read;
+pub mod validate;
+pub mod write;
+
+pub use error::Error;
+pub use raw::{BLOCK_SIZE, Element, Header, Key, SourceRef};
+pub use read::{Book, BookMove, Comment, MappedBook, Probe, Stats};

@@ -1,0 +1,461 @@
+//! Building a book from games, honouring the header's filters, as Kvetka adds games.
+//!
+//! Rules (`specs/NOTES.md`, Kvetka, and the decisions marked so):
+//! * a game is added only when its result is known and it passes the four Elo minima of the
+//!   header (0 = no filter; a missing Elo counts as 0);
+//! * `max_move` = N: the positions before each of the first N half-moves go in with the move;
+//!   the position after the N-th half-move (or after the last move of a shorter game) goes in
+//!   with statistics only; 0xFF = the whole game;
+//! * a position counts **once per game** for wins/draws/losses, which are those of the side
+//!   to move; moves are kept in order of first appearance (decision: it makes growing a book
+//!   give the same elements as building it at once);
+//! * moves the table cannot code (under-promotions, a third knight…) are skipped and counted;
+//!   positions whose key does not fit 22 bytes are skipped and counted;
+//! * with `element_type` bit 0, each game gets a `.ksf` entry (source type 1 = PGN, address =
+//!   byte offset of the game in the — decompressed — file, length = byte length of its text,
+//!   names, Elo, result); an element stores the first game it occurs in, and the element of
+//!   a game's last stored position lists that game in its links;
+//! * with the header's `links` flag, after the games every book position gets every legal
+//!   move that leads to another book position (transpositions).
+
+use std::{
+    collections::{HashMap, HashSet},
+    path::Path,
+};
+
+use chess_core::{
+    huffman::{HuffmanPosition, decode_kvetka, kvetka_key},
+    pgn::{GameError, GameResult, PgnReader, RawGame, SkipStats},
+};
+use rayon::prelude::*;
+use shakmaty::{CastlingMode, Chess, Color, FromSetup, Position};
+
+use crate::{
+    Error,
+    ksf::{GameInfo, KsfResult, SOURCE_PGN, Source, Sources},
+    moves,
+    raw::{Element, Header, Key, MAX_MOVE_ALL, SourceRef},
+};
+
+/// Accumulated data of one position.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Acc {
+    pub(crate) wins: u64,
+    pub(crate) draws: u64,
+    pub(crate) losses: u64,
+    pub(crate) moves: Vec<u8>,
+    pub(crate) source: Option<SourceRef>,
+    pub(crate) links: Vec<SourceRef>,
+}
+
+/// Counts of a build.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BuildStats {
+    /// Games read.
+    pub games_read: u64,
+    /// Games added to the book.
+    pub games_added: u64,
+    /// Games left out by the Elo filters.
+    pub games_filtered: u64,
+    /// Games left out for an unknown result.
+    pub games_without_result: u64,
+    /// Games that could not be replayed (illegal move, bad FEN…), by reason.
+    pub skipped: SkipStats,
+    /// Moves the table has no code for (skipped; their games still count).
+    pub uncodable_moves: u64,
+    /// Positions whose key does not fit 22 bytes (skipped).
+    pub unencodable_positions: u64,
+    /// Games added without a `.ksf` reference (offset or length beyond 4 GiB).
+    pub unreferenced_games: u64,
+    /// Moves added between book positions by the `links` pass.
+    pub linked_moves: u64,
+}
+
+impl BuildStats {
+    fn merge(&mut self, o: BuildStats) {
+        self.games_read += o.games_read;
+        self.games_added += o.games_added;
+        self.games_filtered += o.games_filtered;
+        self.games_without_result += o.games_without_result;
+        self.skipped.merge(o.skipped);
+        self.uncodable_moves += o.uncodable_moves;
+        self.unencodable_positions += o.unencodable_positions;
+        self.unreferenced_games += o.unreferenced_games;
+        self.linked_moves += o.linked_moves;
+    }
+}
+
+/// Outcome for the side to move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Outcome {
+    Win,
+    Draw,
+    Loss,
+}
+
+/// A replayed game, ready to be counted: (key, move code or `NO_MOVE`, outcome) per stored
+/// position, the last one being the game's last stored position.
+#[derive(Debug)]
+struct GamePlies {
+    info: GameInfo,
+    offset: u64,
+    length: u64,
+    entries: Vec<(Key, u8, Outcome)>,
+    uncodable: u64,
+    unencodable: u64,
+}
+
+const NO_MOVE: u8 = 0xff;
+
+enum Prepared {
+    Game(GamePlies),
+    Filtered,
+    NoResult,
+    Error(GameError),
+}
+
+fn elo(raw: &RawGame, tag: &str) -> u16 {
+    raw.header(tag)
+        .and_then(|v| v.trim().parse::<u16>().ok())
+        .unwrap_or(0)
+}
+
+fn passes(header: &Header, white: u16, black: u16) -> bool {
+    let ok = |min: u16, v: u16| min == 0 || v >= min;
+    ok(header.min_elo_white, white)
+        && ok(header.min_elo_black, black)
+        && ok(header.min_elo_strong, white.max(black))
+        && ok(header.min_elo_weak, white.min(black))
+}
+
+fn prepare(raw: &RawGame, header: &Header) -> Prepared {
+    let result = raw.result();
+    let Some(winner) = (match result {
+        GameResult::WhiteWins => Some(Some(Color::White)),
+        GameResult::BlackWins => Some(Some(Color::Black)),
+        GameResult::Draw => Some(None),
+        GameResult::Unknown => None,
+    }) else {
+        return Prepared::NoResult;
+    };
+    let (white_elo, black_elo) = (elo(raw, "WhiteElo"), elo(raw, "BlackElo"));
+    if !passes(header, white_elo, black_elo) {
+        return Prepared::Filtered;
+    }
+    let outcome = |turn: Color| match winner {
+        None => Outcome::Draw,
+        Some(w) if w == turn => Outcome::Win,
+        Some(_) => Outcome::Loss,
+    };
+    let plies = if header.max_move == MAX_MOVE_ALL {
+        usize::MAX
+    } else {
+        usize::from(header.max_move)
+    };
+    let mut entries = Vec::with_capacity(raw.sans.len().min(plies) + 1);
+    let mut uncodable = 0;
+    let mut unencodable = 0;
+    let mut last: Option<Chess> = None;
+    let replay = raw.replay(plies, |pos, m| {
+        let code = moves::encode_real(pos, m).unwrap_or_else(|| {
+            uncodable += 1;
+            NO_MOVE
+        });
+        match kvetka_key(pos) {
+            Some(key) => entries.push((key, code, outcome(pos.turn()))),
+            None => unencodable += 1,
+        }
+        let mut after = pos.clone();
+        after.play_unchecked(m);
+        last = Some(after);
+        std::ops::ControlFlow::Continue(())
+    });
+    let replay = match replay {
+        Ok(r) => r,
+        Err(e) => return Prepared::Error(e),
+    };
+    let last = last.unwrap_or(replay.start);
+    match kvetka_key(&last) {
+        Some(key) => entries.push((key, NO_MOVE, outcome(last.turn()))),
+        None => unencodable += 1,
+    }
+    let name = |tag| raw.header(tag).unwrap_or("").to_owned();
+    Prepared::Game(GamePlies {
+        info: GameInfo {
+            address: 0,
+            length: 0,
+            white: name("White"),
+            black: name("Black"),
+            white_elo,
+            black_elo,
+            result: match result {
+                GameResult::WhiteWins => KsfResult::WhiteWins,
+                GameResult::BlackWins => KsfResult::BlackWins,
+                GameResult::Draw => KsfResult::Draw,
+                GameResult::Unknown => KsfResult::Unknown,
+            },
+        },
+        offset: raw.offset,
+        length: raw.length,
+        entries,
+        uncodable,
+        unencodable,
+    })
+}
+
+/// Accumulates games into book elements.
+#[derive(Debug)]
+pub struct Builder {
+    header: Header,
+    positions: HashMap<Key, Acc>,
+    sources: Sources,
+    first_source: usize,
+    stats: BuildStats,
+    seen: HashSet<Key>,
+}
+
+impl Builder {
+    /// A builder for a book with this header (its filters, `max_move`, `element_type` and
+    /// `links` apply).
+    pub fn new(header: Header) -> Builder {
+        Builder::continuing(header, 0)
+    }
+
+    /// A builder whose sources are numbered from `first_source` on (to grow a book that has
+    /// that many sources).
+    pub fn continuing(header: Header, first_source: usize) -> Builder {
+        Builder {
+            header,
+            positions: HashMap::new(),
+            sources: Sources::default(),
+            first_source,
+            stats: BuildStats::default(),
+            seen: HashSet::new(),
+        }
+    }
+
+    /// The header the builder follows.
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    /// Counts so far.
+    pub fn stats(&self) -> &BuildStats {
+        &self.stats
+    }
+
+    /// Number of distinct positions so far.
+    pub fn len(&self) -> usize {
+        self.positions.len()
+    }
+
+    /// Whether no position was added.
+    pub fn is_empty(&self) -> bool {
+        self.positions.is_empty()
+    }
+
+    /// Starts a new source (a PGN file): its games are referenced from it.
+    pub fn begin_source(&mut self, address: impl Into<String>) {
+        self.sources.sources.push(Source {
+            source_type: SOURCE_PGN,
+            is_bad: 0,
+            address: address.into(),
+            games: Vec::new(),
+        });
+    }
+
+    /// Adds games (in order; replayed in parallel on the current rayon pool).
+    pub fn add_games(&mut self, games: &[RawGame]) {
+        let header = self.header.clone();
+        let prepared: Vec<Prepared> = games.par_iter().map(|g| prepare(g, &header)).collect();
+        for p in prepared {
+            self.stats.games_read += 1;
+            match p {
+                Prepared::Game(g) => self.count(g),
+                Prepared::Filtered => self.stats.games_filtered += 1,
+                Prepared::NoResult => self.stats.games_without_result += 1,
+                Prepared::Error(e) => self.stats.skipped.record(e),
+            }
+        }
+    }
+
+    /// Adds every game of a PGN file (plain or compressed) as a new source; `progress` gets
+    /// the number of games read so far.
+    pub fn add_pgn(&mut self, path: &Path, mut progress: impl FnMut(u64)) -> Result<(), Error> {
+        let address = std::fs::canonicalize(path)
+            .unwrap_or_else(|_| path.to_path_buf())
+            .display()
+            .to_string();
+        let mut reader = PgnReader::open(path)
+            .map_err(|e| Error::io(path, e))?
+            .with_header_filter(|name| {
+                chess_core::pgn::essential_header(name)
+                    || [&b"White"[..], b"Black", b"WhiteElo", b"BlackElo"]
+                        .iter()
+                        .any(|h| h.eq_ignore_ascii_case(name))
+            });
+        self.begin_source(address);
+        loop {
+            let batch = reader.next_batch(2048).map_err(|e| Error::io(path, e))?;
+            self.add_games(&batch);
+            progress(self.stats.games_read);
+            if batch.len() < 2048 {
+                return Ok(());
+            }
+        }
+    }
+
+    fn count(&mut self, g: GamePlies) {
+        self.stats.games_added += 1;
+        self.stats.uncodable_moves += g.uncodable;
+        self.stats.unencodable_positions += g.unencodable;
+        let game_ref = if self.header.stores_games() {
+            if self.sources.sources.is_empty() {
+                self.begin_source("");
+            }
+            let fits = |v: u64| u32::try_from(v).ok();
+            match (fits(g.offset), fits(g.length)) {
+                (Some(address), Some(length)) => {
+                    let s = self.sources.sources.len() - 1;
+                    let list = &mut self.sources.sources[s].games;
+                    list.push(GameInfo {
+                        address,
+                        length,
+                        ..g.info
+                    });
+                    Some(SourceRef {
+                        source: (self.first_source + s) as u16,
+                        game: (list.len() - 1) as u32,
+                    })
+                }
+                _ => {
+                    self.stats.unreferenced_games += 1;
+                    None
+                }
+            }
+        } else {
+            None
+        };
+        self.seen.clear();
+        let last = g.entries.len().checked_sub(1);
+        for (i, (key, code, outcome)) in g.entries.into_iter().enumerate() {
+            let acc = self.positions.entry(key).or_default();
+            if self.seen.insert(key) {
+                match outcome {
+                    Outcome::Win => acc.wins += 1,
+                    Outcome::Draw => acc.draws += 1,
+                    Outcome::Loss => acc.losses += 1,
+                }
+            }
+            if code != NO_MOVE && !acc.moves.contains(&code) {
+                acc.moves.push(code);
+            }
+            if let Some(r) = game_ref {
+                acc.source.get_or_insert(r);
+                if Some(i) == last {
+                    acc.links.push(r);
+                }
+            }
+        }
+    }
+
+    /// The sources collected so far (one per [`Builder::begin_source`]).
+    pub fn sources(&self) -> &Sources {
+        &self.sources
+    }
+
+    pub(crate) fn into_parts(self) -> (HashMap<Key, Acc>, Sources, BuildStats) {
+        (self.positions, self.sources, self.stats)
+    }
+
+    /// The header, the elements sorted by key, the sources (when the book stores games) and
+    /// the counts. With the header's `links` flag, the links pass runs first.
+    pub fn finish(self) -> (Header, Vec<Element>, Option<Sources>, BuildStats) {
+        let header = self.header.clone();
+        let (positions, sources, mut stats) = self.into_parts();
+        let mut elements = to_elements(positions);
+        if header.links != 0 {
+            stats.linked_moves += link(&mut elements);
+        }
+        let sources = header.stores_games().then_some(sources);
+        (header, elements, sources, stats)
+    }
+
+    /// Merges another builder's counts that came **after** this one's games.
+    pub fn merge_stats(&mut self, other: BuildStats) {
+        self.stats.merge(other);
+    }
+}
+
+pub(crate) fn element_of(key: Key, a: Acc) -> Element {
+    Element {
+        wins: a.wins,
+        draws: a.draws,
+        losses: a.losses,
+        moves: a.moves,
+        source: a.source,
+        links: (!a.links.is_empty()).then_some(a.links),
+        ..Element::new(key)
+    }
+}
+
+/// Elements sorted by key.
+pub(crate) fn to_elements(positions: HashMap<Key, Acc>) -> Vec<Element> {
+    let mut elements: Vec<Element> = positions
+        .into_iter()
+        .map(|(k, a)| element_of(k, a))
+        .collect();
+    elements.par_sort_unstable_by(|a, b| a.key.cmp(&b.key));
+    elements
+}
+
+/// The White-to-move position a key stands for (standard castling), if it is legal.
+pub fn position_of_key(key: &Key) -> Option<Chess> {
+    let hp: HuffmanPosition = decode_kvetka(key).ok()?;
+    let setup = hp.to_setup();
+    Chess::from_setup(setup.clone(), CastlingMode::Standard)
+        .or_else(|_| {
+            // A stored en-passant file that shakmaty finds impossible: drop it.
+            let mut s = setup;
+            s.ep_square = None;
+            Chess::from_setup(s, CastlingMode::Standard)
+        })
+        .ok()
+}
+
+/// The links pass: every element gets the legal moves that lead to another element of the
+/// book (sorted `elements`), appended in code order. Returns the number of moves added.
+pub fn link(elements: &mut [Element]) -> u64 {
+    let keys: Vec<Key> = elements.iter().map(|e| e.key).collect();
+    let added: Vec<Vec<u8>> = elements
+        .par_iter()
+        .map(|e| {
+            let Some(pos) = position_of_key(&e.key) else {
+                return Vec::new();
+            };
+            let mut codes: Vec<u8> = pos
+                .legal_moves()
+                .into_iter()
+                .filter_map(|m| {
+                    let code = moves::encode(&pos, m)?;
+                    if e.moves.contains(&code) {
+                        return None;
+                    }
+                    let mut child = pos.clone();
+                    child.play_unchecked(m);
+                    let key = kvetka_key(&child)?;
+                    keys.binary_search(&key).is_ok().then_some(code)
+                })
+                .collect();
+            codes.sort_unstable();
+            codes.dedup();
+            codes
+        })
+        .collect();
+    let mut n = 0;
+    for (e, codes) in elements.iter_mut().zip(added) {
+        n += codes.len() as u64;
+        e.moves.extend(codes);
+    }
+    n
+}

@@ -1,0 +1,430 @@
+//! Growing an existing book with more games, the way Kvetka does it.
+//!
+//! The new games are counted with the book's own header (filters, `max_move`, element type)
+//! into changes sorted by key. Each change goes to the block that holds its key (the last block
+//! whose first key is not greater); only those blocks are decoded, merged (statistics added,
+//! new moves appended, the first game kept, links appended and trimmed to 682 bytes) and
+//! re-encoded. A block that overflows is split into two blocks of roughly equal payload (more
+//! when one split is not enough). Only the `.kob` files that contain changed blocks are
+//! rewritten; a file that grows past the split size (20 MB) is split into two files of roughly
+//! equal size on a block boundary, and the later files are renamed up. The `.kin` and, when the
+//! book stores games, the `.ksf` (with one new source per PGN file) are rewritten.
+//!
+//! The cost is that of the changed blocks and files, not of the book; with the header's
+//! `links` flag the whole book is relinked (every position's moves to other book positions),
+//! which reads every element — the description warns that this mode is slow.
+//!
+//! New files are written to temporary files first; then unchanged files that move up are
+//! renamed (highest first) and the new files renamed into place.
+
+use std::{
+    collections::HashMap,
+    fs,
+    io::{BufWriter, Write},
+    path::{Path, PathBuf},
+};
+
+use crate::{
+    Book, Error,
+    build::{Acc, BuildStats, Builder, element_of, link},
+    ksf::Sources,
+    raw::{BLOCK_SIZE, Element, KEY_LEN, Key},
+    read::BookPaths,
+    write::{BLOCK_ROOM, BookFiles, WriteStats, encode_block},
+};
+
+/// Counts of [`add_pgn`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GrowStats {
+    /// The counts of the games read.
+    pub build: BuildStats,
+    /// Elements added.
+    pub elements_added: u64,
+    /// Elements whose data changed.
+    pub elements_updated: u64,
+    /// Blocks rewritten (before splitting).
+    pub blocks_changed: u64,
+    /// Blocks added by splits.
+    pub blocks_added: u64,
+    /// `.kob` files written.
+    pub files_written: u64,
+    /// `.kob` files in the book afterwards.
+    pub files: u64,
+    /// What fitting elements to 682 bytes dropped.
+    pub trimmed: WriteStats,
+}
+
+/// Merges a change into an element (statistics added, new moves appended, the first game kept,
+/// the new last-position games appended).
+fn merge(e: &mut Element, a: Acc) {
+    e.wins = e.wins.saturating_add(a.wins);
+    e.draws = e.draws.saturating_add(a.draws);
+    e.losses = e.losses.saturating_add(a.losses);
+    for code in a.moves {
+        if !e.moves.contains(&code) {
+            e.moves.push(code);
+        }
+    }
+    if e.source.is_none() {
+        e.source = a.source;
+    }
+    if !a.links.is_empty() {
+        e.links.get_or_insert_with(Vec::new).extend(a.links);
+    }
+}
+
+/// Splits encoded elements into blocks: one when they fit, else two of roughly equal payload,
+/// recursively.
+fn split_blocks(encoded: &[Vec<u8>], out: &mut Vec<Vec<u8>>, kin: &mut Vec<Key>, keys: &[Key]) {
+    let total: usize = encoded.iter().map(Vec::len).sum();
+    if total <= BLOCK_ROOM || encoded.len() <= 1 {
+        if !encoded.is_empty() {
+            out.push(encode_block(encoded.iter().map(Vec::as_slice)));
+            kin.push(keys[0]);
+        }
+        return;
+    }
+    // The first split point where the left half reaches half the payload.
+    let mut left = 0;
+    let mut at = encoded.len() - 1;
+    for (i, e) in encoded.iter().enumerate() {
+        if left + e.len() > total / 2 {
+            // Put this element on the side that balances better.
+            at = if left + e.len() - total / 2 < total / 2 - left {
+                i + 1
+            } else {
+                i
+            };
+            break;
+        }
+        left += e.len();
+    }
+    let at = at.clamp(1, encoded.len() - 1);
+    split_blocks(&encoded[..at], out, kin, &keys[..at]);
+    split_blocks(&encoded[at..], out, kin, &keys[at..]);
+}
+
+/// Where a block of the grown book comes from.
+enum BlockSrc {
+    Old(usize),
+    New(Vec<u8>),
+}
+
+/// One `.kob` file of the grown book.
+struct FilePlan {
+    blocks: Vec<BlockSrc>,
+    /// The old file number, when the file is unchanged.
+    unchanged: Option<usize>,
+}
+
+/// Splits a file plan into halves until each fits `split_size` (the header counts in file 0).
+fn split_files(
+    plan: Vec<BlockSrc>,
+    header_len: usize,
+    split_size: u64,
+    out: &mut Vec<Vec<BlockSrc>>,
+) {
+    let size = (header_len + plan.len() * BLOCK_SIZE) as u64;
+    if size <= split_size || plan.len() <= 1 {
+        out.push(plan);
+        return;
+    }
+    let mut plan = plan;
+    let right = plan.split_off(plan.len() / 2);
+    split_files(plan, header_len, split_size, out);
+    split_files(right, 0, split_size, out);
+}
+
+/// Adds the games of `pgns` to the book at `paths` (see the module notes). `split_size` is the
+/// `.kob` size limit ([`crate::write::DEFAULT_SPLIT_SIZE`]); `progress` gets the games read.
+pub fn add_pgn(
+    paths: &BookPaths,
+    pgns: &[PathBuf],
+    split_size: u64,
+    mut progress: impl FnMut(u64),
+) -> Result<GrowStats, Error> {
+    let book = Book::open(paths.base())?;
+    let header = book.header().clone();
+    let old_sources = match book.sources() {
+        Some(s) => s?.clone(),
+        None => Sources::default(),
+    };
+    let mut builder = Builder::continuing(header.clone(), old_sources.sources.len());
+    for p in pgns {
+        builder.add_pgn(p, &mut progress)?;
+    }
+    let (changes, new_sources, build) = builder.into_parts();
+    let mut sources = old_sources;
+    sources.sources.extend(new_sources.sources);
+    let sources = header.stores_games().then_some(sources);
+    let mut stats = GrowStats {
+        build,
+        ..GrowStats::default()
+    };
+    if header.links != 0 || book.block_count() == 0 {
+        return rebuild_all(book, paths, changes, sources.as_ref(), split_size, stats);
+    }
+
+    // Changes by block.
+    let mut changes: Vec<(Key, Acc)> = changes.into_iter().collect();
+    changes.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    let first_block = book.index().next().map_or(0, |(_, b)| b);
+    let mut by_block: HashMap<usize, Vec<(Key, Acc)>> = HashMap::new();
+    for (k, a) in changes {
+        let b = book.block_for(&k).unwrap_or(first_block);
+        by_block.entry(b).or_default().push((k, a));
+    }
+
+    // New blocks for the changed ones, and the new first keys.
+    let games = header.stores_games();
+    let mut replaced: HashMap<usize, (Vec<Vec<u8>>, Vec<Key>)> = HashMap::new();
+    for (b, list) in by_block {
+        stats.blocks_changed += 1;
+        let old = book.block_elements(b)?;
+        let mut merged: Vec<Element> = Vec::with_capacity(old.len() + list.len());
+        let mut old = old.into_iter().map(|(_, e)| e).peekable();
+        for (k, a) in list {
+            while let Some(e) = old.next_if(|e| e.key < k) {
+                merged.push(e);
+            }
+            match old.next_if(|e| e.key == k) {
+                Some(mut e) => {
+                    merge(&mut e, a);
+                    stats.elements_updated += 1;
+                    merged.push(e);
+                }
+                None => {
+                    stats.elements_added += 1;
+                    merged.push(element_of(k, a));
+                }
+            }
+        }
+        merged.extend(old);
+        let mut encoded = Vec::with_capacity(merged.len());
+        let mut keys = Vec::with_capacity(merged.len());
+        for mut e in merged {
+            stats.trimmed.count_trim(e.fit(games));
+            encoded.push(e.to_bytes(games));
+            keys.push(e.key);
+        }
+        let mut blocks = Vec::new();
+        let mut kin = Vec::new();
+        split_blocks(&encoded, &mut blocks, &mut kin, &keys);
+        stats.blocks_added += blocks.len() as u64 - 1;
+        replaced.insert(b, (blocks, kin));
+    }
+
+    // File plans: each old file with its blocks replaced; split when too large.
+    let head_len = {
+        let mut h = header.clone();
+        h.block_count = 0;
+        h.to_bytes().len()
+    };
+    let mut per_file: Vec<Vec<usize>> = vec![Vec::new(); book.file_count()];
+    for b in 0..book.block_count() {
+        let (_, file, _) = book.block_bytes(b).expect("block in range");
+        per_file[file].push(b);
+    }
+    let mut plans: Vec<FilePlan> = Vec::new();
+    let mut kin: Vec<u8> = Vec::with_capacity((book.block_count() + 16) * KEY_LEN);
+    let first_keys: HashMap<usize, Key> = book.index().map(|(k, b)| (b, *k)).collect();
+    for (f, blocks) in per_file.into_iter().enumerate() {
+        let changed = blocks.iter().any(|b| replaced.contains_key(b));
+        let mut srcs = Vec::with_capacity(blocks.len());
+        for b in blocks {
+            match replaced.remove(&b) {
+                Some((new, keys)) => {
+                    for k in &keys {
+                        kin.extend_from_slice(k);
+                    }
+                    srcs.extend(new.into_iter().map(BlockSrc::New));
+                }
+                None => {
+                    kin.extend_from_slice(&first_keys.get(&b).copied().unwrap_or([0; KEY_LEN]));
+                    srcs.push(BlockSrc::Old(b));
+                }
+            }
+        }
+        if !changed {
+            plans.push(FilePlan {
+                blocks: srcs,
+                unchanged: Some(f),
+            });
+            continue;
+        }
+        let mut parts = Vec::new();
+        split_files(
+            srcs,
+            if f == 0 { head_len } else { 0 },
+            split_size,
+            &mut parts,
+        );
+        plans.extend(parts.into_iter().map(|blocks| FilePlan {
+            blocks,
+            unchanged: None,
+        }));
+    }
+    let block_count: usize = plans.iter().map(|p| p.blocks.len()).sum();
+    let new_header = crate::Header {
+        block_count: u32::try_from(block_count)
+            .map_err(|_| Error::Write("more than 2^32 blocks".into()))?,
+        ..header.clone()
+    };
+    // The header's block count changed: file 0 is rewritten.
+    if new_header.block_count != header.block_count {
+        plans[0].unchanged = None;
+    }
+    stats.files = plans.len() as u64;
+
+    // Write the changed files to temporary files.
+    let mut temps: Vec<(usize, tempfile::NamedTempFile)> = Vec::new();
+    for (i, plan) in plans.iter().enumerate() {
+        if plan.unchanged.is_some() {
+            continue;
+        }
+        let target = paths.kob(i);
+        let dir = dir_of(&target);
+        let io = |e| Error::io(&target, e);
+        let tmp = tempfile::Builder::new()
+            .prefix(".chessfmt-")
+            .suffix(".tmp")
+            .tempfile_in(dir)
+            .map_err(io)?;
+        let mut w = BufWriter::with_capacity(1 << 16, tmp);
+        if i == 0 {
+            w.write_all(&new_header.to_bytes()).map_err(io)?;
+        }
+        for src in &plan.blocks {
+            match src {
+                BlockSrc::Old(b) => w.write_all(book.block_bytes(*b).expect("block").0),
+                BlockSrc::New(bytes) => w.write_all(bytes),
+            }
+            .map_err(io)?;
+        }
+        let tmp = w.into_inner().map_err(|e| io(e.into_error()))?;
+        tmp.as_file().sync_all().map_err(io)?;
+        keep_permissions(&target, &tmp);
+        temps.push((i, tmp));
+        stats.files_written += 1;
+    }
+    let kin_tmp = temp_with(&paths.kin(), &kin)?;
+    let ksf_tmp = match &sources {
+        Some(s) => Some(temp_with(
+            &paths.ksf(),
+            &s.to_bytes().map_err(Error::Write)?,
+        )?),
+        None => None,
+    };
+    // The old files' real names (any letter case).
+    let old_names: Vec<PathBuf> = book.files().map(|(p, _)| p.to_path_buf()).collect();
+    drop(book);
+
+    // Unchanged files that moved up, highest first (targets are free by then).
+    for (i, plan) in plans.iter().enumerate().rev() {
+        if let Some(old) = plan.unchanged
+            && old != i
+        {
+            let to = paths.kob(i);
+            fs::rename(&old_names[old], &to).map_err(|e| Error::io(&to, e))?;
+        }
+    }
+    for (i, tmp) in temps.into_iter().rev() {
+        let to = paths.kob(i);
+        // A file whose old name differs only in letter case is replaced, not duplicated.
+        if let Some(old) = old_names.get(i).filter(|o| **o != to) {
+            let _ = fs::remove_file(old);
+        }
+        tmp.persist(&to).map_err(|e| Error::io(&to, e.error))?;
+    }
+    kin_tmp
+        .persist(paths.kin())
+        .map_err(|e| Error::io(paths.kin(), e.error))?;
+    if let Some(t) = ksf_tmp {
+        t.persist(paths.ksf())
+            .map_err(|e| Error::io(paths.ksf(), e.error))?;
+    }
+    Ok(stats)
+}
+
+fn dir_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    }
+}
+
+fn keep_permissions(target: &Path, tmp: &tempfile::NamedTempFile) {
+    if let Ok(m) = fs::metadata(target) {
+        let _ = tmp.as_file().set_permissions(m.permissions());
+    } else {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let _ = tmp
+                .as_file()
+                .set_permissions(fs::Permissions::from_mode(0o644));
+        }
+    }
+}
+
+fn temp_with(target: &Path, bytes: &[u8]) -> Result<tempfile::NamedTempFile, Error> {
+    let io = |e| Error::io(target, e);
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".chessfmt-")
+        .suffix(".tmp")
+        .tempfile_in(dir_of(target))
+        .map_err(io)?;
+    tmp.write_all(bytes).map_err(io)?;
+    tmp.as_file().sync_all().map_err(io)?;
+    keep_permissions(target, &tmp);
+    Ok(tmp)
+}
+
+/// The whole-book path: every element read, changes merged, the links pass run when the
+/// header asks for it, and the book written anew.
+fn rebuild_all<D: AsRef<[u8]>>(
+    book: Book<D>,
+    paths: &BookPaths,
+    changes: HashMap<Key, Acc>,
+    sources: Option<&Sources>,
+    split_size: u64,
+    mut stats: GrowStats,
+) -> Result<GrowStats, Error> {
+    let header = book.header().clone();
+    let mut elements: Vec<Element> = Vec::with_capacity(book.block_count() * 32);
+    for e in book.elements() {
+        elements.push(e?.1);
+    }
+    let mut changes: Vec<(Key, Acc)> = changes.into_iter().collect();
+    changes.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    let mut merged = Vec::with_capacity(elements.len() + changes.len());
+    let mut old = elements.into_iter().peekable();
+    for (k, a) in changes {
+        while let Some(e) = old.next_if(|e| e.key < k) {
+            merged.push(e);
+        }
+        match old.next_if(|e| e.key == k) {
+            Some(mut e) => {
+                merge(&mut e, a);
+                stats.elements_updated += 1;
+                merged.push(e);
+            }
+            None => {
+                stats.elements_added += 1;
+                merged.push(element_of(k, a));
+            }
+        }
+    }
+    merged.extend(old);
+    if header.links != 0 {
+        stats.build.linked_moves += link(&mut merged);
+    }
+    drop(book);
+    let (files, w) = BookFiles::build(&header, &mut merged, sources, split_size)?;
+    files.save(paths, true)?;
+    stats.trimmed = w;
+    stats.files = w.files;
+    stats.files_written = w.files;
+    stats.blocks_added = 0;
+    Ok(stats)
+}

@@ -1,0 +1,269 @@
+//! Writing a complete book: elements sorted by key packed into 2048-byte blocks, the blocks
+//! spread over `.kob` files of at most [`DEFAULT_SPLIT_SIZE`] bytes (on block boundaries, the
+//! header in `_0.kob` only), the `.kin` of first keys and the `.ksf`. All files are written to
+//! temporary files first and renamed together; an existing book is replaced only with
+//! `overwrite`, and `.kob` files left over from a larger old book are removed.
+
+use std::{fs, ops::Range};
+
+use chess_core::atomic::write_files_atomically;
+
+use crate::{
+    Error,
+    ksf::Sources,
+    raw::{BLOCK_SIZE, Element, Header, KEY_LEN, MAX_ELEMENT_SIZE, Trimmed},
+    read::BookPaths,
+};
+
+/// Kvetka's file size limit: a `.kob` file larger than 20 MB is split in two.
+pub const DEFAULT_SPLIT_SIZE: u64 = 20 * 1024 * 1024;
+
+/// Payload room of a block (after its 2-byte used-length field).
+pub const BLOCK_ROOM: usize = BLOCK_SIZE - 2;
+
+/// Counts of what [`BookFiles::build`] had to trim.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct WriteStats {
+    /// Elements written.
+    pub elements: u64,
+    /// Blocks written.
+    pub blocks: u64,
+    /// `.kob` files written.
+    pub files: u64,
+    /// Elements whose links list was shortened to fit 682 bytes.
+    pub trimmed_links: u64,
+    /// Elements whose comment was shortened.
+    pub trimmed_comments: u64,
+}
+
+impl WriteStats {
+    pub(crate) fn count_trim(&mut self, t: Trimmed) {
+        self.trimmed_links += u64::from(t.links > 0);
+        self.trimmed_comments += u64::from(t.comment);
+    }
+}
+
+/// The bytes of every file of a book.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BookFiles {
+    /// `_0.kob`, `_1.kob`, …
+    pub kobs: Vec<Vec<u8>>,
+    /// `.kin`.
+    pub kin: Vec<u8>,
+    /// `.ksf`, when the book stores games.
+    pub ksf: Option<Vec<u8>>,
+}
+
+/// A 2048-byte block holding `elements` (already encoded, at most [`BLOCK_ROOM`] bytes in all).
+pub fn encode_block<'a>(elements: impl IntoIterator<Item = &'a [u8]>) -> Vec<u8> {
+    let mut block = Vec::with_capacity(BLOCK_SIZE);
+    block.extend_from_slice(&[0, 0]);
+    for e in elements {
+        block.extend_from_slice(e);
+    }
+    debug_assert!(block.len() <= BLOCK_SIZE);
+    let used = block.len() as u16;
+    block[..2].copy_from_slice(&used.to_be_bytes());
+    block.resize(BLOCK_SIZE, 0);
+    block
+}
+
+/// Block ranges of each `.kob` file: as many whole blocks per file as fit `split_size` (the
+/// header counts in file 0), at least one per file.
+pub fn file_ranges(header_len: usize, blocks: usize, split_size: u64) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut used = header_len as u64;
+    for b in 0..blocks {
+        if b > start && used + BLOCK_SIZE as u64 > split_size {
+            out.push(start..b);
+            start = b;
+            used = 0;
+        }
+        used += BLOCK_SIZE as u64;
+    }
+    out.push(start..blocks);
+    out
+}
+
+impl BookFiles {
+    /// Lays out a book. `elements` must be sorted by key without duplicates; each is fitted to
+    /// 682 bytes ([`Element::fit`]) and packed greedily into blocks.
+    pub fn build(
+        header: &Header,
+        elements: &mut [Element],
+        sources: Option<&Sources>,
+        split_size: u64,
+    ) -> Result<(BookFiles, WriteStats), Error> {
+        let games = header.stores_games();
+        let mut stats = WriteStats::default();
+        let mut blocks: Vec<Vec<u8>> = Vec::new();
+        let mut kin = Vec::new();
+        let mut current: Vec<u8> = Vec::with_capacity(BLOCK_ROOM);
+        let mut first: Option<[u8; KEY_LEN]> = None;
+        let mut prev: Option<[u8; KEY_LEN]> = None;
+        let mut buf = Vec::with_capacity(MAX_ELEMENT_SIZE);
+        for e in elements.iter_mut() {
+            if prev.is_some_and(|p| p >= e.key) {
+                return Err(Error::Write(
+                    "elements are not sorted by key without duplicates".into(),
+                ));
+            }
+            prev = Some(e.key);
+            stats.count_trim(e.fit(games));
+            buf.clear();
+            e.write(games, &mut buf);
+            if buf.len() > MAX_ELEMENT_SIZE {
+                return Err(Error::Write(format!(
+                    "an element of {} bytes (at most {MAX_ELEMENT_SIZE})",
+                    buf.len()
+                )));
+            }
+            if current.len() + buf.len() > BLOCK_ROOM {
+                blocks.push(encode_block([current.as_slice()]));
+                kin.extend_from_slice(&first.take().unwrap_or_default());
+                current.clear();
+            }
+            first.get_or_insert(e.key);
+            current.extend_from_slice(&buf);
+            stats.elements += 1;
+        }
+        if !current.is_empty() {
+            blocks.push(encode_block([current.as_slice()]));
+            kin.extend_from_slice(&first.take().unwrap_or_default());
+        }
+        let files = BookFiles::from_blocks(header, &blocks, kin, sources, split_size)?;
+        stats.blocks = blocks.len() as u64;
+        stats.files = files.kobs.len() as u64;
+        Ok((files, stats))
+    }
+
+    /// The files of a book from finished blocks and their first keys.
+    pub fn from_blocks(
+        header: &Header,
+        blocks: &[Vec<u8>],
+        kin: Vec<u8>,
+        sources: Option<&Sources>,
+        split_size: u64,
+    ) -> Result<BookFiles, Error> {
+        let header = Header {
+            block_count: u32::try_from(blocks.len())
+                .map_err(|_| Error::Write("more than 2^32 blocks".into()))?,
+            ..header.clone()
+        };
+        let head = header.to_bytes();
+        let kobs = file_ranges(head.len(), blocks.len(), split_size)
+            .into_iter()
+            .enumerate()
+            .map(|(i, r)| {
+                let mut f = Vec::with_capacity(r.len() * BLOCK_SIZE + head.len());
+                if i == 0 {
+                    f.extend_from_slice(&head);
+                }
+                for b in &blocks[r] {
+                    f.extend_from_slice(b);
+                }
+                f
+            })
+            .collect();
+        let ksf = match sources {
+            Some(s) => Some(s.to_bytes().map_err(Error::Write)?),
+            None => None,
+        };
+        Ok(BookFiles { kobs, kin, ksf })
+    }
+
+    /// Writes the files as `paths` names them (see the module notes).
+    pub fn save(&self, paths: &BookPaths, overwrite: bool) -> Result<(), Error> {
+        let mut list: Vec<(std::path::PathBuf, &[u8])> = Vec::new();
+        // Later files first, `_0.kob` (with the block count) after them, the index last.
+        for (i, k) in self.kobs.iter().enumerate().rev() {
+            list.push((paths.kob(i), k));
+        }
+        list.push((paths.kin(), &self.kin));
+        if let Some(ksf) = &self.ksf {
+            list.push((paths.ksf(), ksf));
+        }
+        let refs: Vec<(&std::path::Path, &[u8])> =
+            list.iter().map(|(p, b)| (p.as_path(), *b)).collect();
+        let first = paths.kob(0);
+        write_files_atomically(&refs, overwrite).map_err(|e| Error::io(&first, e))?;
+        if overwrite {
+            remove_stale(paths, self.kobs.len(), self.ksf.is_none())?;
+        }
+        Ok(())
+    }
+}
+
+/// Removes `.kob` files numbered from `from` on, and the `.ksf` when `ksf` is set, left over
+/// from an older, larger book.
+pub(crate) fn remove_stale(paths: &BookPaths, from: usize, ksf: bool) -> Result<(), Error> {
+    let mut n = from;
+    while let Some(p) = chess_core::files::find_any_case(&paths.kob(n)) {
+        fs::remove_file(&p).map_err(|e| Error::io(&p, e))?;
+        n += 1;
+    }
+    if ksf && let Some(p) = chess_core::files::find_any_case(&paths.ksf()) {
+        fs::remove_file(&p).map_err(|e| Error::io(&p, e))?;
+    }
+    Ok(())
+}
+
+/// Writes a complete book: see [`BookFiles::build`] and [`BookFiles::save`].
+pub fn write_book(
+    paths: &BookPaths,
+    header: &Header,
+    elements: &mut [Element],
+    sources: Option<&Sources>,
+    split_size: u64,
+    overwrite: bool,
+) -> Result<WriteStats, Error> {
+    let (files, stats) = BookFiles::build(header, elements, sources, split_size)?;
+    files.save(paths, overwrite)?;
+    Ok(stats)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_ranges_split_on_block_boundaries() {
+        assert_eq!(file_ranges(30, 0, 100), vec![0..0]);
+        assert_eq!(file_ranges(30, 3, DEFAULT_SPLIT_SIZE), vec![0..3]);
+        // 4096 + 30 > 4100: the header pushes the second block of file 0 out.
+        assert_eq!(file_ranges(30, 5, 4100), vec![0..1, 1..3, 3..5]);
+        // A limit below one block still puts one block in each file.
+        assert_eq!(file_ranges(30, 2, 10), vec![0..1, 1..2]);
+    }
+
+    #[test]
+    fn blocks_are_filled_and_keys_indexed() {
+        let mut elements: Vec<Element> = (0..200u8)
+            .map(|i| {
+                let mut key = [0u8; KEY_LEN];
+                key[0] = i;
+                Element {
+                    moves: vec![1; 10],
+                    ..Element::new(key)
+                }
+            })
+            .collect();
+        let header = Header::default();
+        let (files, stats) =
+            BookFiles::build(&header, &mut elements, None, DEFAULT_SPLIT_SIZE).unwrap();
+        // Each element is 1 + 22 + 3 + 1 + 10 + 1 = 38 bytes: 53 per block.
+        assert_eq!(stats.blocks, 4);
+        assert_eq!(files.kin.len(), 4 * KEY_LEN);
+        assert_eq!(files.kin[KEY_LEN], 53);
+        let kob = &files.kobs[0];
+        let head = header.to_bytes().len();
+        assert_eq!(kob.len(), head + 4 * BLOCK_SIZE);
+        assert_eq!(&kob[head..head + 2], &(2 + 53 * 38u16).to_be_bytes());
+        // The header carries the block count.
+        assert_eq!(&kob[head - 4..head], &[0, 0, 0, 4]);
+        // Unsorted input is refused.
+        elements.swap(0, 1);
+        assert!(BookFiles::build(&header, &mut elements, None, DEFAULT_SPLIT_SIZE).is_err());
+    }
+}
