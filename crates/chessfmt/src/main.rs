@@ -5,6 +5,7 @@
 
 mod ctg;
 mod info;
+mod kvetka;
 mod output;
 mod polyglot;
 mod progress;
@@ -29,6 +30,9 @@ enum Command {
     /// ChessBase CTG opening books (.ctg/.cto/.ctb).
     #[command(subcommand)]
     Ctg(ctg::CtgCommand),
+    /// Kvetka opening books (.kob/.kin/.ksf).
+    #[command(subcommand)]
+    Kvetka(kvetka::KvetkaCommand),
     /// Polyglot opening books (.bin).
     #[command(subcommand)]
     Polyglot(polyglot::PolyglotCommand),
@@ -67,6 +71,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Info(args) => info::run(&args),
         Command::Ctg(cmd) => ctg::run(cmd),
+        Command::Kvetka(cmd) => kvetka::run(cmd),
         Command::Polyglot(cmd) => polyglot::run(cmd),
         Command::Selfplay(cmd) => selfplay::run(cmd),
     };

@@ -413,14 +413,13 @@ pub(crate) fn to_elements(positions: HashMap<Key, Acc>) -> Vec<Element> {
 pub fn position_of_key(key: &Key) -> Option<Chess> {
     let hp: HuffmanPosition = decode_kvetka(key).ok()?;
     let setup = hp.to_setup();
-    Chess::from_setup(setup.clone(), CastlingMode::Standard)
-        .or_else(|_| {
-            // A stored en-passant file that shakmaty finds impossible: drop it.
-            let mut s = setup;
-            s.ep_square = None;
-            Chess::from_setup(s, CastlingMode::Standard)
-        })
-        .ok()
+    if let Ok(p) = Chess::from_setup(setup.clone(), CastlingMode::Standard) {
+        return Some(p);
+    }
+    // A stored en-passant file that shakmaty finds impossible: drop it.
+    let mut s = setup;
+    s.ep_square = None;
+    Chess::from_setup(s, CastlingMode::Standard).ok()
 }
 
 /// The links pass: every element gets the legal moves that lead to another element of the

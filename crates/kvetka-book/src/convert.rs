@@ -170,6 +170,6 @@ pub fn from_polyglot<D: AsRef<[u8]>>(
         }
     }
     let mut elements: Vec<Element> = accs.into_iter().map(|(k, a)| element_of(k, a)).collect();
-    elements.sort_unstable_by(|a, b| a.key.cmp(&b.key));
+    elements.sort_unstable_by_key(|e| e.key);
     (elements, stats)
 }

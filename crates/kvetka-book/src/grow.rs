@@ -167,7 +167,7 @@ pub fn add_pgn(
 
     // Changes by block.
     let mut changes: Vec<(Key, Acc)> = changes.into_iter().collect();
-    changes.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    changes.sort_unstable_by_key(|c| c.0);
     let first_block = book.index().next().map_or(0, |(_, b)| b);
     let mut by_block: HashMap<usize, Vec<(Key, Acc)>> = HashMap::new();
     for (k, a) in changes {
@@ -396,7 +396,7 @@ fn rebuild_all<D: AsRef<[u8]>>(
         elements.push(e?.1);
     }
     let mut changes: Vec<(Key, Acc)> = changes.into_iter().collect();
-    changes.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    changes.sort_unstable_by_key(|c| c.0);
     let mut merged = Vec::with_capacity(elements.len() + changes.len());
     let mut old = elements.into_iter().peekable();
     for (k, a) in changes {

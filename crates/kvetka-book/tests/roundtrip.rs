@@ -207,7 +207,8 @@ fn grow_equals_build() {
     let split = 96 * 1024;
     let grown = common::build(&[&a], header.clone(), dir.path(), "grown", split);
     let before = Book::open(grown.base()).unwrap().file_count();
-    let stats = kvetka_book::grow::add_pgn(&grown, &[b.clone()], split, |_| {}).unwrap();
+    let stats =
+        kvetka_book::grow::add_pgn(&grown, std::slice::from_ref(&b), split, |_| {}).unwrap();
     assert!(stats.blocks_added > 0 && stats.elements_added > 0 && stats.elements_updated > 0);
     assert!(stats.files as usize > before, "{stats:?}");
     let at_once = common::build(&[&a, &b], header, dir.path(), "once", split);
@@ -245,7 +246,7 @@ fn grow_with_links_equals_build() {
     let grown = common::build_default(&[&a], header.clone(), dir.path(), "grown");
     let stats = kvetka_book::grow::add_pgn(
         &grown,
-        &[b.clone()],
+        std::slice::from_ref(&b),
         kvetka_book::write::DEFAULT_SPLIT_SIZE,
         |_| {},
     )

@@ -1,0 +1,701 @@
+//! `chessfmt kvetka …`: Kvetka opening books (`.kob/.kin/.ksf`).
+
+use std::path::{Path, PathBuf};
+
+use clap::{Args, Subcommand};
+use kvetka_book::{
+    Book, Comment, Header, MappedBook, SourceRef, Stats,
+    build::{BuildStats, Builder, position_of_key},
+    read::{BookPaths, KinStatus},
+    validate::validate,
+    write::{DEFAULT_SPLIT_SIZE, write_book},
+};
+use serde::Serialize;
+use shakmaty::{EnPassantMode, fen::Fen};
+
+use crate::{
+    CliError, CliResult,
+    output::json_line,
+    polyglot::{position, uci},
+    progress,
+};
+
+/// Kvetka verbs.
+#[derive(Debug, Subcommand)]
+pub enum KvetkaCommand {
+    /// Header, files, blocks, positions and sources of a book.
+    Info {
+        /// The book: its .kin, any of its .kob files, or its base name.
+        book: PathBuf,
+        /// Check the structure (sorted keys, block and element sizes, .kin, lengths);
+        /// exit 1 when a rule is broken.
+        #[arg(long)]
+        check: bool,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// A position's statistics and book moves (wins/draws/losses of the side to move, and of
+    /// the player making each move).
+    Probe {
+        /// The book.
+        book: PathBuf,
+        /// The position (default: the start position).
+        #[arg(long)]
+        fen: Option<String>,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Build a book from PGN files.
+    Build(BuildArgs),
+    /// Add the games of PGN files to a book, following its header's filters.
+    Add {
+        /// The book.
+        book: PathBuf,
+        /// PGN files (plain, .gz, .zst, .xz).
+        #[arg(required = true)]
+        pgn: Vec<PathBuf>,
+        /// Print a JSON summary.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print every element in key order (the stored, White-to-move position).
+    Dump {
+        /// The book.
+        book: PathBuf,
+        /// One JSON object per line.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Convert to a Polyglot book (weights 2·wins + draws of the mover).
+    ToPolyglot {
+        /// The book.
+        book: PathBuf,
+        /// The Polyglot book to write.
+        #[arg(short = 'o', long = "output", value_name = "OUT.bin")]
+        output: PathBuf,
+        /// Replace OUT.bin if it exists.
+        #[arg(long)]
+        force: bool,
+        /// Print a JSON summary.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Convert a Polyglot book (walked from the start position) to a Kvetka book.
+    FromPolyglot {
+        /// The Polyglot book.
+        input: PathBuf,
+        /// The book to write (base name; BOOK_0.kob, BOOK.kin are written).
+        #[arg(short = 'o', long = "output", value_name = "BOOK")]
+        output: PathBuf,
+        /// The book's caption.
+        #[arg(long, default_value = "")]
+        caption: String,
+        /// Replace an existing book.
+        #[arg(long)]
+        force: bool,
+        /// Print a JSON summary.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// Arguments of `kvetka build`.
+#[derive(Debug, Args)]
+pub struct BuildArgs {
+    /// PGN files (plain, .gz, .zst, .xz).
+    #[arg(required = true)]
+    pgn: Vec<PathBuf>,
+    /// The book to write (base name; BOOK_0.kob, BOOK.kin, BOOK.ksf are written).
+    #[arg(short = 'o', long = "output", value_name = "BOOK")]
+    output: PathBuf,
+    /// The book's caption.
+    #[arg(long, default_value = "")]
+    caption: String,
+    /// Half-moves of each game to add (255 = the whole game).
+    #[arg(long, value_name = "N", default_value_t = 255)]
+    max_move: u8,
+    /// Minimum White Elo (0 = no filter).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    min_elo_white: u16,
+    /// Minimum Black Elo.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    min_elo_black: u16,
+    /// Minimum Elo of the stronger player.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    min_elo_strong: u16,
+    /// Minimum Elo of the weaker player.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    min_elo_weak: u16,
+    /// Store references to the games (a .ksf file).
+    #[arg(long)]
+    with_games: bool,
+    /// Add moves between any two book positions (transpositions); slower.
+    #[arg(long)]
+    links: bool,
+    /// Largest .kob file in bytes (Kvetka splits at 20 MB).
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_SPLIT_SIZE, hide = true)]
+    split_size: u64,
+    /// Replace an existing book.
+    #[arg(long)]
+    force: bool,
+    /// Print a JSON summary.
+    #[arg(long)]
+    json: bool,
+}
+
+fn open(path: &Path) -> Result<MappedBook, CliError> {
+    Ok(Book::open(path)?)
+}
+
+/// A resolved game reference.
+#[derive(Debug, Serialize)]
+struct GameRow {
+    source: u16,
+    game: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    white: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    black: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    white_elo: Option<u16>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    black_elo: Option<u16>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    result: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    path: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    address: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    length: Option<u32>,
+}
+
+fn game_row(book: &MappedBook, r: SourceRef) -> GameRow {
+    let found = book.game(r);
+    GameRow {
+        source: r.source,
+        game: r.game,
+        white: found.map(|(_, g)| g.white.clone()),
+        black: found.map(|(_, g)| g.black.clone()),
+        white_elo: found.map(|(_, g)| g.white_elo),
+        black_elo: found.map(|(_, g)| g.black_elo),
+        result: found.map(|(_, g)| g.result.as_pgn()),
+        path: found.map(|(s, _)| s.address.clone()),
+        address: found.map(|(_, g)| g.address),
+        length: found.map(|(_, g)| g.length),
+    }
+}
+
+#[derive(Debug, Serialize)]
+struct PositionRow {
+    wins: u64,
+    draws: u64,
+    losses: u64,
+    comment: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    eco: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    opening: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    variation: Option<String>,
+    games: Vec<GameRow>,
+}
+
+#[derive(Debug, Serialize)]
+struct MoveRow {
+    uci: String,
+    wins: u64,
+    draws: u64,
+    losses: u64,
+    in_book: bool,
+    games: Vec<GameRow>,
+}
+
+#[derive(Debug, Serialize)]
+struct ProbeOut {
+    position: Option<PositionRow>,
+    moves: Vec<MoveRow>,
+}
+
+fn probe(path: &Path, fen: Option<&str>, json: bool) -> CliResult {
+    let book = open(path)?;
+    let pos = position(fen)?;
+    let probe = book.probe(&pos)?;
+    if let Some(p) = &probe {
+        for code in &p.undecodable {
+            eprintln!("chessfmt: warning: move code {code:#04x} is not a legal move here");
+        }
+    }
+    let out = ProbeOut {
+        position: probe.as_ref().map(|p| {
+            let (eco, opening, variation) = match &p.comment {
+                Some(Comment::Eco {
+                    eco,
+                    opening,
+                    variation,
+                }) => (Some(eco.clone()), Some(opening.clone()), variation.clone()),
+                _ => (None, None, None),
+            };
+            PositionRow {
+                wins: p.stats.wins,
+                draws: p.stats.draws,
+                losses: p.stats.losses,
+                comment: p.comment.as_ref().map(Comment::to_text),
+                eco,
+                opening,
+                variation,
+                games: p.games.iter().map(|&r| game_row(&book, r)).collect(),
+            }
+        }),
+        moves: probe
+            .iter()
+            .flat_map(|p| &p.moves)
+            .map(|m| {
+                let s = m.stats.unwrap_or_default();
+                MoveRow {
+                    uci: uci(m.mv),
+                    wins: s.wins,
+                    draws: s.draws,
+                    losses: s.losses,
+                    in_book: m.stats.is_some(),
+                    games: m.games.iter().map(|&r| game_row(&book, r)).collect(),
+                }
+            })
+            .collect(),
+    };
+    if json {
+        json_line(&out)?;
+        return Ok(());
+    }
+    match &out.position {
+        None => println!("position not in the book"),
+        Some(p) => {
+            let s = Stats {
+                wins: p.wins,
+                draws: p.draws,
+                losses: p.losses,
+            };
+            println!(
+                "position: {} games, +{} ={} -{} (side to move)",
+                s.games(),
+                p.wins,
+                p.draws,
+                p.losses
+            );
+            if let Some(c) = &p.comment {
+                println!("comment: {c}");
+            }
+        }
+    }
+    for m in &out.moves {
+        let games = m.wins + m.draws + m.losses;
+        let pct = if games == 0 {
+            0.0
+        } else {
+            100.0 * (m.wins as f64 + m.draws as f64 / 2.0) / games as f64
+        };
+        println!(
+            "{:<6} {:>8} games  +{} ={} -{}  {pct:5.1}%{}",
+            m.uci,
+            games,
+            m.wins,
+            m.draws,
+            m.losses,
+            if m.in_book {
+                ""
+            } else {
+                "  (position after it not in the book)"
+            }
+        );
+        for g in &m.games {
+            if let (Some(w), Some(b), Some(r)) = (&g.white, &g.black, g.result) {
+                println!("         {w} – {b} {r}");
+            }
+        }
+    }
+    Ok(())
+}
+
+fn info(path: &Path, check: bool, json: bool) -> CliResult {
+    let book = open(path)?;
+    let h = book.header();
+    let mut elements = 0u64;
+    let mut damaged = 0u64;
+    for e in book.elements() {
+        match e {
+            Ok(_) => elements += 1,
+            Err(_) => damaged += 1,
+        }
+    }
+    let kin = match book.kin_status() {
+        KinStatus::Absent => "absent".to_string(),
+        KinStatus::Valid => "valid".to_string(),
+        KinStatus::Stale(why) => format!("stale, ignored ({why})"),
+    };
+    let (sources, games) = match book.sources() {
+        Some(Ok(s)) => (
+            Some(s.sources.len()),
+            Some(s.sources.iter().map(|s| s.games.len()).sum::<usize>()),
+        ),
+        Some(Err(e)) => return Err(e.into()),
+        None => (None, None),
+    };
+    let report = check.then(|| validate(&book));
+    let files: Vec<serde_json::Value> = book
+        .files()
+        .map(|(p, n)| serde_json::json!({"path": p.display().to_string(), "bytes": n}))
+        .collect();
+    if json {
+        json_line(&serde_json::json!({
+            "caption": h.caption,
+            "min_elo_white": h.min_elo_white,
+            "min_elo_black": h.min_elo_black,
+            "min_elo_strong": h.min_elo_strong,
+            "min_elo_weak": h.min_elo_weak,
+            "max_move": h.max_move,
+            "element_type": h.element_type,
+            "links": h.links,
+            "blocks": h.block_count,
+            "positions": elements,
+            "damaged_blocks": damaged,
+            "files": files,
+            "kin": kin,
+            "sources": sources,
+            "games": games,
+            "check": report.as_ref().map(|r| serde_json::json!({
+                "ok": r.is_ok(),
+                "problems": r.problem_count,
+                "examples": r.problems.iter().map(ToString::to_string).collect::<Vec<_>>(),
+            })),
+        }))?;
+    } else {
+        println!("caption      {}", h.caption);
+        println!(
+            "filters      Elo white {} black {} strong {} weak {} (0 = none)",
+            h.min_elo_white, h.min_elo_black, h.min_elo_strong, h.min_elo_weak
+        );
+        let max_move = if h.max_move == 0xff {
+            "all".to_string()
+        } else {
+            h.max_move.to_string()
+        };
+        println!("max_move     {max_move} half-moves");
+        println!(
+            "elements     type {} ({}), links {}",
+            h.element_type,
+            if h.stores_games() {
+                "with games"
+            } else {
+                "statistics only"
+            },
+            if h.links != 0 { "on" } else { "off" }
+        );
+        println!("blocks       {}", h.block_count);
+        println!("positions    {elements}");
+        if damaged > 0 {
+            println!("damaged      {damaged} blocks could not be read");
+        }
+        for (p, n) in book.files() {
+            println!("file         {} ({n} bytes)", p.display());
+        }
+        println!("kin          {kin}");
+        if let (Some(s), Some(g)) = (sources, games) {
+            println!("sources      {s} ({g} games)");
+        }
+        if let Some(r) = &report {
+            for p in &r.problems {
+                println!("problem      {p}");
+            }
+            println!(
+                "check        {}",
+                if r.is_ok() {
+                    "ok".to_string()
+                } else {
+                    format!("{} problems", r.problem_count)
+                }
+            );
+        }
+    }
+    if let Some(r) = report
+        && !r.is_ok()
+    {
+        return Err(CliError(format!(
+            "{}: {} structural problems (first: {})",
+            path.display(),
+            r.problem_count,
+            r.problems
+                .first()
+                .map(ToString::to_string)
+                .unwrap_or_default()
+        )));
+    }
+    if damaged > 0 {
+        return Err(CliError(format!(
+            "{}: {damaged} damaged blocks",
+            path.display()
+        )));
+    }
+    Ok(())
+}
+
+fn dump(path: &Path, json: bool) -> CliResult {
+    use std::io::Write;
+    let book = open(path)?;
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut damaged = 0u64;
+    for e in book.elements() {
+        let (loc, e) = match e {
+            Ok(x) => x,
+            Err(err) => {
+                damaged += 1;
+                eprintln!("chessfmt: warning: {err}");
+                continue;
+            }
+        };
+        let pos = position_of_key(&e.key);
+        let fen = pos
+            .as_ref()
+            .map(|p| Fen::from_position(p, EnPassantMode::Always).to_string());
+        let moves: Vec<String> = e
+            .moves
+            .iter()
+            .map(
+                |&c| match pos.as_ref().and_then(|p| kvetka_book::moves::decode(p, c)) {
+                    Some(m) => uci(m),
+                    None => format!("?{c:02x}"),
+                },
+            )
+            .collect();
+        let key: String = e.key.iter().map(|b| format!("{b:02x}")).collect();
+        if json {
+            let refs = |r: &SourceRef| serde_json::json!({"source": r.source, "game": r.game});
+            serde_json::to_writer(
+                &mut out,
+                &serde_json::json!({
+                    "block": loc.block,
+                    "key": key,
+                    "fen": fen,
+                    "wins": e.wins,
+                    "draws": e.draws,
+                    "losses": e.losses,
+                    "moves": moves,
+                    "comment": e.comment,
+                    "source": e.source.as_ref().map(refs),
+                    "links": e.links.as_ref().map(|l| l.iter().map(refs).collect::<Vec<_>>()),
+                }),
+            )?;
+            writeln!(out)?;
+        } else {
+            writeln!(
+                out,
+                "{key} {} +{} ={} -{} [{}]{}",
+                fen.as_deref().unwrap_or("(not a legal position)"),
+                e.wins,
+                e.draws,
+                e.losses,
+                moves.join(" "),
+                e.comment.map(|c| format!(" {{{c}}}")).unwrap_or_default()
+            )?;
+        }
+    }
+    out.flush()?;
+    if damaged > 0 {
+        return Err(CliError(format!(
+            "{}: {damaged} damaged blocks skipped",
+            path.display()
+        )));
+    }
+    Ok(())
+}
+
+fn summary_json(stats: &BuildStats) -> serde_json::Value {
+    serde_json::json!({
+        "games_read": stats.games_read,
+        "games_added": stats.games_added,
+        "games_filtered": stats.games_filtered,
+        "games_without_result": stats.games_without_result,
+        "games_skipped": stats.skipped.total(),
+        "uncodable_moves": stats.uncodable_moves,
+        "linked_moves": stats.linked_moves,
+    })
+}
+
+fn warn_skipped(stats: &BuildStats) {
+    for e in &stats.skipped.examples {
+        eprintln!("chessfmt: warning: skipped game: {e}");
+    }
+}
+
+fn build(args: &BuildArgs) -> CliResult {
+    let header = Header {
+        caption: args.caption.clone(),
+        min_elo_white: args.min_elo_white,
+        min_elo_black: args.min_elo_black,
+        min_elo_strong: args.min_elo_strong,
+        min_elo_weak: args.min_elo_weak,
+        max_move: args.max_move,
+        element_type: u8::from(args.with_games),
+        links: u8::from(args.links),
+        block_count: 0,
+    };
+    let paths = BookPaths::from_any(&args.output);
+    if !args.force
+        && let Some(p) = [paths.kob(0), paths.kin(), paths.ksf()]
+            .iter()
+            .find(|p| p.exists())
+    {
+        return Err(CliError(format!(
+            "{} exists (use --force to overwrite)",
+            p.display()
+        )));
+    }
+    let mut builder = Builder::new(header);
+    let bar = progress::spinner("games");
+    for p in &args.pgn {
+        builder.add_pgn(p, |n| bar.set_position(n))?;
+    }
+    bar.finish_and_clear();
+    let (header, mut elements, sources, stats) = builder.finish();
+    warn_skipped(&stats);
+    let w = write_book(
+        &paths,
+        &header,
+        &mut elements,
+        sources.as_ref(),
+        args.split_size,
+        args.force,
+    )?;
+    if args.json {
+        let mut v = summary_json(&stats);
+        v["positions"] = w.elements.into();
+        v["blocks"] = w.blocks.into();
+        v["files"] = w.files.into();
+        json_line(&v)?;
+    } else {
+        eprintln!(
+            "{} positions in {} blocks, {} .kob file(s), from {} games ({} read, {} filtered, {} without result, {} skipped; {} moves without a code)",
+            w.elements,
+            w.blocks,
+            w.files,
+            stats.games_added,
+            stats.games_read,
+            stats.games_filtered,
+            stats.games_without_result,
+            stats.skipped.total(),
+            stats.uncodable_moves
+        );
+    }
+    Ok(())
+}
+
+fn add(path: &Path, pgn: &[PathBuf], json: bool) -> CliResult {
+    let paths = BookPaths::from_any(path);
+    let bar = progress::spinner("games");
+    let stats =
+        kvetka_book::grow::add_pgn(&paths, pgn, DEFAULT_SPLIT_SIZE, |n| bar.set_position(n))?;
+    bar.finish_and_clear();
+    warn_skipped(&stats.build);
+    if json {
+        let mut v = summary_json(&stats.build);
+        v["positions_added"] = stats.elements_added.into();
+        v["positions_updated"] = stats.elements_updated.into();
+        v["blocks_changed"] = stats.blocks_changed.into();
+        v["blocks_added"] = stats.blocks_added.into();
+        v["files_written"] = stats.files_written.into();
+        v["files"] = stats.files.into();
+        json_line(&v)?;
+    } else {
+        eprintln!(
+            "{} games added ({} read): {} new positions, {} updated; {} blocks rewritten, {} added; {} of {} .kob files written",
+            stats.build.games_added,
+            stats.build.games_read,
+            stats.elements_added,
+            stats.elements_updated,
+            stats.blocks_changed,
+            stats.blocks_added,
+            stats.files_written,
+            stats.files
+        );
+    }
+    Ok(())
+}
+
+fn to_polyglot(path: &Path, output: &Path, force: bool, json: bool) -> CliResult {
+    let book = open(path)?;
+    let (entries, stats) = kvetka_book::convert::to_polyglot(&book)?;
+    polyglot_book::write::save(output, &entries, force)?;
+    if json {
+        json_line(&serde_json::json!({
+            "positions": stats.positions,
+            "entries": stats.moves,
+            "zero_weight": stats.zero_weight,
+            "skipped_moves": stats.skipped_moves,
+            "skipped_positions": stats.skipped_positions,
+        }))?;
+    } else {
+        eprintln!(
+            "{} positions, {} entries written ({} moves of weight 0 left out)",
+            stats.positions, stats.moves, stats.zero_weight
+        );
+    }
+    Ok(())
+}
+
+fn from_polyglot(input: &Path, output: &Path, caption: &str, force: bool, json: bool) -> CliResult {
+    let pg = polyglot_book::Book::open(input, polyglot_book::OpenMode::Lenient)?;
+    let (mut elements, stats) =
+        kvetka_book::convert::from_polyglot(&pg, shakmaty::Chess::default());
+    let header = Header {
+        caption: caption.to_owned(),
+        max_move: 0xff,
+        ..Header::default()
+    };
+    let w = write_book(
+        &BookPaths::from_any(output),
+        &header,
+        &mut elements,
+        None,
+        DEFAULT_SPLIT_SIZE,
+        force,
+    )?;
+    if json {
+        json_line(&serde_json::json!({
+            "positions": w.elements,
+            "moves": stats.moves,
+            "skipped_moves": stats.skipped_moves,
+            "blocks": w.blocks,
+        }))?;
+    } else {
+        eprintln!(
+            "{} positions, {} moves in {} blocks ({} moves without a Kvetka code)",
+            w.elements, stats.moves, w.blocks, stats.skipped_moves
+        );
+    }
+    Ok(())
+}
+
+/// Runs a kvetka verb.
+pub fn run(cmd: KvetkaCommand) -> CliResult {
+    match cmd {
+        KvetkaCommand::Info { book, check, json } => info(&book, check, json),
+        KvetkaCommand::Probe { book, fen, json } => probe(&book, fen.as_deref(), json),
+        KvetkaCommand::Build(args) => build(&args),
+        KvetkaCommand::Add { book, pgn, json } => add(&book, &pgn, json),
+        KvetkaCommand::Dump { book, json } => dump(&book, json),
+        KvetkaCommand::ToPolyglot {
+            book,
+            output,
+            force,
+            json,
+        } => to_polyglot(&book, &output, force, json),
+        KvetkaCommand::FromPolyglot {
+            input,
+            output,
+            caption,
+            force,
+            json,
+        } => from_polyglot(&input, &output, &caption, force, json),
+    }
+}
