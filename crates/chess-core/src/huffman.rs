@@ -379,28 +379,44 @@ fn normalised_code(
         && board
             .king_of(pos.turn())
             .is_some_and(|k| k.file() <= File::D);
-    let real = |file: u32, rank: u32| {
-        let rank = if flip { 7 - rank } else { rank };
-        let file = if mirror { 7 - file } else { file };
-        Square::from_coords(File::new(file), Rank::new(rank))
-    };
-    for file in 0..8 {
-        for rank in 0..8 {
-            match board.piece_at(real(file, rank)) {
-                None => bit += 1,
-                Some(Piece { color, role }) => {
-                    let (code, n) = code_of(role);
-                    let black = (color == Color::Black) != flip;
-                    put_bits(
-                        u32::from(code) << 1 | u32::from(black),
-                        n + 1,
-                        out,
-                        &mut bit,
-                    );
-                }
+    // The code of each normalised square (file-major index), built from the occupied squares
+    // only: (bits, length), length 1 = empty.
+    let mut codes = [(0u8, 1u8); 64];
+    for color in Color::ALL {
+        let black = (color == Color::Black) != flip;
+        for role in Role::ALL {
+            let (code, n) = code_of(role);
+            let entry = (code << 1 | u8::from(black), n as u8 + 1);
+            for sq in board.by_piece(Piece { color, role }) {
+                let rank = sq.rank().to_u32() ^ if flip { 7 } else { 0 };
+                let file = sq.file().to_u32() ^ if mirror { 7 } else { 0 };
+                codes[(file * 8 + rank) as usize] = entry;
             }
         }
     }
+    // Codes are collected in a 64-bit accumulator and flushed a byte at a time into the
+    // zeroed buffer (the first byte may already hold bits before `bit`).
+    let mut acc: u64 = 0;
+    let mut pending = 0u32;
+    let mut byte = bit / 8;
+    let lead = (bit % 8) as u32;
+    if lead != 0 {
+        acc = u64::from(out[byte] >> (8 - lead));
+        pending = lead;
+    }
+    for (code, n) in codes {
+        acc = acc << n | u64::from(code);
+        pending += u32::from(n);
+        while pending >= 8 {
+            pending -= 8;
+            out[byte] = (acc >> pending) as u8;
+            byte += 1;
+        }
+    }
+    if pending > 0 {
+        out[byte] = (acc << (8 - pending)) as u8;
+    }
+    bit = byte * 8 + pending as usize;
     let ep_file = pos.ep_square(ep_mode).map(|sq| {
         if mirror {
             sq.file().flip_horizontal()
