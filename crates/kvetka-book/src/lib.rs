@@ -9,7 +9,7 @@
 //! * [`raw`]: on-disk layout (header, elements, game references); [`codec`]: `CompactInt` and
 //!   strings; [`ksf`]: the sources file; [`moves`]: the move table.
 //! * [`read`]: [`Book`] — open, look up, [`Book::probe`], scan, [`validate`](validate::validate).
-//! * [`write`]: a complete book from sorted elements; [`build`]: elements from PGN games;
+//! * [`write`](mod@write): a complete book from sorted elements; [`build`]: elements from PGN games;
 //!   [`grow`]: adding games to an existing book the way Kvetka does; [`convert`]: to and from
 //!   Polyglot.
 //!
