@@ -81,3 +81,35 @@ pub fn pseudo_random_inputs(
             .collect()
     })
 }
+
+/// Replays a committed fuzz corpus directory through `target`, then `mutations` byte mutations
+/// (1–4 random bytes changed, and the result truncated at a random point) of each seed: the
+/// corpus replay of `cargo test`. Returns the number of seeds.
+pub fn replay_corpus(dir: &std::path::Path, mutations: usize, target: impl Fn(&[u8])) -> usize {
+    let mut seeds = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("fuzz corpus directory") {
+        let data = std::fs::read(entry.expect("corpus entry").path()).expect("corpus file");
+        target(&data);
+        seeds.push(data);
+    }
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    for seed in seeds.iter().filter(|s| !s.is_empty()) {
+        for _ in 0..mutations {
+            let mut d = seed.clone();
+            for _ in 0..1 + next() % 4 {
+                let i = (next() as usize) % d.len();
+                d[i] = next() as u8;
+            }
+            target(&d);
+            let cut = (next() as usize) % d.len();
+            target(&d[..cut]);
+        }
+    }
+    seeds.len()
+}

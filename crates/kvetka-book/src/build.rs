@@ -71,20 +71,6 @@ pub struct BuildStats {
     pub linked_moves: u64,
 }
 
-impl BuildStats {
-    fn merge(&mut self, o: BuildStats) {
-        self.games_read += o.games_read;
-        self.games_added += o.games_added;
-        self.games_filtered += o.games_filtered;
-        self.games_without_result += o.games_without_result;
-        self.skipped.merge(o.skipped);
-        self.uncodable_moves += o.uncodable_moves;
-        self.unencodable_positions += o.unencodable_positions;
-        self.unreferenced_games += o.unreferenced_games;
-        self.linked_moves += o.linked_moves;
-    }
-}
-
 /// Outcome for the side to move.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Outcome {
@@ -379,11 +365,6 @@ impl Builder {
         }
         let sources = header.stores_games().then_some(sources);
         (header, elements, sources, stats)
-    }
-
-    /// Merges another builder's counts that came **after** this one's games.
-    pub fn merge_stats(&mut self, other: BuildStats) {
-        self.stats.merge(other);
     }
 }
 

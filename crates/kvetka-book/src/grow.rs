@@ -73,6 +73,35 @@ fn merge(e: &mut Element, a: Acc) {
     }
 }
 
+/// Merges changes sorted by key into elements sorted by key (see [`merge`]), counting added and
+/// updated elements.
+fn merge_sorted(
+    old: impl IntoIterator<Item = Element>,
+    changes: Vec<(Key, Acc)>,
+    stats: &mut GrowStats,
+) -> Vec<Element> {
+    let mut old = old.into_iter().peekable();
+    let mut merged = Vec::with_capacity(changes.len());
+    for (k, a) in changes {
+        while let Some(e) = old.next_if(|e| e.key < k) {
+            merged.push(e);
+        }
+        match old.next_if(|e| e.key == k) {
+            Some(mut e) => {
+                merge(&mut e, a);
+                stats.elements_updated += 1;
+                merged.push(e);
+            }
+            None => {
+                stats.elements_added += 1;
+                merged.push(element_of(k, a));
+            }
+        }
+    }
+    merged.extend(old);
+    merged
+}
+
 /// Splits encoded elements into blocks: one when they fit, else two of roughly equal payload,
 /// recursively.
 fn split_blocks(encoded: &[Vec<u8>], out: &mut Vec<Vec<u8>>, kin: &mut Vec<Key>, keys: &[Key]) {
@@ -180,26 +209,8 @@ pub fn add_pgn(
     let mut replaced: HashMap<usize, (Vec<Vec<u8>>, Vec<Key>)> = HashMap::new();
     for (b, list) in by_block {
         stats.blocks_changed += 1;
-        let old = book.block_elements(b)?;
-        let mut merged: Vec<Element> = Vec::with_capacity(old.len() + list.len());
-        let mut old = old.into_iter().map(|(_, e)| e).peekable();
-        for (k, a) in list {
-            while let Some(e) = old.next_if(|e| e.key < k) {
-                merged.push(e);
-            }
-            match old.next_if(|e| e.key == k) {
-                Some(mut e) => {
-                    merge(&mut e, a);
-                    stats.elements_updated += 1;
-                    merged.push(e);
-                }
-                None => {
-                    stats.elements_added += 1;
-                    merged.push(element_of(k, a));
-                }
-            }
-        }
-        merged.extend(old);
+        let old = book.block_elements(b)?.into_iter().map(|(_, e)| e);
+        let merged = merge_sorted(old, list, &mut stats);
         let mut encoded = Vec::with_capacity(merged.len());
         let mut keys = Vec::with_capacity(merged.len());
         for mut e in merged {
@@ -397,25 +408,7 @@ fn rebuild_all<D: AsRef<[u8]>>(
     }
     let mut changes: Vec<(Key, Acc)> = changes.into_iter().collect();
     changes.sort_unstable_by_key(|c| c.0);
-    let mut merged = Vec::with_capacity(elements.len() + changes.len());
-    let mut old = elements.into_iter().peekable();
-    for (k, a) in changes {
-        while let Some(e) = old.next_if(|e| e.key < k) {
-            merged.push(e);
-        }
-        match old.next_if(|e| e.key == k) {
-            Some(mut e) => {
-                merge(&mut e, a);
-                stats.elements_updated += 1;
-                merged.push(e);
-            }
-            None => {
-                stats.elements_added += 1;
-                merged.push(element_of(k, a));
-            }
-        }
-    }
-    merged.extend(old);
+    let mut merged = merge_sorted(elements, changes, &mut stats);
     if header.links != 0 {
         stats.build.linked_moves += link(&mut merged);
     }

@@ -9,7 +9,7 @@
 
 use std::{fmt, path::PathBuf};
 
-use chess_core::huffman::{HuffmanPosition, decode_kvetka, encode_kvetka};
+use chess_core::huffman::{decode_kvetka, encode_kvetka};
 
 use crate::{
     Book,
@@ -155,7 +155,7 @@ fn check_key(e: &Element, mut problem: impl FnMut(String)) {
     match decode_kvetka(&e.key) {
         Err(err) => problem(format!("key does not decode: {err}")),
         Ok(hp) => {
-            let again = encode_kvetka(&HuffmanPosition { ..hp });
+            let again = encode_kvetka(&hp);
             if again.as_ref().ok() != Some(&e.key) {
                 problem("key has non-zero padding bits".into());
             }
