@@ -3,13 +3,84 @@
 //! [`write_atomically`] writes into a temporary file in the destination's directory and renames
 //! it over the destination only when everything was written and synced. An existing
 //! destination is refused unless `overwrite` is set; an input file is therefore never
-//! truncated by a failed or interrupted run.
+//! truncated by a failed or interrupted run. [`write_files_atomically`] does the same for a set
+//! of files; [`stage`] is the first half (write beside the destination) for writers that
+//! rename files themselves between staging and committing.
 
 use std::{
     fs,
     io::{self, BufWriter, Write},
-    path::Path,
+    path::{Path, PathBuf},
 };
+
+/// A file written and synced beside its destination, not yet in place: [`Staged::commit`]
+/// renames it over the destination; dropping it removes it.
+#[derive(Debug)]
+pub struct Staged {
+    tmp: tempfile::NamedTempFile,
+    path: PathBuf,
+}
+
+impl Staged {
+    /// The destination.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Renames the file over its destination (refusing an existing one unless `overwrite`).
+    pub fn commit(self, overwrite: bool) -> io::Result<()> {
+        if overwrite {
+            self.tmp.persist(&self.path).map_err(|e| e.error)?;
+        } else {
+            self.tmp
+                .persist_noclobber(&self.path)
+                .map_err(|e| e.error)?;
+        }
+        Ok(())
+    }
+}
+
+fn refuse_existing(path: &Path) -> io::Result<()> {
+    if fs::symlink_metadata(path).is_ok() {
+        return Err(io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            format!("{} exists (use --force to overwrite)", path.display()),
+        ));
+    }
+    Ok(())
+}
+
+/// Writes a temporary file beside `path` through `write` and syncs it. Temporary files are
+/// private (0600); the staged file gets the permissions of the file it will replace, or those
+/// of any new file (0666 less the umask).
+pub fn stage<T>(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> io::Result<T>,
+) -> io::Result<(Staged, T)> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".chessfmt-").suffix(".tmp");
+    let permissions = match fs::metadata(path) {
+        Ok(m) => Some(m.permissions()),
+        Err(_) => default_permissions(),
+    };
+    if let Some(p) = permissions {
+        builder.permissions(p);
+    }
+    let tmp = builder.tempfile_in(dir)?;
+    let mut w = BufWriter::with_capacity(1 << 16, tmp);
+    let out = write(&mut w)?;
+    let tmp = w.into_inner().map_err(|e| e.into_error())?;
+    tmp.as_file().sync_all()?;
+    let staged = Staged {
+        tmp,
+        path: path.to_path_buf(),
+    };
+    Ok((staged, out))
+}
 
 /// Writes `path` through `write`, atomically. Refuses to replace an existing file unless
 /// `overwrite` is true (`--force` on the command line).
@@ -18,37 +89,11 @@ pub fn write_atomically<T>(
     overwrite: bool,
     write: impl FnOnce(&mut dyn Write) -> io::Result<T>,
 ) -> io::Result<T> {
-    if !overwrite && fs::symlink_metadata(path).is_ok() {
-        return Err(io::Error::new(
-            io::ErrorKind::AlreadyExists,
-            format!("{} exists (use --force to overwrite)", path.display()),
-        ));
+    if !overwrite {
+        refuse_existing(path)?;
     }
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(".chessfmt-").suffix(".tmp");
-    // Temporary files are private (0600); the result should look like any new file (0666 less
-    // the umask), or keep the permissions of the file it replaces.
-    let permissions = match fs::metadata(path) {
-        Ok(m) => Some(m.permissions()),
-        Err(_) => default_permissions(),
-    };
-    if let Some(p) = permissions.clone() {
-        builder.permissions(p);
-    }
-    let tmp = builder.tempfile_in(dir)?;
-    let mut w = BufWriter::with_capacity(1 << 16, tmp);
-    let out = write(&mut w)?;
-    let tmp = w.into_inner().map_err(|e| e.into_error())?;
-    tmp.as_file().sync_all()?;
-    if overwrite {
-        tmp.persist(path).map_err(|e| e.error)?;
-    } else {
-        tmp.persist_noclobber(path).map_err(|e| e.error)?;
-    }
+    let (staged, out) = stage(path, write)?;
+    staged.commit(overwrite)?;
     Ok(out)
 }
 
@@ -57,41 +102,14 @@ pub fn write_atomically<T>(
 /// the given order). Refuses, before writing anything, when a destination exists and
 /// `overwrite` is false. A failure while writing leaves every destination untouched.
 pub fn write_files_atomically(files: &[(&Path, &[u8])], overwrite: bool) -> io::Result<()> {
-    if !overwrite && let Some((p, _)) = files.iter().find(|(p, _)| fs::symlink_metadata(p).is_ok())
-    {
-        return Err(io::Error::new(
-            io::ErrorKind::AlreadyExists,
-            format!("{} exists (use --force to overwrite)", p.display()),
-        ));
+    if !overwrite {
+        files.iter().try_for_each(|(p, _)| refuse_existing(p))?;
     }
-    let mut temps = Vec::with_capacity(files.len());
+    let mut staged = Vec::with_capacity(files.len());
     for (path, bytes) in files {
-        let dir = match path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => Path::new("."),
-        };
-        let mut builder = tempfile::Builder::new();
-        builder.prefix(".chessfmt-").suffix(".tmp");
-        let permissions = match fs::metadata(path) {
-            Ok(m) => Some(m.permissions()),
-            Err(_) => default_permissions(),
-        };
-        if let Some(p) = permissions {
-            builder.permissions(p);
-        }
-        let mut tmp = builder.tempfile_in(dir)?;
-        tmp.write_all(bytes)?;
-        tmp.as_file().sync_all()?;
-        temps.push(tmp);
+        staged.push(stage(path, |w| w.write_all(bytes))?.0);
     }
-    for (tmp, (path, _)) in temps.into_iter().zip(files) {
-        if overwrite {
-            tmp.persist(path).map_err(|e| e.error)?;
-        } else {
-            tmp.persist_noclobber(path).map_err(|e| e.error)?;
-        }
-    }
-    Ok(())
+    staged.into_iter().try_for_each(|s| s.commit(overwrite))
 }
 
 #[cfg(unix)]

@@ -394,16 +394,12 @@ fn normalised_code(
             }
         }
     }
-    // Codes are collected in a 64-bit accumulator and flushed a byte at a time into the
-    // zeroed buffer (the first byte may already hold bits before `bit`).
+    // Codes are collected in a 64-bit accumulator and flushed a byte at a time; both framings
+    // start the board on a byte boundary.
+    debug_assert_eq!(bit % 8, 0);
     let mut acc: u64 = 0;
     let mut pending = 0u32;
     let mut byte = bit / 8;
-    let lead = (bit % 8) as u32;
-    if lead != 0 {
-        acc = u64::from(out[byte] >> (8 - lead));
-        pending = lead;
-    }
     for (code, n) in codes {
         acc = acc << n | u64::from(code);
         pending += u32::from(n);

@@ -2,27 +2,23 @@
 //! absent), probing real positions with child statistics, key lookups, and growing synthetic
 //! books of 100,000 and 1,000,000 positions by 1,000 games.
 
-use std::{
-    fmt::Write as _,
-    hint::black_box,
-    path::{Path, PathBuf},
-};
+use std::{fmt::Write as _, hint::black_box, path::Path};
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use kvetka_book::{
     Book, Header,
     build::Builder,
     read::BookPaths,
-    write::{BookFiles, DEFAULT_SPLIT_SIZE, write_book},
+    write::{BookFiles, DEFAULT_SPLIT_SIZE},
 };
 use rand::{Rng, SeedableRng, rngs::StdRng};
 use shakmaty::{Chess, Position, san::SanPlus};
 
-fn gnuchess() -> Option<PathBuf> {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/corpus/polyglot/pgn/gnuchess-book_1.02-first10000.pgn");
-    p.exists().then_some(p)
-}
+// The tests' helpers: corpus paths and building a book into a directory.
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+use common::gnuchess;
 
 /// `n` random games of up to `plies` plies as PGN text (random legal moves, random results).
 fn random_pgn(n: usize, plies: usize, seed: u64) -> String {
@@ -50,25 +46,6 @@ fn random_pgn(n: usize, plies: usize, seed: u64) -> String {
         let _ = write!(out, "{result}\n\n");
     }
     out
-}
-
-fn build_book(pgns: &[&Path], header: Header, dir: &Path, name: &str) -> BookPaths {
-    let mut b = Builder::new(header);
-    for p in pgns {
-        b.add_pgn(p, |_| {}).unwrap();
-    }
-    let (header, mut elements, sources, _) = b.finish();
-    let paths = BookPaths::from_any(dir.join(name));
-    write_book(
-        &paths,
-        &header,
-        &mut elements,
-        sources.as_ref(),
-        DEFAULT_SPLIT_SIZE,
-        false,
-    )
-    .unwrap();
-    paths
 }
 
 fn copy_book(from: &BookPaths, to_dir: &Path) -> BookPaths {
@@ -110,7 +87,7 @@ fn bench_gnuchess(c: &mut Criterion) {
 
     // Probe: every position of the first 2,000 games (both sides to move), in a whole-game book.
     let dir = tempfile::tempdir().unwrap();
-    let paths = build_book(&[&pgn], header, dir.path(), "g");
+    let paths = common::build_default(&[&pgn], header, dir.path(), "g");
     let book = Book::open(paths.base()).unwrap();
     let mut positions = Vec::new();
     for g in chess_core::pgn::PgnReader::open(&pgn)
@@ -194,7 +171,7 @@ fn bench_grow(c: &mut Criterion) {
     let mut g = c.benchmark_group("kvetka_grow");
     g.sample_size(10);
     for (name, pgn) in [("100k", &small), ("1m", &large)] {
-        let book = build_book(&[pgn], header.clone(), dir.path(), name);
+        let book = common::build_default(&[pgn], header.clone(), dir.path(), name);
         let n = Book::open(book.base()).unwrap().elements().count();
         eprintln!("book {name}: {n} positions");
         let mut inputs = vec![("random", add.clone())];

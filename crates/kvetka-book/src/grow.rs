@@ -17,12 +17,9 @@
 //! New files are written to temporary files first; then unchanged files that move up are
 //! renamed (highest first) and the new files renamed into place.
 
-use std::{
-    collections::HashMap,
-    fs,
-    io::{BufWriter, Write},
-    path::{Path, PathBuf},
-};
+use std::{collections::HashMap, fs, path::PathBuf};
+
+use chess_core::atomic::stage;
 
 use crate::{
     Book, Error,
@@ -288,40 +285,37 @@ pub fn add_pgn(
     stats.files = plans.len() as u64;
 
     // Write the changed files to temporary files.
-    let mut temps: Vec<(usize, tempfile::NamedTempFile)> = Vec::new();
+    let mut temps = Vec::new();
     for (i, plan) in plans.iter().enumerate() {
         if plan.unchanged.is_some() {
             continue;
         }
         let target = paths.kob(i);
-        let dir = dir_of(&target);
-        let io = |e| Error::io(&target, e);
-        let tmp = tempfile::Builder::new()
-            .prefix(".chessfmt-")
-            .suffix(".tmp")
-            .tempfile_in(dir)
-            .map_err(io)?;
-        let mut w = BufWriter::with_capacity(1 << 16, tmp);
-        if i == 0 {
-            w.write_all(&new_header.to_bytes()).map_err(io)?;
-        }
-        for src in &plan.blocks {
-            match src {
-                BlockSrc::Old(b) => w.write_all(book.block_bytes(*b).expect("block").0),
-                BlockSrc::New(bytes) => w.write_all(bytes),
+        let (staged, ()) = stage(&target, |w| {
+            if i == 0 {
+                w.write_all(&new_header.to_bytes())?;
             }
-            .map_err(io)?;
-        }
-        let tmp = w.into_inner().map_err(|e| io(e.into_error()))?;
-        tmp.as_file().sync_all().map_err(io)?;
-        keep_permissions(&target, &tmp);
-        temps.push((i, tmp));
+            for src in &plan.blocks {
+                match src {
+                    BlockSrc::Old(b) => w.write_all(book.block_bytes(*b).expect("block").0)?,
+                    BlockSrc::New(bytes) => w.write_all(bytes)?,
+                }
+            }
+            Ok(())
+        })
+        .map_err(|e| Error::io(&target, e))?;
+        temps.push((i, staged));
         stats.files_written += 1;
     }
-    let kin_tmp = temp_with(&paths.kin(), &kin)?;
+    let stage_bytes = |path: PathBuf, bytes: &[u8]| {
+        stage(&path, |w| w.write_all(bytes))
+            .map(|(s, ())| s)
+            .map_err(|e| Error::io(&path, e))
+    };
+    let kin_tmp = stage_bytes(paths.kin(), &kin)?;
     let ksf_tmp = match &sources {
-        Some(s) => Some(temp_with(
-            &paths.ksf(),
+        Some(s) => Some(stage_bytes(
+            paths.ksf(),
             &s.to_bytes().map_err(Error::Write)?,
         )?),
         None => None,
@@ -345,50 +339,13 @@ pub fn add_pgn(
         if let Some(old) = old_names.get(i).filter(|o| **o != to) {
             let _ = fs::remove_file(old);
         }
-        tmp.persist(&to).map_err(|e| Error::io(&to, e.error))?;
+        tmp.commit(true).map_err(|e| Error::io(&to, e))?;
     }
-    kin_tmp
-        .persist(paths.kin())
-        .map_err(|e| Error::io(paths.kin(), e.error))?;
-    if let Some(t) = ksf_tmp {
-        t.persist(paths.ksf())
-            .map_err(|e| Error::io(paths.ksf(), e.error))?;
+    for t in std::iter::once(kin_tmp).chain(ksf_tmp) {
+        let to = t.path().to_path_buf();
+        t.commit(true).map_err(|e| Error::io(&to, e))?;
     }
     Ok(stats)
-}
-
-fn dir_of(path: &Path) -> &Path {
-    match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    }
-}
-
-fn keep_permissions(target: &Path, tmp: &tempfile::NamedTempFile) {
-    if let Ok(m) = fs::metadata(target) {
-        let _ = tmp.as_file().set_permissions(m.permissions());
-    } else {
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            let _ = tmp
-                .as_file()
-                .set_permissions(fs::Permissions::from_mode(0o644));
-        }
-    }
-}
-
-fn temp_with(target: &Path, bytes: &[u8]) -> Result<tempfile::NamedTempFile, Error> {
-    let io = |e| Error::io(target, e);
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".chessfmt-")
-        .suffix(".tmp")
-        .tempfile_in(dir_of(target))
-        .map_err(io)?;
-    tmp.write_all(bytes).map_err(io)?;
-    tmp.as_file().sync_all().map_err(io)?;
-    keep_permissions(target, &tmp);
-    Ok(tmp)
 }
 
 /// The whole-book path: every element read, changes merged, the links pass run when the

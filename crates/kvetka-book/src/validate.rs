@@ -83,14 +83,15 @@ pub fn validate<D: AsRef<[u8]>>(book: &Book<D>) -> Report {
         let kin = files[0].with_extension("kin");
         report.push(kin, 0, format!(".kin does not match the blocks: {why}"));
     }
-    let sources = book.sources().and_then(Result::ok);
-    if let Some(Err(e)) = book.sources() {
-        report.push(
-            book.ksf_path().map(PathBuf::from).unwrap_or_default(),
-            e_offset(&e),
-            e.to_string(),
-        );
-    }
+    let sources = match book.sources() {
+        Some(Ok(s)) => Some(s),
+        Some(Err(e)) => {
+            let file = book.ksf_path().map(PathBuf::from).unwrap_or_default();
+            report.push(file, e_offset(&e), e.to_string());
+            None
+        }
+        None => None,
+    };
     let games = book.header().stores_games();
     let mut prev: Option<crate::Key> = None;
     for b in 0..book.block_count() {

@@ -65,20 +65,20 @@ fn start_file(white: &str, black: &str) -> String {
     format!("{white} {WP} 0000 {BP} {black} ")
 }
 
+/// The (White, Black) piece codes of each file's back ranks in the start position, a to h.
+const BACK_RANKS: [(&str, &str); 8] = [
+    (WR, BR),
+    (WN, BN),
+    (WB, BB),
+    (WQ, BQ),
+    (WK, BK),
+    (WB, BB),
+    (WN, BN),
+    (WR, BR),
+];
+
 fn start_board() -> String {
-    [
-        (WR, BR),
-        (WN, BN),
-        (WB, BB),
-        (WQ, BQ),
-        (WK, BK),
-        (WB, BB),
-        (WN, BN),
-        (WR, BR),
-    ]
-    .iter()
-    .map(|(w, b)| start_file(w, b))
-    .collect()
+    BACK_RANKS.iter().map(|(w, b)| start_file(w, b)).collect()
 }
 
 #[test]
@@ -94,19 +94,7 @@ fn after_e4_no_en_passant() {
     // but for the former e4 pawn, now a black pawn on e5; no black pawn stands beside e4, so the
     // en-passant bits are 0000; castling rights swapped (all four either way).
     let mut bits = String::new();
-    for (i, (w, b)) in [
-        (WR, BR),
-        (WN, BN),
-        (WB, BB),
-        (WQ, BQ),
-        (WK, BK),
-        (WB, BB),
-        (WN, BN),
-        (WR, BR),
-    ]
-    .iter()
-    .enumerate()
-    {
+    for (i, (w, b)) in BACK_RANKS.iter().enumerate() {
         if i == 4 {
             // e1 K, e2 P, e3 0, e4 0, e5 black pawn, e6 0, e7 0, e8 k.
             bits += &format!("{w} {WP} 0 0 {BP} 0 0 {b} ");
