@@ -1,15 +1,56 @@
-//! ChessBase databases (`.cbh` + `.cbg` + `.cba` + entity files).
+//! ChessBase databases (`.cbh` + `.cbg` + `.cba` + `.cbp .cbt .cbc .cbs .cbe` + `.cbj`):
+//! header records, games with variations and annotations, and faithful PGN export.
 //!
-//! **Status: scaffold.** Header records, game decoding, annotations and PGN export are being
-//! built. The format's facts are in the repository's `specs/NOTES.md` (section "ChessBase
-//! database") and `specs/cbg-mode-tables.md`.
+//! * [`raw`]: the on-disk records field for field, each with `parse` and `to_bytes`;
+//! * [`entities`]: entity files as arrays and in sorted (AVL in-order) order;
+//! * [`header`]: game headers resolved against the entities (names, tournament, result, ECO);
+//! * [`moves`] and [`game`]: the move stream of encoding modes 0, 4, 5 and 10 (piece slots,
+//!   two-byte moves, null moves, set-up and Chess960 positions, variations) into a
+//!   [`MoveTree`];
+//! * [`annotations`]: `.cba` texts, symbols, squares, arrows, clocks and the rest;
+//! * [`pgn`]: PGN export, sequential or parallel in record order;
+//! * [`Database`]: opening by the `.cbh` path, memory-mapped, any letter case.
+//!
+//! One damaged game is a [`GameError`] naming the game and byte offset; the rest of the
+//! database reads normally. The format's facts are in the repository's `specs/NOTES.md`
+//! (section "ChessBase database") and `specs/cbg-mode-tables.md`.
+//!
+//! # Example
 //!
 //! ```
-//! assert_eq!(chessbase_db::CBH_RECORD_SIZE, 46);
+//! use chessbase_db::{Database, Files};
+//!
+//! // An empty database: a .cbh header with no records.
+//! let mut cbh = vec![0u8; 46];
+//! cbh[1..6].copy_from_slice(&[0x2c, 0x00, 0x2e, 0x01, 0x00]);
+//! cbh[9] = 1; // next game id
+//! let db = Database::from_files(Files { cbh, ..Files::default() }).unwrap();
+//! assert_eq!(db.len(), 0);
+//! assert!(!db.is_old_format());
 //! ```
 
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 #![warn(missing_docs)]
 
-/// Size of one `.cbh` game-header record in bytes.
-pub const CBH_RECORD_SIZE: usize = 46;
+pub mod annotations;
+pub mod db;
+pub mod entities;
+pub mod error;
+#[doc(hidden)]
+pub mod fuzzing;
+pub mod game;
+pub mod header;
+pub mod moves;
+pub mod pgn;
+pub mod raw;
+mod tables;
+pub mod text;
+
+pub use annotations::{Annotation, Colour, Item};
+pub use db::{Counts, Database, Files};
+pub use error::{Error, GameError, GameErrorKind};
+pub use game::{Game, MainLine, MoveTree, Node, NodeId, Start};
+pub use header::{Eco, GameHeader, Header, Outcome, TextHeader};
+pub use pgn::{ExportSummary, PgnOptions};
+pub use raw::CBH_RECORD_SIZE;
+pub use text::Date;

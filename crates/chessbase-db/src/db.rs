@@ -1,0 +1,533 @@
+//! Opening a database and reading its records and games.
+
+use std::fs::File;
+use std::ops::Deref;
+use std::path::{Path, PathBuf};
+
+use chess_core::ParseError;
+use memmap2::Mmap;
+
+use crate::annotations::parse_record;
+use crate::entities::EntityFile;
+use crate::error::{Error, GameError, GameErrorKind};
+use crate::game::{Game, MainLine, decode_game, decode_main_line};
+use crate::header::{GameHeader, Header, TextHeader};
+use crate::raw::{
+    Annotator, CBH_RECORD_SIZE, CBJ_HEADER_SIZE, CbhHeader, CbhRecord, CbjHeader, CbjTeams,
+    EntityData, Player, Source, Team, Tournament,
+};
+
+/// The bytes of one file: memory-mapped, or owned (in-memory databases, tests, fuzzing).
+#[derive(Debug)]
+pub enum Bytes {
+    /// A read-only memory map.
+    Mapped(Mmap),
+    /// Bytes in memory.
+    Owned(Vec<u8>),
+}
+
+impl Deref for Bytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Bytes::Mapped(m) => m,
+            Bytes::Owned(v) => v,
+        }
+    }
+}
+
+#[allow(unsafe_code)]
+fn map(path: &Path) -> Result<Bytes, Error> {
+    let file = File::open(path).map_err(|e| Error::io(path, e))?;
+    let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
+    if len == 0 {
+        return Ok(Bytes::Owned(Vec::new()));
+    }
+    // SAFETY: read-only map. The files must not be truncated or modified by another process
+    // while the database is open (a SIGBUS on truncation); this crate never writes them.
+    unsafe { Mmap::map(&file) }
+        .map(Bytes::Mapped)
+        .map_err(|e| Error::io(path, e))
+}
+
+/// The files of a database in memory, for [`Database::from_files`].
+#[derive(Debug, Default, Clone)]
+pub struct Files {
+    /// `.cbh`, required.
+    pub cbh: Vec<u8>,
+    /// `.cbg`.
+    pub cbg: Option<Vec<u8>>,
+    /// `.cba`.
+    pub cba: Option<Vec<u8>>,
+    /// `.cbj`.
+    pub cbj: Option<Vec<u8>>,
+    /// `.cbp`.
+    pub cbp: Option<Vec<u8>>,
+    /// `.cbt`.
+    pub cbt: Option<Vec<u8>>,
+    /// `.cbc`.
+    pub cbc: Option<Vec<u8>>,
+    /// `.cbs`.
+    pub cbs: Option<Vec<u8>>,
+    /// `.cbe`.
+    pub cbe: Option<Vec<u8>>,
+}
+
+/// A file of the database that was found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FilePresent {
+    /// The extension, lower case (`cbh`, `cbg`, …).
+    pub extension: &'static str,
+    /// Its path (for in-memory databases, just the extension).
+    pub path: PathBuf,
+    /// Its size in bytes.
+    pub size: u64,
+}
+
+/// Counts of a database's records.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Game records (deleted ones included).
+    pub games: u32,
+    /// Guiding-text records (deleted ones included).
+    pub texts: u32,
+    /// Records marked deleted.
+    pub deleted: u32,
+    /// Records not in use.
+    pub unused: u32,
+}
+
+static DEFAULT_PLAYER: Player = Player {
+    last: String::new(),
+    first: String::new(),
+    games: 0,
+    first_game: 0,
+};
+static DEFAULT_TOURNAMENT: Tournament = Tournament {
+    title: String::new(),
+    place: String::new(),
+    date: 0,
+    kind: 0,
+    team: 0,
+    nation: 0,
+    unknown1: 0,
+    category: 0,
+    flags: 0,
+    rounds: 0,
+    unknown2: 0,
+    games: 0,
+    first_game: 0,
+};
+static DEFAULT_ANNOTATOR: Annotator = Annotator {
+    name: String::new(),
+    games: 0,
+    first_game: 0,
+};
+static DEFAULT_SOURCE: Source = Source {
+    title: String::new(),
+    publisher: String::new(),
+    publication: 0,
+    date: 0,
+    version: 0,
+    quality: 0,
+    games: 0,
+    first_game: 0,
+};
+
+/// A ChessBase database, opened by its `.cbh` file.
+///
+/// `.cbh` is required; `.cbg` is needed for games (listing headers works without it);
+/// `.cba`, `.cbj` and the entity files are optional and give empty values when absent or
+/// unreadable (see [`Database::warnings`]).
+#[derive(Debug)]
+pub struct Database {
+    path: PathBuf,
+    cbh: Bytes,
+    header: CbhHeader,
+    count: u32,
+    cbg: Option<Bytes>,
+    cba: Option<Bytes>,
+    cbj: Option<(CbjHeader, Bytes)>,
+    /// Players (`.cbp`).
+    pub players: EntityFile<Player>,
+    /// Tournaments (`.cbt`).
+    pub tournaments: EntityFile<Tournament>,
+    /// Annotators (`.cbc`).
+    pub annotators: EntityFile<Annotator>,
+    /// Sources (`.cbs`).
+    pub sources: EntityFile<Source>,
+    /// Teams (`.cbe`).
+    pub teams: EntityFile<Team>,
+    files: Vec<FilePresent>,
+    warnings: Vec<String>,
+}
+
+fn entities<T: EntityData>(
+    bytes: Option<&[u8]>,
+    name: &Path,
+    warnings: &mut Vec<String>,
+) -> EntityFile<T> {
+    match bytes.map(EntityFile::from_bytes) {
+        None => EntityFile::empty(),
+        Some(Ok(f)) => f,
+        Some(Err(e)) => {
+            warnings.push(format!("{} (ignored)", e.in_file(name)));
+            EntityFile::empty()
+        }
+    }
+}
+
+impl Database {
+    /// Opens the database whose `.cbh` file is `path`; the other files are looked for beside
+    /// it, in any letter case. Files are memory-mapped.
+    pub fn open(path: impl AsRef<Path>) -> Result<Database, Error> {
+        let path = path.as_ref();
+        let cbh_path = chess_core::files::find_any_case(path).ok_or_else(|| Error::Missing {
+            path: path.to_path_buf(),
+        })?;
+        let find = |ext: &str| chess_core::files::find_any_case(&cbh_path.with_extension(ext));
+        let mut files = Vec::new();
+        let mut load = |ext: &'static str| -> Result<Option<Bytes>, Error> {
+            let Some(p) = (if ext == "cbh" {
+                Some(cbh_path.clone())
+            } else {
+                find(ext)
+            }) else {
+                return Ok(None);
+            };
+            let b = map(&p)?;
+            files.push(FilePresent {
+                extension: ext,
+                path: p,
+                size: b.len() as u64,
+            });
+            Ok(Some(b))
+        };
+        let cbh = load("cbh")?.unwrap_or(Bytes::Owned(Vec::new()));
+        let cbg = load("cbg")?;
+        let cba = load("cba")?;
+        let cbj = load("cbj")?;
+        let cbp = load("cbp")?;
+        let cbt = load("cbt")?;
+        let cbc = load("cbc")?;
+        let cbs = load("cbs")?;
+        let cbe = load("cbe")?;
+        Self::assemble(
+            cbh_path,
+            cbh,
+            cbg,
+            cba,
+            cbj,
+            [cbp, cbt, cbc, cbs, cbe],
+            files,
+        )
+    }
+
+    /// A database from files in memory (tests, fuzzing, data not on disk).
+    pub fn from_files(files: Files) -> Result<Database, Error> {
+        let mut present = Vec::new();
+        let mut own = |ext: &'static str, v: Option<Vec<u8>>| {
+            v.map(|v| {
+                present.push(FilePresent {
+                    extension: ext,
+                    path: PathBuf::from(ext),
+                    size: v.len() as u64,
+                });
+                Bytes::Owned(v)
+            })
+        };
+        let cbh = own("cbh", Some(files.cbh)).unwrap_or(Bytes::Owned(Vec::new()));
+        let cbg = own("cbg", files.cbg);
+        let cba = own("cba", files.cba);
+        let cbj = own("cbj", files.cbj);
+        let ents = [
+            own("cbp", files.cbp),
+            own("cbt", files.cbt),
+            own("cbc", files.cbc),
+            own("cbs", files.cbs),
+            own("cbe", files.cbe),
+        ];
+        Self::assemble(
+            PathBuf::from("memory.cbh"),
+            cbh,
+            cbg,
+            cba,
+            cbj,
+            ents,
+            present,
+        )
+    }
+
+    fn assemble(
+        path: PathBuf,
+        cbh: Bytes,
+        cbg: Option<Bytes>,
+        cba: Option<Bytes>,
+        cbj: Option<Bytes>,
+        ents: [Option<Bytes>; 5],
+        files: Vec<FilePresent>,
+    ) -> Result<Database, Error> {
+        let head: &[u8; CBH_RECORD_SIZE] = cbh
+            .get(..CBH_RECORD_SIZE)
+            .and_then(|b| b.try_into().ok())
+            .ok_or_else(|| {
+                Error::from(ParseError::truncated(
+                    0,
+                    CBH_RECORD_SIZE as u64,
+                    cbh.len() as u64,
+                ))
+                .in_file(&path)
+            })?;
+        let header = CbhHeader::parse(head);
+        if head[0] != 0 || !matches!(header.used, 36 | 44) || header.record_size != 46 {
+            return Err(Error::from(ParseError::new(
+                0,
+                "a .cbh signature 00 00 2C 00 2E or 00 00 24 00 2E",
+                format!("{:02x?}", &head[..5]),
+            ))
+            .in_file(&path));
+        }
+        let count = ((cbh.len() - CBH_RECORD_SIZE) / CBH_RECORD_SIZE) as u32;
+        let mut warnings = Vec::new();
+        if (cbh.len() - CBH_RECORD_SIZE) % CBH_RECORD_SIZE != 0 {
+            warnings.push(format!(
+                "{}: {} bytes after the last whole record ignored",
+                path.display(),
+                (cbh.len() - CBH_RECORD_SIZE) % CBH_RECORD_SIZE
+            ));
+        }
+        let cbj = cbj.and_then(|b| {
+            let h: &[u8; CBJ_HEADER_SIZE] = b.get(..CBJ_HEADER_SIZE)?.try_into().ok()?;
+            let h = CbjHeader::parse(h);
+            if h.record_size < 8 {
+                return None;
+            }
+            Some((h, b))
+        });
+        let [cbp, cbt, cbc, cbs, cbe] = ents;
+        let name = |ext: &str| path.with_extension(ext);
+        Ok(Database {
+            players: entities(cbp.as_deref(), &name("cbp"), &mut warnings),
+            tournaments: entities(cbt.as_deref(), &name("cbt"), &mut warnings),
+            annotators: entities(cbc.as_deref(), &name("cbc"), &mut warnings),
+            sources: entities(cbs.as_deref(), &name("cbs"), &mut warnings),
+            teams: entities(cbe.as_deref(), &name("cbe"), &mut warnings),
+            path,
+            cbh,
+            header,
+            count,
+            cbg,
+            cba,
+            cbj,
+            files,
+            warnings,
+        })
+    }
+
+    /// The `.cbh` path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The `.cbh` header.
+    pub fn cbh_header(&self) -> &CbhHeader {
+        &self.header
+    }
+
+    /// Whether the database is of the old (CB6-era) generation: 36-byte `.cbh` header in use,
+    /// 10-byte `.cbg` header.
+    pub fn is_old_format(&self) -> bool {
+        self.header.is_old()
+            || self
+                .cbg
+                .as_deref()
+                .and_then(|b| chess_core::bytes::be_u16(b, 0))
+                .is_some_and(|h| h == 10)
+    }
+
+    /// The files found.
+    pub fn files(&self) -> &[FilePresent] {
+        &self.files
+    }
+
+    /// Problems with optional files, which were ignored.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    /// Number of records (games and texts, deleted ones included).
+    pub fn len(&self) -> u32 {
+        self.count
+    }
+
+    /// Whether the database has no records.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// The raw `.cbh` record `number` (1-based).
+    pub fn record(&self, number: u32) -> Result<CbhRecord, Error> {
+        if number == 0 || number > self.count {
+            return Err(Error::NoSuchRecord {
+                number,
+                count: self.count,
+            });
+        }
+        let o = number as usize * CBH_RECORD_SIZE;
+        let b: &[u8; CBH_RECORD_SIZE] = self.cbh[o..o + CBH_RECORD_SIZE]
+            .try_into()
+            .expect("46 bytes");
+        Ok(CbhRecord::parse(b))
+    }
+
+    fn teams_of(&self, number: u32) -> (Option<&Team>, Option<&Team>) {
+        let Some((h, b)) = &self.cbj else {
+            return (None, None);
+        };
+        if number > h.count {
+            return (None, None);
+        }
+        let o = CBJ_HEADER_SIZE + (number as usize - 1) * h.record_size as usize;
+        let Some(rec) = b.get(o..o + 8) else {
+            return (None, None);
+        };
+        let t = CbjTeams::parse(rec.try_into().expect("8 bytes"));
+        let team = |id: i32| u32::try_from(id).ok().and_then(|id| self.teams.get(id));
+        (team(t.white), team(t.black))
+    }
+
+    /// Record `number` (1-based) with its entities resolved.
+    pub fn header(&self, number: u32) -> Result<Header<'_>, Error> {
+        Ok(match self.record(number)? {
+            CbhRecord::Game(record) => {
+                let (white_team, black_team) = self.teams_of(number);
+                Header::Game(GameHeader {
+                    number,
+                    record,
+                    white: self.players.get(record.white).unwrap_or(&DEFAULT_PLAYER),
+                    black: self.players.get(record.black).unwrap_or(&DEFAULT_PLAYER),
+                    tournament: self
+                        .tournaments
+                        .get(record.tournament)
+                        .unwrap_or(&DEFAULT_TOURNAMENT),
+                    annotator: self
+                        .annotators
+                        .get(record.annotator)
+                        .unwrap_or(&DEFAULT_ANNOTATOR),
+                    source: self.sources.get(record.source).unwrap_or(&DEFAULT_SOURCE),
+                    white_team,
+                    black_team,
+                })
+            }
+            CbhRecord::Text(record) => Header::Text(TextHeader {
+                number,
+                record,
+                tournament: self
+                    .tournaments
+                    .get(record.tournament)
+                    .unwrap_or(&DEFAULT_TOURNAMENT),
+                annotator: self
+                    .annotators
+                    .get(record.annotator)
+                    .unwrap_or(&DEFAULT_ANNOTATOR),
+                source: self.sources.get(record.source).unwrap_or(&DEFAULT_SOURCE),
+            }),
+            CbhRecord::Unused(_) => Header::Unused(number),
+        })
+    }
+
+    /// Every record's header, in record order.
+    pub fn headers(&self) -> impl Iterator<Item = Header<'_>> + '_ {
+        (1..=self.count).map(|n| self.header(n).expect("number in range"))
+    }
+
+    /// Counts of games, texts and deleted records (reads only `.cbh`).
+    pub fn counts(&self) -> Counts {
+        let mut c = Counts::default();
+        for n in 1..=self.count {
+            let o = n as usize * CBH_RECORD_SIZE;
+            let kind = self.cbh[o];
+            if kind & crate::raw::KIND_USED == 0 {
+                c.unused += 1;
+                continue;
+            }
+            if kind & crate::raw::KIND_TEXT != 0 {
+                c.texts += 1;
+            } else {
+                c.games += 1;
+            }
+            if kind & crate::raw::KIND_DELETED != 0 {
+                c.deleted += 1;
+            }
+        }
+        c
+    }
+
+    fn game_offset(&self, number: u32) -> Result<(&[u8], u32), Error> {
+        let off = match self.record(number)? {
+            CbhRecord::Game(g) => g.cbg_offset,
+            CbhRecord::Text(t) => {
+                return Err(GameError {
+                    game: number,
+                    file: "cbg",
+                    offset: u64::from(t.cbg_offset),
+                    kind: GameErrorKind::Text,
+                }
+                .into());
+            }
+            CbhRecord::Unused(_) => {
+                return Err(GameError {
+                    game: number,
+                    file: "cbh",
+                    offset: number as u64 * CBH_RECORD_SIZE as u64,
+                    kind: GameErrorKind::BadRecord("record not in use".into()),
+                }
+                .into());
+            }
+        };
+        let cbg = self.cbg.as_deref().ok_or_else(|| Error::Missing {
+            path: self.path.with_extension("cbg"),
+        })?;
+        Ok((cbg, off))
+    }
+
+    /// Game `number` (1-based): moves, variations and annotations.
+    pub fn game(&self, number: u32) -> Result<Game, Error> {
+        self.game_with(number, true)
+    }
+
+    /// Game `number`, with or without its annotations.
+    pub fn game_with(&self, number: u32, annotations: bool) -> Result<Game, Error> {
+        let (cbg, off) = self.game_offset(number)?;
+        let mut game = decode_game(cbg, off, number)?;
+        let cba_off = match self.record(number)? {
+            CbhRecord::Game(g) => g.cba_offset,
+            _ => 0,
+        };
+        if annotations && cba_off != 0 {
+            if let Some(cba) = self.cba.as_deref() {
+                match parse_record(cba, cba_off, number) {
+                    Ok(items) => game.attach(items),
+                    Err(e) => {
+                        game.annotation_error = Some(GameError {
+                            game: number,
+                            file: "cba",
+                            offset: e.offset,
+                            kind: GameErrorKind::BadAnnotations(format!(
+                                "expected {}, found {}",
+                                e.expected, e.found
+                            )),
+                        })
+                    }
+                }
+            }
+        }
+        Ok(game)
+    }
+
+    /// The main line of game `number`, replayed (variations and annotations are not read).
+    pub fn main_line(&self, number: u32) -> Result<MainLine, Error> {
+        let (cbg, off) = self.game_offset(number)?;
+        Ok(decode_main_line(cbg, off, number)?)
+    }
+}

@@ -1,0 +1,516 @@
+//! The game model and the decoding of a `.cbg` game record into it.
+
+use shakmaty::{
+    Bitboard, Board, CastlingMode, Chess, Color, File, FromSetup, Move, Piece, PositionError, Rank,
+    Role, Setup, Square,
+};
+
+use crate::annotations::{Annotation, Item};
+use crate::error::{GameError, GameErrorKind};
+use crate::moves::{Mode, Replay, Stream, Token};
+use crate::raw::{CHESS960_SIZE, CbgHead, RawChess960, RawSetup, SETUP_SIZE};
+
+/// Index of a node in a [`MoveTree`].
+pub type NodeId = u32;
+
+const NO_NODE: NodeId = u32::MAX;
+
+/// Deepest variation nesting the decoder follows (each level keeps a copy of the position).
+pub const MAX_DEPTH: usize = 4096;
+
+/// One node of the move tree: a move (or a null move) and what is attached to it.
+#[derive(Debug, Clone)]
+pub struct Node {
+    /// The move leading to this node; `None` for the root and for null moves.
+    pub mv: Option<Move>,
+    /// Index of the move in stream order (0 = the first move of the record).
+    pub index: u32,
+    /// Annotations of this move, in stored order.
+    pub annotations: Vec<Annotation>,
+    parent: NodeId,
+    first_child: NodeId,
+    next_sibling: NodeId,
+}
+
+/// The moves of a game as a tree: node 0 is the start position; the first child of a node is
+/// the main continuation, the others are variations in stored order.
+#[derive(Debug, Clone)]
+pub struct MoveTree {
+    nodes: Vec<Node>,
+}
+
+impl Default for MoveTree {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl MoveTree {
+    /// The root node's id.
+    pub const ROOT: NodeId = 0;
+
+    /// A tree with only the root.
+    pub fn new() -> Self {
+        MoveTree {
+            nodes: vec![Node {
+                mv: None,
+                index: u32::MAX,
+                annotations: Vec::new(),
+                parent: NO_NODE,
+                first_child: NO_NODE,
+                next_sibling: NO_NODE,
+            }],
+        }
+    }
+
+    /// Adds a move (or null move) after `parent`, as its last child.
+    pub fn add(&mut self, parent: NodeId, mv: Option<Move>, index: u32) -> NodeId {
+        let id = self.nodes.len() as NodeId;
+        self.nodes.push(Node {
+            mv,
+            index,
+            annotations: Vec::new(),
+            parent,
+            first_child: NO_NODE,
+            next_sibling: NO_NODE,
+        });
+        let p = &mut self.nodes[parent as usize];
+        if p.first_child == NO_NODE {
+            p.first_child = id;
+        } else {
+            let mut c = p.first_child;
+            while self.nodes[c as usize].next_sibling != NO_NODE {
+                c = self.nodes[c as usize].next_sibling;
+            }
+            self.nodes[c as usize].next_sibling = id;
+        }
+        id
+    }
+
+    /// A node.
+    pub fn node(&self, id: NodeId) -> &Node {
+        &self.nodes[id as usize]
+    }
+
+    /// A node, mutably.
+    pub fn node_mut(&mut self, id: NodeId) -> &mut Node {
+        &mut self.nodes[id as usize]
+    }
+
+    /// Number of nodes, the root included (so the number of moves + 1).
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Whether the tree has no moves.
+    pub fn is_empty(&self) -> bool {
+        self.nodes.len() == 1
+    }
+
+    /// The parent of a node (`None` for the root).
+    pub fn parent(&self, id: NodeId) -> Option<NodeId> {
+        Some(self.node(id).parent).filter(|&p| p != NO_NODE)
+    }
+
+    /// The children of a node: main continuation first, then the variations.
+    pub fn children(&self, id: NodeId) -> impl Iterator<Item = NodeId> + '_ {
+        let mut c = self.node(id).first_child;
+        std::iter::from_fn(move || {
+            (c != NO_NODE).then(|| {
+                let r = c;
+                c = self.nodes[c as usize].next_sibling;
+                r
+            })
+        })
+    }
+
+    /// The main continuation of a node.
+    pub fn main_child(&self, id: NodeId) -> Option<NodeId> {
+        Some(self.node(id).first_child).filter(|&c| c != NO_NODE)
+    }
+
+    /// The main line's nodes, from the first move.
+    pub fn main_line(&self) -> impl Iterator<Item = NodeId> + '_ {
+        let mut c = self.main_child(Self::ROOT);
+        std::iter::from_fn(move || {
+            let r = c?;
+            c = self.main_child(r);
+            Some(r)
+        })
+    }
+
+    /// The node of the move with stream index `index`.
+    pub fn by_index(&self, index: u32) -> Option<NodeId> {
+        // Nodes are created in stream order, one per move.
+        let id = index.checked_add(1)?;
+        (self.nodes.get(id as usize)?.index == index).then_some(id)
+    }
+}
+
+/// How a game starts.
+#[derive(Debug, Clone)]
+pub struct Start {
+    /// The start position.
+    pub position: Chess,
+    /// Standard or Chess960 castling.
+    pub castling_mode: CastlingMode,
+    /// Whether the record stores a set-up position (the PGN needs `SetUp`/`FEN`).
+    pub setup: bool,
+    /// The Chess960 start-position number, for Chess960 games.
+    pub chess960: Option<u16>,
+}
+
+/// A decoded game: start, move tree with annotations, and what could not be read.
+#[derive(Debug, Clone)]
+pub struct Game {
+    /// The 1-based record number.
+    pub number: u32,
+    /// The encoding mode of the record.
+    pub mode: u8,
+    /// How the game starts.
+    pub start: Start,
+    /// The moves.
+    pub tree: MoveTree,
+    /// Annotations of the whole game (move index −1).
+    pub game_annotations: Vec<Annotation>,
+    /// Annotations whose move index is past the game's moves, kept with it.
+    pub unattached: Vec<Item>,
+    /// Set when the moves stop early: the tree holds the moves before the damage.
+    pub truncated: Option<GameError>,
+    /// Set when the game's annotation record could not be read (the moves are unaffected).
+    pub annotation_error: Option<GameError>,
+}
+
+impl Game {
+    /// Attaches annotation items to their nodes (−1 = whole game).
+    pub fn attach(&mut self, items: Vec<Item>) {
+        for item in items {
+            if item.index < 0 {
+                self.game_annotations.push(item.annotation);
+            } else if let Some(id) = self.tree.by_index(item.index as u32) {
+                self.tree.node_mut(id).annotations.push(item.annotation);
+            } else {
+                self.unattached.push(item);
+            }
+        }
+    }
+
+    /// The moves of the main line (null moves as `None`).
+    pub fn main_line(&self) -> Vec<Option<Move>> {
+        self.tree
+            .main_line()
+            .map(|id| self.tree.node(id).mv)
+            .collect()
+    }
+}
+
+fn err(game: u32, offset: u64, kind: GameErrorKind) -> GameError {
+    GameError {
+        game,
+        file: "cbg",
+        offset,
+        kind,
+    }
+}
+
+/// A game record's pieces: the stream and the start.
+struct Record<'a> {
+    mode: u8,
+    decoder: Mode,
+    start: Start,
+    stream: &'a [u8],
+    stream_offset: u64,
+}
+
+fn setup_role(code: u8) -> Option<Role> {
+    Some(match code {
+        1 => Role::King,
+        2 => Role::Queen,
+        3 => Role::Knight,
+        4 => Role::Bishop,
+        5 => Role::Rook,
+        6 => Role::Pawn,
+        _ => return None,
+    })
+}
+
+fn file_major(i: u8) -> Square {
+    Square::from_coords(
+        File::new(u32::from(i >> 3 & 7)),
+        Rank::new(u32::from(i & 7)),
+    )
+}
+
+/// Builds the start position of a set-up record.
+pub fn setup_position(
+    raw: &RawSetup,
+    chess960: Option<&RawChess960>,
+) -> Result<(Chess, CastlingMode), String> {
+    let mut board = Board::empty();
+    let bits = &raw.board;
+    let mut pos = 0usize;
+    let mut bit = || -> Option<u8> {
+        let b = bits.get(pos / 8)? >> (7 - pos % 8) & 1;
+        pos += 1;
+        Some(b)
+    };
+    for i in 0..64u8 {
+        let Some(occupied) = bit() else { break };
+        if occupied == 0 {
+            continue;
+        }
+        let mut v = 0;
+        for _ in 0..4 {
+            v = v << 1 | bit().ok_or("board stream ends inside a piece")?;
+        }
+        let role = setup_role(v & 7).ok_or_else(|| format!("piece code {}", v & 7))?;
+        let color = if v & 8 != 0 {
+            Color::Black
+        } else {
+            Color::White
+        };
+        board.set_piece_at(file_major(i), Piece { color, role });
+    }
+    let turn = if raw.side_ep & 0x10 != 0 {
+        Color::Black
+    } else {
+        Color::White
+    };
+    let ep_file = raw.side_ep & 0x0f;
+    let ep_square = (1..=8).contains(&ep_file).then(|| {
+        let rank = if turn == Color::White {
+            Rank::Sixth
+        } else {
+            Rank::Third
+        };
+        Square::from_coords(File::new(u32::from(ep_file - 1)), rank)
+    });
+    let mode = if chess960.is_some() {
+        CastlingMode::Chess960
+    } else {
+        CastlingMode::Standard
+    };
+    // Castling bits: 0 White O-O-O, 1 White O-O, 2 Black O-O-O, 3 Black O-O.
+    let rooks = match chess960 {
+        Some(c) => [c.rooks[1], c.rooks[0], c.rooks[3], c.rooks[2]].map(file_major),
+        None => [Square::A1, Square::H1, Square::A8, Square::H8],
+    };
+    let mut castling_rights = Bitboard::EMPTY;
+    for (i, sq) in rooks.into_iter().enumerate() {
+        if raw.castling >> i & 1 != 0 {
+            castling_rights.add(sq);
+        }
+    }
+    let setup = Setup {
+        board,
+        promoted: Bitboard::EMPTY,
+        pockets: None,
+        turn,
+        castling_rights,
+        ep_square,
+        remaining_checks: None,
+        halfmoves: 0,
+        fullmoves: std::num::NonZeroU32::new(u32::from(raw.move_number).max(1))
+            .unwrap_or(std::num::NonZeroU32::MIN),
+    };
+    let pos = Chess::from_setup(setup, mode)
+        .or_else(PositionError::ignore_invalid_castling_rights)
+        .or_else(PositionError::ignore_invalid_ep_square)
+        .map_err(|e| e.to_string())?;
+    Ok((pos, mode))
+}
+
+fn record(cbg: &[u8], offset: u32, number: u32) -> Result<Record<'_>, GameError> {
+    let off = offset as usize;
+    let bad = |o: usize, what: String| err(number, o as u64, GameErrorKind::BadRecord(what));
+    let head: [u8; 4] = cbg
+        .get(off..off.saturating_add(4))
+        .and_then(|b| b.try_into().ok())
+        .ok_or_else(|| {
+            bad(
+                off,
+                format!("record head past the end of the file ({} bytes)", cbg.len()),
+            )
+        })?;
+    let head = CbgHead::parse(head);
+    if head.is_text() {
+        return Err(err(number, off as u64, GameErrorKind::Text));
+    }
+    let len = head.length as usize;
+    let body = cbg
+        .get(off + 4..off.saturating_add(len))
+        .filter(|_| len >= 4)
+        .ok_or_else(|| {
+            bad(
+                off + 1,
+                format!("record length {len} past the end of the file"),
+            )
+        })?;
+    let mode = head.mode();
+    let decoder = Mode::of(mode)
+        .ok_or_else(|| err(number, off as u64, GameErrorKind::UnsupportedMode(mode)))?;
+    let is960 = mode == 10 || mode == 11;
+    let mut used = 0;
+    let start = if head.has_setup() || is960 {
+        let raw: &[u8; SETUP_SIZE] = body
+            .get(..SETUP_SIZE)
+            .and_then(|b| b.try_into().ok())
+            .ok_or_else(|| bad(off + 4, "set-up position cut short".into()))?;
+        let raw = RawSetup::parse(raw);
+        used = SETUP_SIZE;
+        let c960 = if is960 {
+            let b: &[u8; CHESS960_SIZE] = body
+                .get(SETUP_SIZE..SETUP_SIZE + CHESS960_SIZE)
+                .and_then(|b| b.try_into().ok())
+                .ok_or_else(|| bad(off + 4 + SETUP_SIZE, "Chess960 block cut short".into()))?;
+            used += CHESS960_SIZE;
+            Some(RawChess960::parse(b))
+        } else {
+            None
+        };
+        let (position, castling_mode) = setup_position(&raw, c960.as_ref())
+            .map_err(|e| err(number, off as u64 + 4, GameErrorKind::BadSetup(e)))?;
+        Start {
+            position,
+            castling_mode,
+            setup: true,
+            chess960: c960.map(|c| c.number),
+        }
+    } else {
+        Start {
+            position: Chess::default(),
+            castling_mode: CastlingMode::Standard,
+            setup: false,
+            chess960: None,
+        }
+    };
+    Ok(Record {
+        mode,
+        decoder,
+        start,
+        stream: &body[used..],
+        stream_offset: (off + 4 + used) as u64,
+    })
+}
+
+/// Decodes a game record at absolute `offset` of the `.cbg` bytes into its move tree.
+///
+/// A record that cannot be used at all (head or length outside the file, guiding text,
+/// unsupported mode, bad set-up position) is an error; a stream that breaks off gives the moves
+/// before the damage with [`Game::truncated`] set.
+pub fn decode_game(cbg: &[u8], offset: u32, number: u32) -> Result<Game, GameError> {
+    let rec = record(cbg, offset, number)?;
+    let mut stream = Stream::new(rec.stream, rec.decoder);
+    let mut replay = Replay::new(rec.start.position.clone());
+    let mut tree = MoveTree::new();
+    let mut cur = MoveTree::ROOT;
+    let mut stack: Vec<(NodeId, Replay)> = Vec::new();
+    let mut truncated = None;
+    let at = |pos: usize| rec.stream_offset + pos as u64;
+    loop {
+        let pos = stream.position();
+        let index = stream.moves();
+        match stream.next_token() {
+            Err((p, reason)) => {
+                truncated = Some(err(
+                    number,
+                    at(p),
+                    GameErrorKind::BadMove { ply: index, reason },
+                ));
+                break;
+            }
+            Ok(None) => break,
+            Ok(Some(Token::Variation)) => {
+                if stack.len() >= MAX_DEPTH {
+                    truncated = Some(err(number, at(pos), GameErrorKind::TooDeep(MAX_DEPTH)));
+                    break;
+                }
+                stack.push((cur, replay.clone()));
+            }
+            Ok(Some(Token::End)) => match stack.pop() {
+                Some((n, r)) => {
+                    cur = n;
+                    replay = r;
+                }
+                None => break,
+            },
+            Ok(Some(t)) => match replay.step(t) {
+                Ok(mv) => cur = tree.add(cur, mv, index),
+                Err(reason) => {
+                    truncated = Some(err(
+                        number,
+                        at(pos),
+                        GameErrorKind::BadMove { ply: index, reason },
+                    ));
+                    break;
+                }
+            },
+        }
+    }
+    Ok(Game {
+        number,
+        mode: rec.mode,
+        start: rec.start,
+        tree,
+        game_annotations: Vec::new(),
+        unattached: Vec::new(),
+        truncated,
+        annotation_error: None,
+    })
+}
+
+/// The main line of a game, replayed.
+#[derive(Debug, Clone)]
+pub struct MainLine {
+    /// How the game starts.
+    pub start: Start,
+    /// The main line's moves (null moves as `None`).
+    pub moves: Vec<Option<Move>>,
+    /// The position after the last move.
+    pub end: Chess,
+    /// Set when the moves stop early.
+    pub truncated: Option<GameError>,
+}
+
+/// Decodes only the main line: the moves up to the first end-of-line code (variations, which
+/// follow the main line in the stream, are not read).
+pub fn decode_main_line(cbg: &[u8], offset: u32, number: u32) -> Result<MainLine, GameError> {
+    let rec = record(cbg, offset, number)?;
+    let mut stream = Stream::new(rec.stream, rec.decoder);
+    let mut replay = Replay::new(rec.start.position.clone());
+    let mut moves = Vec::with_capacity(rec.stream.len());
+    let mut truncated = None;
+    loop {
+        let pos = stream.position();
+        let index = stream.moves();
+        match stream.next_token() {
+            Err((p, reason)) => {
+                truncated = Some(err(
+                    number,
+                    rec.stream_offset + p as u64,
+                    GameErrorKind::BadMove { ply: index, reason },
+                ));
+                break;
+            }
+            Ok(None) | Ok(Some(Token::End)) => break,
+            Ok(Some(Token::Variation)) => {}
+            Ok(Some(t)) => match replay.step(t) {
+                Ok(mv) => moves.push(mv),
+                Err(reason) => {
+                    truncated = Some(err(
+                        number,
+                        rec.stream_offset + pos as u64,
+                        GameErrorKind::BadMove { ply: index, reason },
+                    ));
+                    break;
+                }
+            },
+        }
+    }
+    Ok(MainLine {
+        start: rec.start,
+        moves,
+        end: replay.pos,
+        truncated,
+    })
+}

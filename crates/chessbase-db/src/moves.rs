@@ -1,0 +1,630 @@
+//! The `.cbg` move stream: opcodes, piece slots and move replay.
+//!
+//! A stream is a sequence of bytes translated through the mode's table with the move counter
+//! (see `specs/cbg-mode-tables.md`): one-byte opcodes (modes 0, 4, 10) or pairs of bytes
+//! (mode 5). Opcodes name "the k-th queen/rook/bishop/knight, the n-th pawn or the king moves
+//! by (dx, dy)"; which piece is the k-th follows ChessBase's piece slots:
+//!
+//! * slots are assigned by scanning the start position in file-major order (a1, a2, …, h8);
+//! * pawns keep their slot for the whole game;
+//! * for queens, rooks, bishops and knights, capturing slot k shifts the slots above it down;
+//! * a promoted piece takes the next slot of its kind while fewer than three are tracked,
+//!   otherwise it has none and can only move by two-byte moves.
+
+use std::sync::OnceLock;
+
+use chess_core::relative_move::{RelativeMove, RelativeMoveTable};
+use shakmaty::{CastlingSide, Chess, Color, File, Move, Position, Rank, Role, Square};
+
+use crate::tables;
+
+/// Opcode: a null move.
+pub const OP_NULL: u8 = 0;
+/// Opcode: a two-byte move follows.
+pub const OP_TWO_BYTE: u8 = 235;
+/// Opcode: padding, skipped.
+pub const OP_SKIP: u8 = 236;
+/// Opcode: a variation starts.
+pub const OP_VARIATION: u8 = 254;
+/// Opcode: the current line ends.
+pub const OP_END: u8 = 255;
+
+/// How a mode translates stored bytes.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Mode {
+    /// One-byte opcodes; `post` = subtract the counter after the lookup.
+    Compact {
+        table: &'static [u8; 256],
+        post: bool,
+    },
+    /// Every move is two translated bytes (mode 5), counter subtracted after the lookup.
+    Pairs { table: &'static [u8; 256] },
+}
+
+impl Mode {
+    /// The decoding of an encoding mode, `None` for modes without a known table.
+    pub(crate) fn of(mode: u8) -> Option<Mode> {
+        Some(match mode {
+            0 => Mode::Compact {
+                table: &tables::MODE_0,
+                post: false,
+            },
+            4 => Mode::Compact {
+                table: &tables::MODE_4,
+                post: true,
+            },
+            10 => Mode::Compact {
+                table: &tables::MODE_10,
+                post: true,
+            },
+            5 => Mode::Pairs {
+                table: &tables::MODE_5,
+            },
+            _ => return None,
+        })
+    }
+}
+
+/// One element of a move stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Token {
+    /// A one-byte move opcode (1–234).
+    Code(u8),
+    /// A move by squares: bits 0–5 from, 6–11 to (file-major), 12–13 promotion.
+    Squares(u16),
+    /// A null move.
+    Null,
+    /// A variation starts.
+    Variation,
+    /// The current line ends.
+    End,
+}
+
+/// The opcode reader: bytes → tokens, with the move counter.
+#[derive(Debug, Clone)]
+pub(crate) struct Stream<'a> {
+    data: &'a [u8],
+    pos: usize,
+    mode: Mode,
+    counter: u8,
+    /// Moves read so far (the counter without wrapping).
+    moves: u32,
+    pending: [Option<Token>; 2],
+}
+
+impl<'a> Stream<'a> {
+    pub(crate) fn new(data: &'a [u8], mode: Mode) -> Self {
+        Stream {
+            data,
+            pos: 0,
+            mode,
+            counter: 0,
+            moves: 0,
+            pending: [None; 2],
+        }
+    }
+
+    /// Byte position of the next token in the stream.
+    pub(crate) fn position(&self) -> usize {
+        self.pos
+    }
+
+    /// Moves read so far: the index of the next move in stream order.
+    pub(crate) fn moves(&self) -> u32 {
+        self.moves
+    }
+
+    #[inline]
+    fn translate(&self, b: u8, table: &[u8; 256], post: bool) -> u8 {
+        if post {
+            table[usize::from(b)].wrapping_sub(self.counter)
+        } else {
+            table[usize::from(b.wrapping_sub(self.counter))]
+        }
+    }
+
+    fn count(&mut self) {
+        self.counter = self.counter.wrapping_add(1);
+        self.moves += 1;
+    }
+
+    /// The next token; `Ok(None)` at the end of the data; `Err(offset)` for an unused opcode
+    /// or a two-byte move cut short.
+    #[inline]
+    pub(crate) fn next_token(&mut self) -> Result<Option<Token>, (usize, String)> {
+        if let Some(t) = self.pending[0].take() {
+            self.pending = [self.pending[1].take(), None];
+            return Ok(Some(t));
+        }
+        match self.mode {
+            Mode::Compact { table, post } => loop {
+                let Some(&b) = self.data.get(self.pos) else {
+                    return Ok(None);
+                };
+                let at = self.pos;
+                self.pos += 1;
+                let op = self.translate(b, table, post);
+                return Ok(Some(match op {
+                    OP_NULL => {
+                        self.count();
+                        Token::Null
+                    }
+                    1..=234 => {
+                        self.count();
+                        Token::Code(op)
+                    }
+                    OP_TWO_BYTE => {
+                        let Some(&[b1, b2]) = self.data.get(self.pos..self.pos + 2) else {
+                            return Err((at, "two-byte move cut short".into()));
+                        };
+                        self.pos += 2;
+                        let w = u16::from(self.translate(b1, table, post)) << 8
+                            | u16::from(self.translate(b2, table, post));
+                        self.count();
+                        Token::Squares(w)
+                    }
+                    OP_SKIP => continue,
+                    OP_VARIATION => Token::Variation,
+                    OP_END => Token::End,
+                    _ => return Err((at, format!("unused opcode {op}"))),
+                }));
+            },
+            Mode::Pairs { table } => {
+                let at = self.pos;
+                let Some(&[b1, b2]) = self.data.get(self.pos..self.pos + 2) else {
+                    if self.pos < self.data.len() {
+                        return Err((at, "two-byte move cut short".into()));
+                    }
+                    return Ok(None);
+                };
+                self.pos += 2;
+                let w = u16::from(self.translate(b1, table, true)) << 8
+                    | u16::from(self.translate(b2, table, true));
+                self.count();
+                let mv = Token::Squares(w & 0x3fff);
+                let end = (w & 0x4000 != 0).then_some(Token::End);
+                if w & 0x8000 != 0 {
+                    self.pending = [Some(mv), end];
+                    Ok(Some(Token::Variation))
+                } else {
+                    self.pending = [end, None];
+                    Ok(Some(mv))
+                }
+            }
+        }
+    }
+}
+
+/// What a one-byte opcode means, built once from the description's layout.
+fn opcode_table() -> &'static RelativeMoveTable {
+    static TABLE: OnceLock<RelativeMoveTable> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut entries: Vec<(u8, RelativeMove)> = Vec::new();
+        let mut code = 1u8;
+        let mut push = |m: RelativeMove, entries: &mut Vec<(u8, RelativeMove)>| {
+            entries.push((code, m));
+            code += 1;
+        };
+        let king = [
+            (0, 1),
+            (1, 1),
+            (1, 0),
+            (1, -1),
+            (0, -1),
+            (-1, -1),
+            (-1, 0),
+            (-1, 1),
+        ];
+        for (dx, dy) in king {
+            push(RelativeMove::piece(Role::King, 0, dx, dy), &mut entries);
+        }
+        push(RelativeMove::Castle(CastlingSide::KingSide), &mut entries);
+        push(RelativeMove::Castle(CastlingSide::QueenSide), &mut entries);
+        let rook: Vec<(i32, i32)> = (1..8)
+            .map(|i| (0, i))
+            .chain((1..8).map(|i| (i, 0)))
+            .collect();
+        let bishop: Vec<(i32, i32)> = (1..8)
+            .map(|i| (i, i))
+            .chain((1..8).map(|i| (i, 8 - i)))
+            .collect();
+        let queen: Vec<(i32, i32)> = rook.iter().chain(&bishop).copied().collect();
+        let knight = [
+            (2, 1),
+            (1, 2),
+            (-1, 2),
+            (-2, 1),
+            (-2, -1),
+            (-1, -2),
+            (1, -2),
+            (2, -1),
+        ];
+        let mut pieces = |role: Role, index: u8, deltas: &[(i32, i32)], entries: &mut Vec<_>| {
+            for &(dx, dy) in deltas {
+                push(RelativeMove::piece(role, index, dx, dy), entries);
+            }
+        };
+        pieces(Role::Queen, 0, &queen, &mut entries);
+        pieces(Role::Rook, 0, &rook, &mut entries);
+        pieces(Role::Rook, 1, &rook, &mut entries);
+        pieces(Role::Bishop, 0, &bishop, &mut entries);
+        pieces(Role::Bishop, 1, &bishop, &mut entries);
+        pieces(Role::Knight, 0, &knight, &mut entries);
+        pieces(Role::Knight, 1, &knight, &mut entries);
+        for pawn in 0..8 {
+            // Forward one, forward two, capture to the mover's right, to the mover's left;
+            // dy counts in the mover's direction, dx to the mover's right.
+            pieces(
+                Role::Pawn,
+                pawn,
+                &[(0, 1), (0, 2), (1, 1), (-1, 1)],
+                &mut entries,
+            );
+        }
+        pieces(Role::Queen, 1, &queen, &mut entries);
+        pieces(Role::Queen, 2, &queen, &mut entries);
+        pieces(Role::Rook, 2, &rook, &mut entries);
+        pieces(Role::Bishop, 2, &bishop, &mut entries);
+        pieces(Role::Knight, 2, &knight, &mut entries);
+        debug_assert_eq!(entries.len(), 234);
+        RelativeMoveTable::new(&entries)
+    })
+}
+
+/// The relative move of a one-byte opcode (1–234), as the description's table defines it.
+pub fn opcode_meaning(op: u8) -> Option<RelativeMove> {
+    opcode_table().relative(op)
+}
+
+const NONE: u8 = 0xff;
+fn slot_kind(role: Role) -> Option<usize> {
+    match role {
+        Role::Queen => Some(0),
+        Role::Rook => Some(1),
+        Role::Bishop => Some(2),
+        Role::Knight => Some(3),
+        _ => None,
+    }
+}
+
+/// ChessBase's piece numbering for both sides.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Slots {
+    /// [colour][Q, R, B, N][slot] = square index (shakmaty numbering) or NONE.
+    pieces: [[[u8; 3]; 4]; 2],
+    /// [colour][pawn] = square index or NONE.
+    pawns: [[u8; 8]; 2],
+}
+
+fn ci(c: Color) -> usize {
+    match c {
+        Color::White => 0,
+        Color::Black => 1,
+    }
+}
+
+impl Slots {
+    /// Numbers the pieces of a position in file-major order.
+    pub(crate) fn new(pos: &Chess) -> Slots {
+        let mut s = Slots {
+            pieces: [[[NONE; 3]; 4]; 2],
+            pawns: [[NONE; 8]; 2],
+        };
+        let board = pos.board();
+        for file in File::ALL {
+            for rank in Rank::ALL {
+                let sq = Square::from_coords(file, rank);
+                let Some(p) = board.piece_at(sq) else {
+                    continue;
+                };
+                let c = ci(p.color);
+                if p.role == Role::Pawn {
+                    if let Some(slot) = s.pawns[c].iter_mut().find(|x| **x == NONE) {
+                        *slot = sq as u8;
+                    }
+                } else if let Some(k) = slot_kind(p.role) {
+                    if let Some(slot) = s.pieces[c][k].iter_mut().find(|x| **x == NONE) {
+                        *slot = sq as u8;
+                    }
+                }
+            }
+        }
+        s
+    }
+
+    fn piece(&self, c: Color, role: Role, index: u8) -> Option<Square> {
+        let sq = if role == Role::Pawn {
+            *self.pawns[ci(c)].get(usize::from(index))?
+        } else {
+            *self.pieces[ci(c)][slot_kind(role)?].get(usize::from(index))?
+        };
+        (sq != NONE).then(|| Square::new(u32::from(sq)))
+    }
+
+    fn remove(&mut self, c: Color, role: Role, sq: Square) {
+        let sq = sq as u8;
+        if role == Role::Pawn {
+            if let Some(x) = self.pawns[ci(c)].iter_mut().find(|x| **x == sq) {
+                *x = NONE;
+            }
+        } else if let Some(k) = slot_kind(role) {
+            let list = &mut self.pieces[ci(c)][k];
+            if let Some(i) = list.iter().position(|x| *x == sq) {
+                list.copy_within(i + 1.., i);
+                list[2] = NONE;
+            }
+        }
+    }
+
+    fn relocate(&mut self, c: Color, role: Role, from: Square, to: Square) {
+        let (from, to) = (from as u8, to as u8);
+        let list: &mut [u8] = if role == Role::Pawn {
+            &mut self.pawns[ci(c)]
+        } else if let Some(k) = slot_kind(role) {
+            &mut self.pieces[ci(c)][k]
+        } else {
+            return;
+        };
+        if let Some(x) = list.iter_mut().find(|x| **x == from) {
+            *x = to;
+        }
+    }
+
+    fn add(&mut self, c: Color, role: Role, sq: Square) {
+        if let Some(k) = slot_kind(role) {
+            if let Some(x) = self.pieces[ci(c)][k].iter_mut().find(|x| **x == NONE) {
+                *x = sq as u8;
+            }
+        }
+    }
+
+    /// Updates the numbering for `m`, played by `turn` in `pos` (before the move).
+    fn apply(&mut self, pos: &Chess, m: Move) {
+        let turn = pos.turn();
+        match m {
+            Move::Normal {
+                role,
+                from,
+                capture,
+                to,
+                promotion,
+            } => {
+                if let Some(c) = capture {
+                    self.remove(!turn, c, to);
+                }
+                match promotion {
+                    Some(p) => {
+                        self.remove(turn, Role::Pawn, from);
+                        self.add(turn, p, to);
+                    }
+                    None => self.relocate(turn, role, from, to),
+                }
+            }
+            Move::EnPassant { from, to } => {
+                self.remove(
+                    !turn,
+                    Role::Pawn,
+                    Square::from_coords(to.file(), from.rank()),
+                );
+                self.relocate(turn, Role::Pawn, from, to);
+            }
+            Move::Castle { king, rook } => {
+                let side = CastlingSide::from_king_side(king < rook);
+                self.relocate(turn, Role::Rook, rook, side.rook_to(turn));
+            }
+            Move::Put { .. } => {}
+        }
+    }
+}
+
+/// A position being replayed: the board and ChessBase's piece numbering.
+#[derive(Debug, Clone)]
+pub(crate) struct Replay {
+    pub(crate) pos: Chess,
+    slots: Slots,
+}
+
+fn offset_square(sq: Square, dx: u8, dy: u8) -> Square {
+    let file = (sq.file().to_u32() + u32::from(dx)) & 7;
+    let rank = (sq.rank().to_u32() + u32::from(dy)) & 7;
+    Square::from_coords(File::new(file), Rank::new(rank))
+}
+
+impl Replay {
+    pub(crate) fn new(pos: Chess) -> Self {
+        let slots = Slots::new(&pos);
+        Replay { pos, slots }
+    }
+
+    fn castle(&self, side: CastlingSide) -> Result<Move, String> {
+        let turn = self.pos.turn();
+        let king = self.pos.board().king_of(turn).ok_or("no king")?;
+        let rook = self
+            .pos
+            .castles()
+            .rook(turn, side)
+            .ok_or_else(|| format!("castling {side:?} without the right"))?;
+        Ok(Move::Castle { king, rook })
+    }
+
+    /// The move an opcode (1–234) denotes, checked for legality.
+    pub(crate) fn code_move(&self, op: u8) -> Result<Move, String> {
+        let turn = self.pos.turn();
+        let board = self.pos.board();
+        let m = match opcode_meaning(op).ok_or("no such opcode")? {
+            RelativeMove::Castle(side) => self.castle(side)?,
+            RelativeMove::Piece {
+                role: Role::Pawn,
+                index,
+                dx,
+                dy,
+            } => {
+                let from = self
+                    .slots
+                    .piece(turn, Role::Pawn, index)
+                    .ok_or_else(|| format!("pawn {} is gone", index + 1))?;
+                let forward: i32 = if turn == Color::White { 1 } else { -1 };
+                let side = if dx == 1 {
+                    1
+                } else if dx == 7 {
+                    -1
+                } else {
+                    0
+                };
+                let file = from.file().to_u32() as i32 + side * forward;
+                let rank = from.rank().to_u32() as i32 + i32::from(dy) * forward;
+                if !(0..8).contains(&file) || !(0..8).contains(&rank) {
+                    return Err("pawn move off the board".into());
+                }
+                let to = Square::from_coords(File::new(file as u32), Rank::new(rank as u32));
+                if side != 0 && board.piece_at(to).is_none() {
+                    Move::EnPassant { from, to }
+                } else {
+                    Move::Normal {
+                        role: Role::Pawn,
+                        from,
+                        capture: board.role_at(to),
+                        to,
+                        promotion: (to.rank() == Rank::Eighth || to.rank() == Rank::First)
+                            .then_some(Role::Queen),
+                    }
+                }
+            }
+            RelativeMove::Piece {
+                role,
+                index,
+                dx,
+                dy,
+            } => {
+                let from = if role == Role::King {
+                    board.king_of(turn).ok_or("no king")?
+                } else {
+                    self.slots
+                        .piece(turn, role, index)
+                        .ok_or_else(|| format!("no {role:?} number {}", index + 1))?
+                };
+                if board.piece_at(from) != Some(role.of(turn)) {
+                    return Err(format!("{role:?} number {} is not on {from}", index + 1));
+                }
+                let to = offset_square(from, dx, dy);
+                Move::Normal {
+                    role,
+                    from,
+                    capture: board.role_at(to),
+                    to,
+                    promotion: None,
+                }
+            }
+        };
+        if self.pos.is_legal(m) {
+            Ok(m)
+        } else {
+            Err(format!(
+                "illegal move {}",
+                m.to_uci(shakmaty::CastlingMode::Chess960)
+            ))
+        }
+    }
+
+    /// The move of a two-byte word, checked for legality.
+    pub(crate) fn squares_move(&self, w: u16) -> Result<Move, String> {
+        let sq = |v: u16| {
+            Square::from_coords(
+                File::new(u32::from(v >> 3 & 7)),
+                Rank::new(u32::from(v & 7)),
+            )
+        };
+        let (from, to) = (sq(w & 63), sq(w >> 6 & 63));
+        let promotion =
+            [Role::Queen, Role::Rook, Role::Bishop, Role::Knight][usize::from(w >> 12 & 3)];
+        let turn = self.pos.turn();
+        let board = self.pos.board();
+        let back = turn.backrank();
+        let m = if from == to {
+            // Chess960 castling: the king's target square to itself.
+            if to.rank() != back {
+                return Err(format!("null two-byte move {from}{to}"));
+            }
+            match to.file() {
+                File::G => self.castle(CastlingSide::KingSide)?,
+                File::C => self.castle(CastlingSide::QueenSide)?,
+                _ => return Err(format!("null two-byte move {from}{to}")),
+            }
+        } else {
+            let piece = board
+                .piece_at(from)
+                .filter(|p| p.color == turn)
+                .ok_or_else(|| format!("no piece of the side to move on {from}"))?;
+            match piece.role {
+                Role::King
+                    if board.piece_at(to) == Some(Role::Rook.of(turn))
+                        || (from.rank() == back
+                            && to.rank() == back
+                            && from.file().distance(to.file()) == 2
+                            && !self.pos.is_legal(Move::Normal {
+                                role: Role::King,
+                                from,
+                                capture: None,
+                                to,
+                                promotion: None,
+                            })) =>
+                {
+                    self.castle(CastlingSide::from_king_side(to.file() > from.file()))?
+                }
+                Role::Pawn if from.file() != to.file() && board.piece_at(to).is_none() => {
+                    Move::EnPassant { from, to }
+                }
+                role => Move::Normal {
+                    role,
+                    from,
+                    capture: board.role_at(to),
+                    to,
+                    promotion: (role == Role::Pawn
+                        && (to.rank() == Rank::Eighth || to.rank() == Rank::First))
+                        .then_some(promotion),
+                },
+            }
+        };
+        if self.pos.is_legal(m) {
+            Ok(m)
+        } else {
+            Err(format!(
+                "illegal move {}",
+                m.to_uci(shakmaty::CastlingMode::Chess960)
+            ))
+        }
+    }
+
+    /// The null move, allowed when the side to move is not in check.
+    pub(crate) fn null_move(&mut self) -> Result<(), String> {
+        if self.pos.is_check() {
+            return Err("null move while in check".into());
+        }
+        let pos = std::mem::take(&mut self.pos);
+        self.pos = pos
+            .swap_turn()
+            .map_err(|_| "null move not possible".to_string())?;
+        Ok(())
+    }
+
+    /// Plays a legal move.
+    pub(crate) fn play(&mut self, m: Move) {
+        self.slots.apply(&self.pos, m);
+        self.pos.play_unchecked(m);
+    }
+
+    /// Resolves and plays one move token; returns the move (`None` for a null move).
+    pub(crate) fn step(&mut self, t: Token) -> Result<Option<Move>, String> {
+        let m = match t {
+            Token::Code(op) => self.code_move(op)?,
+            Token::Squares(w) => self.squares_move(w)?,
+            Token::Null => {
+                self.null_move()?;
+                return Ok(None);
+            }
+            Token::Variation | Token::End => return Err("not a move".into()),
+        };
+        self.play(m);
+        Ok(Some(m))
+    }
+}

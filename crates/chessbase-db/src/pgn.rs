@@ -1,0 +1,447 @@
+//! PGN export: tags, SAN movetext with variations, NAGs, comments and the `[%csl]`, `[%cal]`,
+//! `[%clk]` and `[%emt]` commands; sequential or parallel, always in record order.
+
+use std::fmt::Write as _;
+use std::io::{self, Write};
+
+use rayon::prelude::*;
+use shakmaty::san::SanPlus;
+use shakmaty::{Chess, Color, EnPassantMode, Position, fen::Fen};
+
+use crate::annotations::Annotation;
+use crate::db::Database;
+use crate::error::{Error, GameError};
+use crate::game::{Game, MoveTree, NodeId};
+use crate::header::{GameHeader, Header};
+
+/// Export options.
+#[derive(Debug, Clone, Copy)]
+pub struct PgnOptions {
+    /// Write comments, NAGs and graphical commands.
+    pub annotations: bool,
+    /// Wrap movetext lines at this many characters.
+    pub line_width: usize,
+}
+
+impl Default for PgnOptions {
+    fn default() -> Self {
+        PgnOptions {
+            annotations: true,
+            line_width: 80,
+        }
+    }
+}
+
+fn tag(out: &mut String, name: &str, value: &str) {
+    let value = if value.is_empty() { "?" } else { value };
+    out.push('[');
+    out.push_str(name);
+    out.push_str(" \"");
+    for c in value.chars() {
+        match c {
+            '"' | '\\' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '\n' | '\r' | '\t' => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out.push_str("\"]\n");
+}
+
+fn clock(hundredths: u32) -> String {
+    let s = hundredths / 100;
+    format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+}
+
+/// Text and commands of a comment, from annotations of one kind of placement.
+fn comment_text(anns: &[Annotation], before: bool) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut commands = String::new();
+    for a in anns {
+        match a {
+            Annotation::Text {
+                before: b, text, ..
+            } if *b == before => {
+                let t = text.trim();
+                if !t.is_empty() {
+                    parts.push(t.replace('}', ")"));
+                }
+            }
+            _ if before => {}
+            Annotation::Squares(v) => {
+                let list: Vec<String> = v
+                    .iter()
+                    .filter_map(|(c, s)| Some(format!("{}{}", c.pgn_letter()?, s)))
+                    .collect();
+                if !list.is_empty() {
+                    let _ = write!(commands, "[%csl {}]", list.join(","));
+                }
+            }
+            Annotation::Arrows(v) => {
+                let list: Vec<String> = v
+                    .iter()
+                    .filter_map(|(c, a, b)| Some(format!("{}{}{}", c.pgn_letter()?, a, b)))
+                    .collect();
+                if !list.is_empty() {
+                    let _ = write!(commands, "[%cal {}]", list.join(","));
+                }
+            }
+            Annotation::WhiteClock(v) | Annotation::BlackClock(v) => {
+                let _ = write!(commands, "[%clk {}]", clock(*v));
+            }
+            Annotation::TimeSpent {
+                hours,
+                minutes,
+                seconds,
+                ..
+            } => {
+                let _ = write!(commands, "[%emt {hours}:{minutes:02}:{seconds:02}]");
+            }
+            _ => {}
+        }
+    }
+    if !commands.is_empty() {
+        parts.insert(0, commands);
+    }
+    parts.join(" ")
+}
+
+fn nags(anns: &[Annotation]) -> Vec<u8> {
+    let mut v = Vec::new();
+    for a in anns {
+        if let Annotation::Symbols {
+            move_nag,
+            position_nag,
+            prefix_nag,
+        } = a
+        {
+            for n in [*move_nag, *position_nag, *prefix_nag] {
+                if n != 0 {
+                    v.push(n);
+                }
+            }
+        }
+    }
+    v
+}
+
+/// Movetext with line wrapping.
+struct Movetext<'a> {
+    out: &'a mut String,
+    width: usize,
+    col: usize,
+}
+
+impl Movetext<'_> {
+    fn token(&mut self, t: &str) {
+        if self.col > 0 && self.col + 1 + t.len() > self.width {
+            self.out.push('\n');
+            self.col = 0;
+        } else if self.col > 0 {
+            self.out.push(' ');
+            self.col += 1;
+        }
+        self.out.push_str(t);
+        self.col += t.len();
+    }
+
+    fn comment(&mut self, text: &str) {
+        let mut first = true;
+        for word in text.split_whitespace() {
+            let w = if first {
+                format!("{{{word}")
+            } else {
+                word.to_string()
+            };
+            first = false;
+            self.token(&w);
+        }
+        if first {
+            return;
+        }
+        self.out.push('}');
+        self.col += 1;
+    }
+}
+
+struct Writer<'a, 'b> {
+    tree: &'a MoveTree,
+    text: Movetext<'b>,
+    annotations: bool,
+}
+
+impl Writer<'_, '_> {
+    /// Writes the line from `node` (at `pos`), starting with `first` instead of the main child
+    /// when given (a variation).
+    fn line(&mut self, mut node: NodeId, mut pos: Chess, mut first: Option<NodeId>) {
+        let mut need_number = true;
+        loop {
+            let variation_start = first.is_some();
+            let Some(child) = first.take().or_else(|| self.tree.main_child(node)) else {
+                break;
+            };
+            let n = self.tree.node(child);
+            if self.annotations {
+                let before = comment_text(&n.annotations, true);
+                if !before.is_empty() {
+                    self.text.comment(&before);
+                    need_number = true;
+                }
+            }
+            if pos.turn() == Color::White {
+                self.text.token(&format!("{}.", pos.fullmoves()));
+            } else if need_number {
+                self.text.token(&format!("{}...", pos.fullmoves()));
+            }
+            need_number = false;
+            let before_move = pos.clone();
+            match n.mv {
+                Some(m) => {
+                    let san = SanPlus::from_move_and_play_unchecked(&mut pos, m);
+                    self.text.token(&san.to_string());
+                }
+                None => {
+                    self.text.token("--");
+                    pos = pos
+                        .swap_turn()
+                        .unwrap_or_else(|p| p.ignore_impossible_check().unwrap_or_default());
+                }
+            }
+            if self.annotations {
+                for nag in nags(&n.annotations) {
+                    self.text.token(&format!("${nag}"));
+                }
+                let after = comment_text(&n.annotations, false);
+                if !after.is_empty() {
+                    self.text.comment(&after);
+                    need_number = true;
+                }
+            }
+            if !variation_start {
+                let siblings: Vec<NodeId> = self.tree.children(node).skip(1).collect();
+                for s in siblings {
+                    self.text.token("(");
+                    self.text.col -= 0;
+                    self.line_in_parens(node, before_move.clone(), s);
+                    need_number = true;
+                }
+            }
+            node = child;
+        }
+    }
+
+    fn line_in_parens(&mut self, node: NodeId, pos: Chess, first: NodeId) {
+        // "(" is followed directly by the first move: remove the separator the next token adds.
+        let mark = self.text.out.len();
+        self.line(node, pos, Some(first));
+        if self.text.out[mark..].starts_with(' ') {
+            self.text.out.remove(mark);
+            self.text.col = self.text.col.saturating_sub(1);
+        }
+        self.text.out.push(')');
+        self.text.col += 1;
+    }
+}
+
+/// Appends one game as PGN to `out`.
+pub fn write_game(out: &mut String, header: &GameHeader<'_>, game: &Game, opts: &PgnOptions) {
+    let t = header.tournament;
+    tag(out, "Event", &t.title);
+    tag(out, "Site", &t.place);
+    tag(out, "Date", &header.date().to_string());
+    tag(out, "Round", &header.round());
+    tag(out, "White", &header.white.full_name());
+    tag(out, "Black", &header.black.full_name());
+    let outcome = header.outcome();
+    tag(out, "Result", outcome.pgn());
+    if header.record.white_elo != 0 {
+        tag(out, "WhiteElo", &header.record.white_elo.to_string());
+    }
+    if header.record.black_elo != 0 {
+        tag(out, "BlackElo", &header.record.black_elo.to_string());
+    }
+    if let Some(eco) = header.eco().code() {
+        tag(out, "ECO", &eco);
+    }
+    if !header.annotator.name.is_empty() {
+        tag(out, "Annotator", &header.annotator.name);
+    }
+    if let Some(team) = header.white_team {
+        tag(out, "WhiteTeam", &team.title);
+    }
+    if let Some(team) = header.black_team {
+        tag(out, "BlackTeam", &team.title);
+    }
+    if !t.start_date().is_unknown() {
+        tag(out, "EventDate", &t.start_date().to_string());
+    }
+    if let Some(term) = outcome.termination() {
+        tag(out, "Termination", term);
+    }
+    for a in &game.game_annotations {
+        match a {
+            Annotation::WhiteClock(v) => tag(out, "WhiteClock", &clock(*v)),
+            Annotation::BlackClock(v) => tag(out, "BlackClock", &clock(*v)),
+            _ => {}
+        }
+    }
+    if game.start.chess960.is_some() {
+        tag(out, "Variant", "Chess960");
+    }
+    if game.start.setup {
+        tag(out, "SetUp", "1");
+        let fen = Fen::from_position(&game.start.position, EnPassantMode::Legal);
+        tag(out, "FEN", &fen.to_string());
+    }
+    out.push('\n');
+    let mut w = Writer {
+        tree: &game.tree,
+        text: Movetext {
+            out,
+            width: opts.line_width.max(20),
+            col: 0,
+        },
+        annotations: opts.annotations,
+    };
+    if opts.annotations {
+        let mut anns: Vec<Annotation> = game
+            .game_annotations
+            .iter()
+            .filter(|a| !matches!(a, Annotation::WhiteClock(_) | Annotation::BlackClock(_)))
+            .cloned()
+            .collect();
+        // A text "after" the whole game is the game's opening comment.
+        for a in &mut anns {
+            if let Annotation::Text { before, .. } = a {
+                *before = true;
+            }
+        }
+        let c = comment_text(&anns, true);
+        if !c.is_empty() {
+            w.text.comment(&c);
+        }
+    }
+    w.line(MoveTree::ROOT, game.start.position.clone(), None);
+    w.text.token(outcome.pgn());
+    out.push_str("\n\n");
+}
+
+/// What an export did.
+#[derive(Debug, Default)]
+pub struct ExportSummary {
+    /// Games written (truncated ones included).
+    pub exported: u64,
+    /// Games written only up to damaged data.
+    pub truncated: Vec<GameError>,
+    /// Games not written, with the reason.
+    pub skipped: Vec<Error>,
+    /// Guiding texts passed over.
+    pub texts: u64,
+    /// Deleted records passed over.
+    pub deleted: u64,
+}
+
+/// One record's export: PGN text, or why there is none.
+enum Piece {
+    Pgn(String, Option<GameError>),
+    Text,
+    Deleted,
+    Skipped(Error),
+}
+
+fn export_one(db: &Database, number: u32, opts: &PgnOptions, include_deleted: bool) -> Piece {
+    let header = match db.header(number) {
+        Ok(Header::Game(h)) => h,
+        Ok(Header::Text(t)) if t.record.kind & crate::raw::KIND_DELETED == 0 || include_deleted => {
+            return Piece::Text;
+        }
+        Ok(Header::Text(_)) => return Piece::Deleted,
+        Ok(Header::Unused(_)) => return Piece::Deleted,
+        Err(e) => return Piece::Skipped(e),
+    };
+    if header.deleted() && !include_deleted {
+        return Piece::Deleted;
+    }
+    match db.game_with(number, opts.annotations) {
+        Ok(game) => {
+            let mut s = String::with_capacity(1024);
+            write_game(&mut s, &header, &game, opts);
+            Piece::Pgn(s, game.truncated)
+        }
+        Err(e) => Piece::Skipped(e),
+    }
+}
+
+/// Exports records `range` (1-based, inclusive) to `out` in record order, using `threads`
+/// worker threads (0 = all cores). `progress` is called with the number of records done.
+pub fn export<W: Write>(
+    db: &Database,
+    range: std::ops::RangeInclusive<u32>,
+    opts: &PgnOptions,
+    include_deleted: bool,
+    threads: usize,
+    out: &mut W,
+    mut progress: impl FnMut(u64),
+) -> io::Result<ExportSummary> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(io::Error::other)?;
+    let mut summary = ExportSummary::default();
+    let (lo, hi) = (*range.start(), *range.end());
+    const CHUNK: u32 = 2048;
+    let mut start = lo.max(1);
+    let mut done = 0u64;
+    while start <= hi && start <= db.len() {
+        let end = hi.min(db.len()).min(start.saturating_add(CHUNK - 1));
+        let pieces: Vec<Piece> = pool.install(|| {
+            (start..=end)
+                .into_par_iter()
+                .map(|n| export_one(db, n, opts, include_deleted))
+                .collect()
+        });
+        for p in pieces {
+            match p {
+                Piece::Pgn(s, t) => {
+                    out.write_all(s.as_bytes())?;
+                    summary.exported += 1;
+                    if let Some(t) = t {
+                        summary.truncated.push(t);
+                    }
+                }
+                Piece::Text => summary.texts += 1,
+                Piece::Deleted => summary.deleted += 1,
+                Piece::Skipped(e) => summary.skipped.push(e),
+            }
+        }
+        done += u64::from(end - start + 1);
+        progress(done);
+        if end == u32::MAX {
+            break;
+        }
+        start = end + 1;
+    }
+    Ok(summary)
+}
+
+/// Game `number` as PGN text.
+pub fn game_to_pgn(db: &Database, number: u32, opts: &PgnOptions) -> Result<String, Error> {
+    let header = match db.header(number)? {
+        Header::Game(h) => h,
+        _ => {
+            return Err(GameError {
+                game: number,
+                file: "cbh",
+                offset: u64::from(number) * 46,
+                kind: crate::error::GameErrorKind::Text,
+            }
+            .into());
+        }
+    };
+    let game = db.game_with(number, opts.annotations)?;
+    let mut s = String::new();
+    write_game(&mut s, &header, &game, opts);
+    Ok(s)
+}
