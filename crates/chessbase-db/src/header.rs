@@ -175,9 +175,10 @@ impl GameHeader<'_> {
         }
     }
 
-    /// Moves in the main line as stored (255 = 255 or more).
-    pub fn plies(&self) -> u8 {
-        self.record.plies
+    /// Moves (not plies) in the main line as stored: 255 = 255 or more; a game starting with
+    /// a Black move counts it as a move.
+    pub fn moves(&self) -> u8 {
+        self.record.moves
     }
 }
 

@@ -142,8 +142,8 @@ pub struct GameRecord {
     pub flags: u32,
     /// Annotation magnitude bits.
     pub magnitudes: u16,
-    /// Moves in the main line (255 = 255 or more).
-    pub plies: u8,
+    /// Moves (full moves, not plies) in the main line (255 = 255 or more).
+    pub moves: u8,
 }
 
 impl GameRecord {
@@ -169,7 +169,7 @@ impl GameRecord {
             medals: be16(b, 37),
             flags: be32(b, 39),
             magnitudes: be16(b, 43),
-            plies: b[45],
+            moves: b[45],
         }
     }
 
@@ -195,7 +195,7 @@ impl GameRecord {
         put16(&mut b, 37, self.medals);
         put32(&mut b, 39, self.flags);
         put16(&mut b, 43, self.magnitudes);
-        b[45] = self.plies;
+        b[45] = self.moves;
         b
     }
 }
