@@ -3,6 +3,7 @@
 //! `chessfmt FORMAT VERB ...`; every verb that prints data has `--json`. Exit codes: 0 on
 //! success, 1 on bad input (one line on stderr), 2 on usage errors.
 
+mod cbh;
 mod ctg;
 mod info;
 mod kvetka;
@@ -27,6 +28,9 @@ struct Cli {
 enum Command {
     /// Recognise a file's format (by extension and content) and summarise it.
     Info(info::InfoArgs),
+    /// ChessBase databases (.cbh with .cbg, .cba and the entity files).
+    #[command(subcommand)]
+    Cbh(cbh::CbhCommand),
     /// ChessBase CTG opening books (.ctg/.cto/.ctb).
     #[command(subcommand)]
     Ctg(ctg::CtgCommand),
@@ -70,6 +74,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Info(args) => info::run(&args),
+        Command::Cbh(cmd) => cbh::run(cmd),
         Command::Ctg(cmd) => ctg::run(cmd),
         Command::Kvetka(cmd) => kvetka::run(cmd),
         Command::Polyglot(cmd) => polyglot::run(cmd),

@@ -1,0 +1,443 @@
+//! `chessfmt cbh …`: ChessBase databases (`.cbh` + `.cbg` + `.cba` + entity files).
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+use chessbase_db::{
+    Annotation, Database, Game, Header, MoveTree, NodeId,
+    pgn::{PgnOptions, export, game_to_pgn},
+};
+use clap::Subcommand;
+use serde_json::{Value, json};
+use shakmaty::{CastlingMode, Chess, EnPassantMode, Position, fen::Fen, san::SanPlus};
+
+use crate::{CliError, CliResult, output::json_line, progress};
+
+/// ChessBase database verbs.
+#[derive(Debug, Subcommand)]
+pub enum CbhCommand {
+    /// Counts (games, texts, deleted), format generation and the files present.
+    Info {
+        /// The database's .cbh file.
+        db: PathBuf,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+    /// One line per record: number, white, black, result, date, event, ECO, moves (read from
+    /// .cbh and the entity files only).
+    List {
+        /// The database's .cbh file.
+        db: PathBuf,
+        /// Only records A-B (1-based, inclusive; "A-" or "-B" leave one end open).
+        #[arg(long)]
+        range: Option<String>,
+        /// Print JSON lines.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Export games as PGN, in record order.
+    Export {
+        /// The database's .cbh file.
+        db: PathBuf,
+        /// Output file (default: standard output).
+        #[arg(short = 'o', long)]
+        output: Option<PathBuf>,
+        /// Overwrite the output file if it exists.
+        #[arg(long)]
+        force: bool,
+        /// Only records A-B (1-based, inclusive).
+        #[arg(long)]
+        range: Option<String>,
+        /// Leave out comments, NAGs and graphical annotations.
+        #[arg(long)]
+        no_annotations: bool,
+        /// Export games marked deleted too.
+        #[arg(long)]
+        include_deleted: bool,
+        /// Worker threads (default: all cores).
+        #[arg(long, default_value_t = 0)]
+        threads: usize,
+        /// Print the summary as JSON on standard output (needs -o).
+        #[arg(long)]
+        json: bool,
+    },
+    /// One game: header, moves with variations, annotations (PGN, or a JSON tree).
+    Show {
+        /// The database's .cbh file.
+        db: PathBuf,
+        /// The record number (1-based).
+        number: u32,
+        /// Print one JSON object with the move tree.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// Runs a ChessBase verb.
+pub fn run(cmd: CbhCommand) -> CliResult {
+    match cmd {
+        CbhCommand::Info { db, json } => info(&Database::open(&db)?, json),
+        CbhCommand::List { db, range, json } => {
+            let db = Database::open(&db)?;
+            let range = parse_range(range.as_deref(), db.len())?;
+            list(&db, range, json)
+        }
+        CbhCommand::Export {
+            db,
+            output,
+            force,
+            range,
+            no_annotations,
+            include_deleted,
+            threads,
+            json,
+        } => {
+            let db = Database::open(&db)?;
+            let range = parse_range(range.as_deref(), db.len())?;
+            let opts = PgnOptions {
+                annotations: !no_annotations,
+                ..PgnOptions::default()
+            };
+            if json && output.is_none() {
+                return Err(CliError(
+                    "--json needs -o (standard output carries the PGN)".into(),
+                ));
+            }
+            let total = u64::from(range.end().saturating_sub(*range.start()) + 1);
+            let bar = progress::bar(total, false, "exporting");
+            let run = |w: &mut dyn Write| {
+                let mut w = io::BufWriter::with_capacity(1 << 20, w);
+                let s = export(
+                    &db,
+                    range.clone(),
+                    &opts,
+                    include_deleted,
+                    threads,
+                    &mut w,
+                    |n| bar.set_position(n),
+                )?;
+                w.flush()?;
+                Ok(s)
+            };
+            let summary = match &output {
+                Some(path) => chess_core::atomic::write_atomically(path, force, run)?,
+                None => run(&mut io::stdout().lock())?,
+            };
+            bar.finish_and_clear();
+            let skipped: Vec<String> = summary.skipped.iter().map(ToString::to_string).collect();
+            let truncated: Vec<String> =
+                summary.truncated.iter().map(ToString::to_string).collect();
+            if json {
+                json_line(&json!({
+                    "exported": summary.exported,
+                    "truncated": truncated,
+                    "skipped": skipped,
+                    "texts": summary.texts,
+                    "deleted": summary.deleted,
+                }))?;
+            } else {
+                for t in &truncated {
+                    eprintln!("truncated: {t}");
+                }
+                for s in &skipped {
+                    eprintln!("skipped: {s}");
+                }
+                eprintln!(
+                    "exported {} games ({} truncated), skipped {}, texts {}, deleted {}",
+                    summary.exported,
+                    truncated.len(),
+                    skipped.len(),
+                    summary.texts,
+                    summary.deleted
+                );
+            }
+            Ok(())
+        }
+        CbhCommand::Show { db, number, json } => {
+            let db = Database::open(&db)?;
+            if json {
+                show_json(&db, number)
+            } else {
+                let pgn = game_to_pgn(&db, number, &PgnOptions::default())?;
+                print!("{pgn}");
+                let game = db.game(number)?;
+                if let Some(t) = game.truncated {
+                    eprintln!("truncated: {t}");
+                }
+                if let Some(a) = game.annotation_error {
+                    eprintln!("annotations: {a}");
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Parses `A-B`, `A-`, `-B` or `A` against `count` records.
+fn parse_range(s: Option<&str>, count: u32) -> Result<std::ops::RangeInclusive<u32>, CliError> {
+    let Some(s) = s else {
+        return Ok(1..=count);
+    };
+    let bad = || CliError(format!("bad --range {s:?} (expected A-B, A-, -B or A)"));
+    let num = |t: &str, default: u32| -> Result<u32, CliError> {
+        if t.trim().is_empty() {
+            Ok(default)
+        } else {
+            t.trim().parse().map_err(|_| bad())
+        }
+    };
+    let (a, b) = match s.split_once('-') {
+        Some((a, b)) => (num(a, 1)?, num(b, count)?),
+        None => {
+            let n = num(s, 1)?;
+            (n, n)
+        }
+    };
+    if a == 0 || a > b {
+        return Err(bad());
+    }
+    Ok(a..=b.min(count))
+}
+
+fn info(db: &Database, json: bool) -> CliResult {
+    let c = db.counts();
+    let generation = if db.is_old_format() {
+        "old (ChessBase 6 era)"
+    } else {
+        "current"
+    };
+    let files: Vec<Value> = db
+        .files()
+        .iter()
+        .map(|f| json!({"extension": f.extension, "path": f.path.display().to_string(), "size": f.size}))
+        .collect();
+    if json {
+        json_line(&json!({
+            "records": db.len(),
+            "games": c.games,
+            "texts": c.texts,
+            "deleted": c.deleted,
+            "unused": c.unused,
+            "generation": generation,
+            "next_game": db.cbh_header().next_game,
+            "players": db.players.len(),
+            "tournaments": db.tournaments.len(),
+            "annotators": db.annotators.len(),
+            "sources": db.sources.len(),
+            "teams": db.teams.len(),
+            "files": files,
+            "warnings": db.warnings(),
+        }))?;
+        return Ok(());
+    }
+    let mut out = io::stdout().lock();
+    writeln!(out, "records:     {}", db.len())?;
+    writeln!(out, "games:       {}", c.games)?;
+    writeln!(out, "texts:       {}", c.texts)?;
+    writeln!(out, "deleted:     {}", c.deleted)?;
+    writeln!(out, "generation:  {generation}")?;
+    writeln!(
+        out,
+        "entities:    {} players, {} tournaments, {} annotators, {} sources, {} teams",
+        db.players.len(),
+        db.tournaments.len(),
+        db.annotators.len(),
+        db.sources.len(),
+        db.teams.len()
+    )?;
+    for f in db.files() {
+        writeln!(out, "file:        {} ({} bytes)", f.path.display(), f.size)?;
+    }
+    for w in db.warnings() {
+        writeln!(out, "warning:     {w}")?;
+    }
+    Ok(())
+}
+
+fn list(db: &Database, range: std::ops::RangeInclusive<u32>, json: bool) -> CliResult {
+    let mut out = io::BufWriter::new(io::stdout().lock());
+    for n in range {
+        let h = db.header(n)?;
+        let row = match h {
+            Header::Game(g) => json!({
+                "number": n,
+                "kind": "game",
+                "deleted": g.deleted(),
+                "white": g.white.full_name(),
+                "black": g.black.full_name(),
+                "result": g.outcome().chessbase(),
+                "date": g.date().to_string(),
+                "event": g.tournament.title,
+                "eco": match g.eco() {
+                    chessbase_db::Eco::Code { .. } => g.eco().code(),
+                    chessbase_db::Eco::Chess960(k) => Some(format!("960:{k}")),
+                    chessbase_db::Eco::None => None,
+                },
+                "moves": g.moves(),
+            }),
+            Header::Text(t) => json!({
+                "number": n,
+                "kind": "text",
+                "deleted": t.record.kind & chessbase_db::raw::KIND_DELETED != 0,
+                "event": t.tournament.title,
+            }),
+            Header::Unused(_) => json!({"number": n, "kind": "unused"}),
+        };
+        if json {
+            serde_json::to_writer(&mut out, &row)?;
+            writeln!(out)?;
+        } else {
+            let s = |k: &str| match &row[k] {
+                Value::String(s) => s.clone(),
+                Value::Null => "-".into(),
+                v => v.to_string(),
+            };
+            let mark = if row["deleted"] == json!(true) {
+                " (deleted)"
+            } else {
+                ""
+            };
+            if row["kind"] == "game" {
+                writeln!(
+                    out,
+                    "{n}\t{}\t{}\t{}\t{}\t{}\t{}\t{}{mark}",
+                    s("white"),
+                    s("black"),
+                    s("result"),
+                    s("date"),
+                    s("event"),
+                    s("eco"),
+                    s("moves")
+                )?;
+            } else {
+                writeln!(out, "{n}\t[{}]\t{}{mark}", s("kind"), s("event"))?;
+            }
+        }
+    }
+    out.flush()?;
+    Ok(())
+}
+
+fn annotation_json(a: &Annotation) -> Value {
+    match a {
+        Annotation::Text {
+            before,
+            language,
+            text,
+            ..
+        } => json!({"type": "text", "before": before, "language": language, "text": text}),
+        Annotation::Symbols {
+            move_nag,
+            position_nag,
+            prefix_nag,
+        } => {
+            json!({"type": "symbols", "move_nag": move_nag, "position_nag": position_nag, "prefix_nag": prefix_nag})
+        }
+        Annotation::Squares(v) => {
+            json!({"type": "squares", "squares": v.iter().map(|(c, s)| json!({"colour": format!("{c:?}"), "square": s.to_string()})).collect::<Vec<_>>()})
+        }
+        Annotation::Arrows(v) => {
+            json!({"type": "arrows", "arrows": v.iter().map(|(c, a, b)| json!({"colour": format!("{c:?}"), "from": a.to_string(), "to": b.to_string()})).collect::<Vec<_>>()})
+        }
+        Annotation::TimeSpent {
+            hours,
+            minutes,
+            seconds,
+            ..
+        } => {
+            json!({"type": "time_spent", "seconds": u32::from(*hours) * 3600 + u32::from(*minutes) * 60 + u32::from(*seconds)})
+        }
+        Annotation::WhiteClock(v) => json!({"type": "white_clock", "hundredths": v}),
+        Annotation::BlackClock(v) => json!({"type": "black_clock", "hundredths": v}),
+        Annotation::Critical(v) => json!({"type": "critical_position", "phase": v}),
+        Annotation::Medals(v) => json!({"type": "medals", "bits": v}),
+        Annotation::VariationColour { red, green, blue } => {
+            json!({"type": "variation_colour", "red": red, "green": green, "blue": blue})
+        }
+        Annotation::Unknown { kind, data } => json!({
+            "type": "unknown",
+            "kind": kind,
+            "data": data.iter().map(|b| format!("{b:02x}")).collect::<String>(),
+        }),
+    }
+}
+
+/// The line from `node` at `pos`, starting with `first` when given, as JSON moves.
+fn line_json(
+    tree: &MoveTree,
+    mut node: NodeId,
+    mut pos: Chess,
+    mut first: Option<NodeId>,
+) -> Vec<Value> {
+    let mut out = Vec::new();
+    loop {
+        let variation_start = first.is_some();
+        let Some(child) = first.take().or_else(|| tree.main_child(node)) else {
+            break;
+        };
+        let before = pos.clone();
+        let n = tree.node(child);
+        let (uci, san) = match n.mv {
+            Some(m) => (
+                m.to_uci(CastlingMode::Chess960).to_string(),
+                SanPlus::from_move_and_play_unchecked(&mut pos, m).to_string(),
+            ),
+            None => {
+                pos = pos.swap_turn().unwrap_or_default();
+                ("0000".into(), "--".into())
+            }
+        };
+        let mut v = json!({
+            "uci": uci,
+            "san": san,
+            "index": n.index,
+            "annotations": n.annotations.iter().map(annotation_json).collect::<Vec<_>>(),
+        });
+        if !variation_start {
+            let vars: Vec<Value> = tree
+                .children(node)
+                .skip(1)
+                .map(|s| Value::Array(line_json(tree, node, before.clone(), Some(s))))
+                .collect();
+            if !vars.is_empty() {
+                v["variations"] = Value::Array(vars);
+            }
+        }
+        out.push(v);
+        node = child;
+    }
+    out
+}
+
+fn show_json(db: &Database, number: u32) -> CliResult {
+    let Header::Game(h) = db.header(number)? else {
+        return Err(CliError(format!("record {number} is not a game")));
+    };
+    let game: Game = db.game(number)?;
+    json_line(&json!({
+        "number": number,
+        "white": h.white.full_name(),
+        "black": h.black.full_name(),
+        "white_elo": h.record.white_elo,
+        "black_elo": h.record.black_elo,
+        "event": h.tournament.title,
+        "site": h.tournament.place,
+        "date": h.date().to_string(),
+        "round": h.round(),
+        "result": h.outcome().chessbase(),
+        "eco": h.eco().code(),
+        "annotator": h.annotator.name,
+        "source": h.source.title,
+        "white_team": h.white_team.map(|t| t.title.clone()),
+        "black_team": h.black_team.map(|t| t.title.clone()),
+        "mode": game.mode,
+        "chess960": game.start.chess960,
+        "fen": Fen::from_position(&game.start.position, EnPassantMode::Legal).to_string(),
+        "truncated": game.truncated.as_ref().map(ToString::to_string),
+        "annotation_error": game.annotation_error.as_ref().map(ToString::to_string),
+        "game_annotations": game.game_annotations.iter().map(annotation_json).collect::<Vec<_>>(),
+        "moves": line_json(&game.tree, MoveTree::ROOT, game.start.position.clone(), None),
+    }))?;
+    Ok(())
+}

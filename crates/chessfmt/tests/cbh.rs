@@ -1,0 +1,173 @@
+//! `chessfmt cbh …` on the corpus databases: snapshots of `list` and of exported games, JSON,
+//! exit codes. Skipped (with a message) when `../shared/corpus` is absent.
+
+use std::{path::PathBuf, process::Command};
+
+fn chessfmt(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_chessfmt"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+fn corpus(rel: &str) -> Option<String> {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/corpus/chessbase")
+        .join(rel);
+    if p.exists() {
+        Some(p.display().to_string())
+    } else {
+        eprintln!(
+            "skipping: {} not found (../shared/corpus absent)",
+            p.display()
+        );
+        None
+    }
+}
+
+#[test]
+fn list_snapshots() {
+    for (name, rel) in [
+        (
+            "list_with_variations",
+            "libcbh-gtest/WithVariations/WithVariations.cbh",
+        ),
+        ("list_annotation", "libcbh-gtest/Annotation/TestBase.cbh"),
+        (
+            "list_unusual_start",
+            "libcbh-gtest/UnusualStart/UnusualStartBytes.cbh",
+        ),
+    ] {
+        let Some(db) = corpus(rel) else { return };
+        let (code, out, err) = chessfmt(&["cbh", "list", &db]);
+        assert_eq!((code, err.as_str()), (0, ""));
+        insta::assert_snapshot!(name, out);
+    }
+    let Some(db) = corpus("chesscore-test/Capa/Capa.cbh") else {
+        return;
+    };
+    let (code, out, _) = chessfmt(&["cbh", "list", &db, "--json", "--range", "1-3"]);
+    assert_eq!(code, 0);
+    insta::assert_snapshot!("list_capa_json", out);
+}
+
+#[test]
+fn exported_game_snapshots() {
+    for (name, rel, range) in [
+        (
+            "export_annotation",
+            "libcbh-gtest/Annotation/TestBase.cbh",
+            "1-4",
+        ),
+        (
+            "export_with_variations_1",
+            "libcbh-gtest/WithVariations/WithVariations.cbh",
+            "1",
+        ),
+        (
+            "export_chess960_1",
+            "libcbh-gtest/Chess960Biel/Chess960Biel.cbh",
+            "1",
+        ),
+        (
+            "export_setup",
+            "libcbh-gtest/NonStandard/NonStandardStart.cbh",
+            "1",
+        ),
+        (
+            "export_promotions_2",
+            "libcbh-gtest/ManyPromotions/ManyPromotions.cbh",
+            "2",
+        ),
+    ] {
+        let Some(db) = corpus(rel) else { return };
+        let (code, out, err) = chessfmt(&["cbh", "export", &db, "--range", range]);
+        assert_eq!(code, 0, "{err}");
+        insta::assert_snapshot!(name, out);
+    }
+}
+
+#[test]
+fn info_show_and_errors() {
+    let Some(db) = corpus("libcbh-gtest/UnusualStart/UnusualStartBytes.cbh") else {
+        return;
+    };
+    let (code, out, _) = chessfmt(&["cbh", "info", &db, "--json"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        (
+            v["games"].as_u64(),
+            v["texts"].as_u64(),
+            v["deleted"].as_u64()
+        ),
+        (Some(9), Some(0), Some(0))
+    );
+    assert_eq!(v["generation"], "current");
+    assert!(
+        v["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["extension"] == "cbg")
+    );
+
+    // Mode 1 is unsupported: `show` fails with one line, `export` skips it and goes on.
+    let (code, out, err) = chessfmt(&["cbh", "show", &db, "1"]);
+    assert_eq!((code, out.as_str()), (1, ""));
+    assert_eq!(err.lines().count(), 1);
+    assert!(err.contains("unsupported encoding mode 1"), "{err}");
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("out.pgn");
+    let pgn = pgn.to_str().unwrap();
+    let (code, out, _) = chessfmt(&["cbh", "export", &db, "-o", pgn, "--json", "--threads", "2"]);
+    assert_eq!(code, 0);
+    let s: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(s["exported"], 7);
+    assert_eq!(s["skipped"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        std::fs::read_to_string(pgn)
+            .unwrap()
+            .matches("[Event ")
+            .count(),
+        7
+    );
+    // The output exists: refuse without --force.
+    let (code, _, err) = chessfmt(&["cbh", "export", &db, "-o", pgn]);
+    assert_eq!(code, 1, "{err}");
+    let (code, _, _) = chessfmt(&[
+        "cbh",
+        "export",
+        &db,
+        "-o",
+        pgn,
+        "--force",
+        "--no-annotations",
+    ]);
+    assert_eq!(code, 0);
+
+    // show --json: the tree with variations and annotations.
+    let Some(wv) = corpus("libcbh-gtest/WithVariations/WithVariations.cbh") else {
+        return;
+    };
+    let (code, out, _) = chessfmt(&["cbh", "show", &wv, "1", "--json"]);
+    assert_eq!(code, 0);
+    let g: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(g["white"], "Shirov, Alexei");
+    let moves = g["moves"].as_array().unwrap();
+    assert_eq!(moves[0]["san"], "e4");
+    assert_eq!(moves[1]["annotations"][0]["type"], "text");
+    assert_eq!(moves[5]["variations"].as_array().unwrap().len(), 2);
+    assert_eq!(moves[5]["variations"][0][0]["san"], "Qc7");
+
+    // Usage and input errors.
+    assert_eq!(chessfmt(&["cbh", "list", &wv, "--range", "5-2"]).0, 1);
+    assert_eq!(chessfmt(&["cbh", "show", &wv, "999"]).0, 1);
+    assert_eq!(chessfmt(&["cbh", "list"]).0, 2);
+    assert_eq!(chessfmt(&["cbh", "info", "/nonexistent/x.cbh"]).0, 1);
+}
