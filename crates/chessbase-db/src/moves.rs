@@ -14,7 +14,7 @@
 use std::sync::OnceLock;
 
 use chess_core::relative_move::{RelativeMove, RelativeMoveTable};
-use shakmaty::{CastlingSide, Chess, Color, File, Move, Position, Rank, Role, Square};
+use shakmaty::{Bitboard, CastlingSide, Chess, Color, File, Move, Position, Rank, Role, Square};
 
 use crate::tables;
 
@@ -447,7 +447,7 @@ impl Replay {
         Ok(Move::Castle { king, rook })
     }
 
-    /// The move an opcode (1–234) denotes, checked for legality.
+    /// The move an opcode (1–234) denotes (not yet checked for legality).
     pub(crate) fn code_move(&self, op: u8) -> Result<Move, String> {
         let turn = self.pos.turn();
         let board = self.pos.board();
@@ -516,17 +516,10 @@ impl Replay {
                 }
             }
         };
-        if self.pos.is_legal(m) {
-            Ok(m)
-        } else {
-            Err(format!(
-                "illegal move {}",
-                m.to_uci(shakmaty::CastlingMode::Chess960)
-            ))
-        }
+        Ok(m)
     }
 
-    /// The move of a two-byte word, checked for legality.
+    /// The move of a two-byte word (not yet checked for legality).
     pub(crate) fn squares_move(&self, w: u16) -> Result<Move, String> {
         let sq = |v: u16| {
             Square::from_coords(
@@ -585,14 +578,7 @@ impl Replay {
                 },
             }
         };
-        if self.pos.is_legal(m) {
-            Ok(m)
-        } else {
-            Err(format!(
-                "illegal move {}",
-                m.to_uci(shakmaty::CastlingMode::Chess960)
-            ))
-        }
+        Ok(m)
     }
 
     /// The null move, allowed when the side to move is not in check.
@@ -607,10 +593,84 @@ impl Replay {
         Ok(())
     }
 
-    /// Plays a legal move.
-    pub(crate) fn play(&mut self, m: Move) {
+    /// Whether a normal move is pseudo-legal: the piece can reach the square, which holds no
+    /// piece of its own side and no king; pawns push onto empty squares and capture diagonally;
+    /// promotion exactly on the last rank.
+    fn pseudo_legal(
+        &self,
+        role: Role,
+        from: Square,
+        to: Square,
+        capture: Option<Role>,
+        promotion: Option<Role>,
+    ) -> bool {
+        let turn = self.pos.turn();
+        let board = self.pos.board();
+        if board.by_color(turn).contains(to) || capture == Some(Role::King) {
+            return false;
+        }
+        if role != Role::Pawn {
+            return promotion.is_none()
+                && shakmaty::attacks::attacks(from, role.of(turn), board.occupied()).contains(to);
+        }
+        let last = turn.fold_wb(Rank::Eighth, Rank::First);
+        if (to.rank() == last) != promotion.is_some()
+            || matches!(promotion, Some(Role::King | Role::Pawn))
+        {
+            return false;
+        }
+        if from.file() != to.file() {
+            return capture.is_some() && shakmaty::attacks::pawn_attacks(turn, from).contains(to);
+        }
+        let forward: i32 = turn.fold_wb(1, -1);
+        let rank = from.rank().to_u32() as i32;
+        let step = to.rank().to_u32() as i32 - rank;
+        let between = Square::from_coords(from.file(), Rank::new((rank + forward).clamp(0, 7) as u32));
+        capture.is_none()
+            && (step == forward
+                || (step == 2 * forward
+                    && from.rank() == turn.fold_wb(Rank::Second, Rank::Seventh)
+                    && board.piece_at(between).is_none()))
+    }
+
+    /// Checks a move for legality and plays it.
+    pub(crate) fn play(&mut self, m: Move) -> Result<(), String> {
+        let illegal = || format!("illegal move {}", m.to_uci(shakmaty::CastlingMode::Chess960));
+        if let Move::Normal {
+            role,
+            from,
+            capture,
+            to,
+            promotion,
+        } = m
+        {
+            // Fast path: pseudo-legal, and the mover's king is not attacked afterwards.
+            if !self.pseudo_legal(role, from, to, capture, promotion) {
+                return Err(illegal());
+            }
+            // The mover's king (or its target square) must not be attacked with the piece
+            // moved and the captured piece gone.
+            let turn = self.pos.turn();
+            let board = self.pos.board();
+            let occupied = board.occupied().without(from).with(to);
+            let king = if role == Role::King {
+                to
+            } else {
+                board.king_of(turn).ok_or("no king")?
+            };
+            if (board.attacks_to(king, !turn, occupied) & !Bitboard::from(to)).any() {
+                return Err(illegal());
+            }
+            self.slots.apply(&self.pos, m);
+            self.pos.play_unchecked(m);
+            return Ok(());
+        }
+        if !self.pos.is_legal(m) {
+            return Err(illegal());
+        }
         self.slots.apply(&self.pos, m);
         self.pos.play_unchecked(m);
+        Ok(())
     }
 
     /// Resolves and plays one move token; returns the move (`None` for a null move).
@@ -624,7 +684,7 @@ impl Replay {
             }
             Token::Variation | Token::End => return Err("not a move".into()),
         };
-        self.play(m);
+        self.play(m)?;
         Ok(Some(m))
     }
 }
