@@ -44,18 +44,34 @@ fn benches(c: &mut Criterion) {
         let mut out = Vec::with_capacity(16 << 20);
         b.iter(|| {
             out.clear();
-            chessbase_db::pgn::export(&db, 1..=n, &PgnOptions::default(), false, 0, &mut out, |_| {})
-                .unwrap()
-                .exported
+            chessbase_db::pgn::export(
+                &db,
+                1..=n,
+                &PgnOptions::default(),
+                false,
+                0,
+                &mut out,
+                |_| {},
+            )
+            .unwrap()
+            .exported
         })
     });
     g.bench_function("pgn_export_one_core", |b| {
         let mut out = Vec::with_capacity(16 << 20);
         b.iter(|| {
             out.clear();
-            chessbase_db::pgn::export(&db, 1..=n, &PgnOptions::default(), false, 1, &mut out, |_| {})
-                .unwrap()
-                .exported
+            chessbase_db::pgn::export(
+                &db,
+                1..=n,
+                &PgnOptions::default(),
+                false,
+                1,
+                &mut out,
+                |_| {},
+            )
+            .unwrap()
+            .exported
         })
     });
     g.bench_function("header_listing", |b| {

@@ -153,14 +153,14 @@ impl Annotation {
                 position_nag: d.get(1).copied().unwrap_or(0),
                 prefix_nag: d.get(2).copied().unwrap_or(0),
             },
-            0x04 if d.len() % 2 == 0 => {
+            0x04 if d.len().is_multiple_of(2) => {
                 let v: Option<Vec<_>> = d
                     .chunks_exact(2)
                     .map(|c| Some((Colour::from_byte(c[0]), square(c[1])?)))
                     .collect();
                 v.map_or_else(raw, Annotation::Squares)
             }
-            0x05 if d.len() % 3 == 0 => {
+            0x05 if d.len().is_multiple_of(3) => {
                 let v: Option<Vec<_>> = d
                     .chunks_exact(3)
                     .map(|c| Some((Colour::from_byte(c[0]), square(c[1])?, square(c[2])?)))

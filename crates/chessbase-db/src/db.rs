@@ -289,7 +289,7 @@ impl Database {
         }
         let count = ((cbh.len() - CBH_RECORD_SIZE) / CBH_RECORD_SIZE) as u32;
         let mut warnings = Vec::new();
-        if (cbh.len() - CBH_RECORD_SIZE) % CBH_RECORD_SIZE != 0 {
+        if !(cbh.len() - CBH_RECORD_SIZE).is_multiple_of(CBH_RECORD_SIZE) {
             warnings.push(format!(
                 "{}: {} bytes after the last whole record ignored",
                 path.display(),
@@ -504,8 +504,11 @@ impl Database {
             CbhRecord::Game(g) => g.cba_offset,
             _ => 0,
         };
-        if annotations && cba_off != 0 {
-            if let Some(cba) = self.cba.as_deref() {
+        if annotations
+            && cba_off != 0
+            && let Some(cba) = self.cba.as_deref()
+        {
+            {
                 match parse_record(cba, cba_off, number) {
                     Ok(items) => game.attach(items),
                     Err(e) => {

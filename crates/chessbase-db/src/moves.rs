@@ -322,10 +322,10 @@ impl Slots {
                     if let Some(slot) = s.pawns[c].iter_mut().find(|x| **x == NONE) {
                         *slot = sq as u8;
                     }
-                } else if let Some(k) = slot_kind(p.role) {
-                    if let Some(slot) = s.pieces[c][k].iter_mut().find(|x| **x == NONE) {
-                        *slot = sq as u8;
-                    }
+                } else if let Some(k) = slot_kind(p.role)
+                    && let Some(slot) = s.pieces[c][k].iter_mut().find(|x| **x == NONE)
+                {
+                    *slot = sq as u8;
                 }
             }
         }
@@ -371,10 +371,10 @@ impl Slots {
     }
 
     fn add(&mut self, c: Color, role: Role, sq: Square) {
-        if let Some(k) = slot_kind(role) {
-            if let Some(x) = self.pieces[ci(c)][k].iter_mut().find(|x| **x == NONE) {
-                *x = sq as u8;
-            }
+        if let Some(k) = slot_kind(role)
+            && let Some(x) = self.pieces[ci(c)][k].iter_mut().find(|x| **x == NONE)
+        {
+            *x = sq as u8;
         }
     }
 
@@ -625,7 +625,8 @@ impl Replay {
         let forward: i32 = turn.fold_wb(1, -1);
         let rank = from.rank().to_u32() as i32;
         let step = to.rank().to_u32() as i32 - rank;
-        let between = Square::from_coords(from.file(), Rank::new((rank + forward).clamp(0, 7) as u32));
+        let between =
+            Square::from_coords(from.file(), Rank::new((rank + forward).clamp(0, 7) as u32));
         capture.is_none()
             && (step == forward
                 || (step == 2 * forward
@@ -635,7 +636,12 @@ impl Replay {
 
     /// Checks a move for legality and plays it.
     pub(crate) fn play(&mut self, m: Move) -> Result<(), String> {
-        let illegal = || format!("illegal move {}", m.to_uci(shakmaty::CastlingMode::Chess960));
+        let illegal = || {
+            format!(
+                "illegal move {}",
+                m.to_uci(shakmaty::CastlingMode::Chess960)
+            )
+        };
         if let Move::Normal {
             role,
             from,

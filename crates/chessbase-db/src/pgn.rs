@@ -132,9 +132,19 @@ struct Movetext<'a> {
     out: &'a mut String,
     width: usize,
     col: usize,
+    scratch: String,
 }
 
 impl Movetext<'_> {
+    /// A token made by formatting, without allocating.
+    fn token_fmt(&mut self, args: std::fmt::Arguments<'_>) {
+        let mut t = std::mem::take(&mut self.scratch);
+        t.clear();
+        let _ = t.write_fmt(args);
+        self.token(&t);
+        self.scratch = t;
+    }
+
     fn token(&mut self, t: &str) {
         if self.col > 0 && self.col + 1 + t.len() > self.width {
             self.out.push('\n');
@@ -191,16 +201,17 @@ impl Writer<'_, '_> {
                 }
             }
             if pos.turn() == Color::White {
-                self.text.token(&format!("{}.", pos.fullmoves()));
+                self.text.token_fmt(format_args!("{}.", pos.fullmoves()));
             } else if need_number {
-                self.text.token(&format!("{}...", pos.fullmoves()));
+                self.text.token_fmt(format_args!("{}...", pos.fullmoves()));
             }
             need_number = false;
-            let before_move = pos.clone();
+            let has_variations = !variation_start && self.tree.children(node).nth(1).is_some();
+            let before_move = has_variations.then(|| pos.clone());
             match n.mv {
                 Some(m) => {
                     let san = SanPlus::from_move_and_play_unchecked(&mut pos, m);
-                    self.text.token(&san.to_string());
+                    self.text.token_fmt(format_args!("{san}"));
                 }
                 None => {
                     self.text.token("--");
@@ -211,7 +222,7 @@ impl Writer<'_, '_> {
             }
             if self.annotations {
                 for nag in nags(&n.annotations) {
-                    self.text.token(&format!("${nag}"));
+                    self.text.token_fmt(format_args!("${nag}"));
                 }
                 let after = comment_text(&n.annotations, false);
                 if !after.is_empty() {
@@ -219,11 +230,10 @@ impl Writer<'_, '_> {
                     need_number = true;
                 }
             }
-            if !variation_start {
+            if let Some(before_move) = before_move {
                 let siblings: Vec<NodeId> = self.tree.children(node).skip(1).collect();
                 for s in siblings {
                     self.text.token("(");
-                    self.text.col -= 0;
                     self.line_in_parens(node, before_move.clone(), s);
                     need_number = true;
                 }
@@ -302,6 +312,7 @@ pub fn write_game(out: &mut String, header: &GameHeader<'_>, game: &Game, opts: 
             out,
             width: opts.line_width.max(20),
             col: 0,
+            scratch: String::new(),
         },
         annotations: opts.annotations,
     };

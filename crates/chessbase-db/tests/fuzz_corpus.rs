@@ -7,12 +7,16 @@ use std::path::PathBuf;
 use chessbase_db::fuzzing;
 
 fn dir(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus").join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fuzz/corpus")
+        .join(name)
 }
+
+type Target = fn(&[u8]);
 
 #[test]
 fn replay_corpora_and_mutations() {
-    let targets: [(&str, fn(&[u8])); 4] = [
+    let targets: [(&str, Target); 4] = [
         ("cbh_database", fuzzing::database),
         ("cbh_moves", fuzzing::moves),
         ("cbh_entities", fuzzing::entity_file),
@@ -54,12 +58,22 @@ fn seeds_decode_as_made() {
     let uci: Vec<String> = g
         .main_line()
         .iter()
-        .map(|m| m.unwrap().to_uci(shakmaty::CastlingMode::Standard).to_string())
+        .map(|m| {
+            m.unwrap()
+                .to_uci(shakmaty::CastlingMode::Standard)
+                .to_string()
+        })
         .collect();
     assert_eq!(uci, ["e2e4", "e7e5", "g1f3", "b8c6", "d2d4"]);
     assert_eq!(g.truncated, None);
     assert_eq!(g.tree.len() - 1, 6);
-    assert_eq!(g.game_annotations, [chessbase_db::Annotation::WhiteClock(90_000)]);
+    assert_eq!(
+        g.game_annotations,
+        [chessbase_db::Annotation::WhiteClock(90_000)]
+    );
     let first = g.tree.main_line().next().unwrap();
-    assert!(matches!(g.tree.node(first).annotations[0], chessbase_db::Annotation::Text { .. }));
+    assert!(matches!(
+        g.tree.node(first).annotations[0],
+        chessbase_db::Annotation::Text { .. }
+    ));
 }
