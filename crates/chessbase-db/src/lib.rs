@@ -18,12 +18,21 @@
 //! # Example
 //!
 //! ```
-//! use chessbase_db::{Database, Files};
+//! use chessbase_db::{Database, Files, raw::CbhHeader};
 //!
-//! // An empty database: a .cbh header with no records.
-//! let mut cbh = vec![0u8; 46];
-//! cbh[1..6].copy_from_slice(&[0x2c, 0x00, 0x2e, 0x01, 0x00]);
-//! cbh[9] = 1; // next game id
+//! // An empty database: a .cbh header (signature 00 00 2C 00 2E 01) with no records.
+//! let header = CbhHeader {
+//!     used: 44,
+//!     record_size: 46,
+//!     version: 1,
+//!     next_game: 1,
+//!     next_sound: 0,
+//!     next_picture: 0,
+//!     next_video: 0,
+//!     next_game_again: 1,
+//! };
+//! let cbh = header.to_bytes().to_vec();
+//! assert_eq!(cbh[..6], [0x00, 0x00, 0x2c, 0x00, 0x2e, 0x01]);
 //! let db = Database::from_files(Files { cbh, ..Files::default() }).unwrap();
 //! assert_eq!(db.len(), 0);
 //! assert!(!db.is_old_format());
