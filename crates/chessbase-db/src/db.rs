@@ -396,6 +396,21 @@ impl Database {
         (team(t.white), team(t.black))
     }
 
+    /// Tournament `id`, or an empty one when absent or deleted.
+    fn tournament(&self, id: u32) -> &Tournament {
+        self.tournaments.get(id).unwrap_or(&DEFAULT_TOURNAMENT)
+    }
+
+    /// Annotator `id`, or an empty one when absent or deleted.
+    fn annotator(&self, id: u32) -> &Annotator {
+        self.annotators.get(id).unwrap_or(&DEFAULT_ANNOTATOR)
+    }
+
+    /// Source `id`, or an empty one when absent or deleted.
+    fn source(&self, id: u32) -> &Source {
+        self.sources.get(id).unwrap_or(&DEFAULT_SOURCE)
+    }
+
     /// Record `number` (1-based) with its entities resolved.
     pub fn header(&self, number: u32) -> Result<Header<'_>, Error> {
         Ok(match self.record(number)? {
@@ -406,15 +421,9 @@ impl Database {
                     record,
                     white: self.players.get(record.white).unwrap_or(&DEFAULT_PLAYER),
                     black: self.players.get(record.black).unwrap_or(&DEFAULT_PLAYER),
-                    tournament: self
-                        .tournaments
-                        .get(record.tournament)
-                        .unwrap_or(&DEFAULT_TOURNAMENT),
-                    annotator: self
-                        .annotators
-                        .get(record.annotator)
-                        .unwrap_or(&DEFAULT_ANNOTATOR),
-                    source: self.sources.get(record.source).unwrap_or(&DEFAULT_SOURCE),
+                    tournament: self.tournament(record.tournament),
+                    annotator: self.annotator(record.annotator),
+                    source: self.source(record.source),
                     white_team,
                     black_team,
                 })
@@ -422,15 +431,9 @@ impl Database {
             CbhRecord::Text(record) => Header::Text(TextHeader {
                 number,
                 record,
-                tournament: self
-                    .tournaments
-                    .get(record.tournament)
-                    .unwrap_or(&DEFAULT_TOURNAMENT),
-                annotator: self
-                    .annotators
-                    .get(record.annotator)
-                    .unwrap_or(&DEFAULT_ANNOTATOR),
-                source: self.sources.get(record.source).unwrap_or(&DEFAULT_SOURCE),
+                tournament: self.tournament(record.tournament),
+                annotator: self.annotator(record.annotator),
+                source: self.source(record.source),
             }),
             CbhRecord::Unused(_) => Header::Unused(number),
         })

@@ -222,6 +222,17 @@ struct Record<'a> {
     stream_offset: u64,
 }
 
+impl Record<'_> {
+    /// A move that cannot be decoded at byte `pos` of the stream.
+    fn bad_move(&self, number: u32, pos: usize, ply: u32, reason: String) -> GameError {
+        err(
+            number,
+            self.stream_offset + pos as u64,
+            GameErrorKind::BadMove { ply, reason },
+        )
+    }
+}
+
 fn setup_role(code: u8) -> Option<Role> {
     Some(match code {
         1 => Role::King,
@@ -412,11 +423,7 @@ pub fn decode_game(cbg: &[u8], offset: u32, number: u32) -> Result<Game, GameErr
         let index = stream.moves();
         match stream.next_token() {
             Err((p, reason)) => {
-                truncated = Some(err(
-                    number,
-                    at(p),
-                    GameErrorKind::BadMove { ply: index, reason },
-                ));
+                truncated = Some(rec.bad_move(number, p, index, reason));
                 break;
             }
             Ok(None) => break,
@@ -437,11 +444,7 @@ pub fn decode_game(cbg: &[u8], offset: u32, number: u32) -> Result<Game, GameErr
             Ok(Some(t)) => match replay.step(t) {
                 Ok(mv) => cur = tree.add(cur, mv, index),
                 Err(reason) => {
-                    truncated = Some(err(
-                        number,
-                        at(pos),
-                        GameErrorKind::BadMove { ply: index, reason },
-                    ));
+                    truncated = Some(rec.bad_move(number, pos, index, reason));
                     break;
                 }
             },
@@ -485,11 +488,7 @@ pub fn decode_main_line(cbg: &[u8], offset: u32, number: u32) -> Result<MainLine
         let index = stream.moves();
         match stream.next_token() {
             Err((p, reason)) => {
-                truncated = Some(err(
-                    number,
-                    rec.stream_offset + p as u64,
-                    GameErrorKind::BadMove { ply: index, reason },
-                ));
+                truncated = Some(rec.bad_move(number, p, index, reason));
                 break;
             }
             Ok(None) | Ok(Some(Token::End)) => break,
@@ -497,11 +496,7 @@ pub fn decode_main_line(cbg: &[u8], offset: u32, number: u32) -> Result<MainLine
             Ok(Some(t)) => match replay.step(t) {
                 Ok(mv) => moves.push(mv),
                 Err(reason) => {
-                    truncated = Some(err(
-                        number,
-                        rec.stream_offset + pos as u64,
-                        GameErrorKind::BadMove { ply: index, reason },
-                    ));
+                    truncated = Some(rec.bad_move(number, pos, index, reason));
                     break;
                 }
             },
