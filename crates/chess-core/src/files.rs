@@ -4,7 +4,23 @@
 //! `Games_0.KOB`); a reader looking for a companion file tries the exact name, then any name
 //! in the same directory that differs only in ASCII letter case.
 
+use std::fs::File;
+use std::io;
 use std::path::{Path, PathBuf};
+
+pub use memmap2::Mmap;
+
+/// Memory-maps a whole file read-only (a zero-length file gives an empty map).
+///
+/// The one place the format crates map files. The file must not be truncated or modified by
+/// another process while it is mapped (that is a `SIGBUS`); the project's writers never modify
+/// a file in place (temporary file + rename), so maps of files they replace stay valid.
+#[allow(unsafe_code)]
+pub fn map(path: &Path) -> io::Result<Mmap> {
+    let file = File::open(path)?;
+    // SAFETY: read-only map of a file opened for reading; see the contract above.
+    unsafe { Mmap::map(&file) }
+}
 
 /// `path` if it is a file, else a file in the same directory whose name equals `path`'s name
 /// ignoring ASCII letter case.

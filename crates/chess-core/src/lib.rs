@@ -29,7 +29,8 @@
 //! assert_eq!((encoded[0], encoded.len()), (0x56, 22));
 //! ```
 
-#![forbid(unsafe_code)]
+// One `unsafe` block in the project: memory-mapping a file (`files::map`).
+#![deny(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod atomic;

@@ -1,6 +1,5 @@
 //! Opening a database and reading its records and games.
 
-use std::fs::File;
 use std::ops::Deref;
 use std::path::{Path, PathBuf};
 
@@ -36,16 +35,8 @@ impl Deref for Bytes {
     }
 }
 
-#[allow(unsafe_code)]
 fn map(path: &Path) -> Result<Bytes, Error> {
-    let file = File::open(path).map_err(|e| Error::io(path, e))?;
-    let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
-    if len == 0 {
-        return Ok(Bytes::Owned(Vec::new()));
-    }
-    // SAFETY: read-only map. The files must not be truncated or modified by another process
-    // while the database is open (a SIGBUS on truncation); this crate never writes them.
-    unsafe { Mmap::map(&file) }
+    chess_core::files::map(path)
         .map(Bytes::Mapped)
         .map_err(|e| Error::io(path, e))
 }

@@ -1,9 +1,6 @@
 //! Reading a book: opening the three files, the lookup walk, record scans and probes.
 
-use std::{
-    fs::File,
-    path::{Path, PathBuf},
-};
+use std::path::{Path, PathBuf};
 
 use chess_core::{
     ParseError,
@@ -447,12 +444,7 @@ pub fn sibling(path: &Path, ext: &str) -> Option<PathBuf> {
 }
 
 fn map(path: &Path) -> Result<Mmap, Error> {
-    let file = File::open(path).map_err(|e| Error::io(path, e))?;
-    // SAFETY: read-only map. The files must not be truncated or modified by another process
-    // while the book is open (a SIGBUS on truncation); our writers never modify a file in
-    // place (temporary file + rename).
-    #[allow(unsafe_code)]
-    unsafe { Mmap::map(&file) }.map_err(|e| Error::io(path, e))
+    chess_core::files::map(path).map_err(|e| Error::io(path, e))
 }
 
 impl Book<Mmap> {

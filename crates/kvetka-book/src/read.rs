@@ -6,7 +6,6 @@
 //! ([`KinStatus::Stale`]); every write of the book (build, `add`) rewrites it.
 
 use std::{
-    fs::File,
     path::{Path, PathBuf},
     sync::OnceLock,
 };
@@ -637,12 +636,7 @@ impl<D: AsRef<[u8]>> Book<D> {
 }
 
 fn map(path: &Path) -> Result<Mmap, Error> {
-    let file = File::open(path).map_err(|e| Error::io(path, e))?;
-    // SAFETY: read-only map. The files must not be truncated or modified by another process
-    // while the book is open (a SIGBUS on truncation); our writers never modify a file in
-    // place (temporary file + rename).
-    #[allow(unsafe_code)]
-    unsafe { Mmap::map(&file) }.map_err(|e| Error::io(path, e))
+    chess_core::files::map(path).map_err(|e| Error::io(path, e))
 }
 
 impl Book<Mmap> {

@@ -1,6 +1,6 @@
 //! Reading books: over any byte slice (a `Vec`, a memory map), strict or lenient.
 
-use std::{fmt, fs::File, path::Path};
+use std::{fmt, path::Path};
 
 use chess_core::{ParseError, polyglot_key};
 use memmap2::Mmap;
@@ -257,10 +257,7 @@ impl Book<Mmap> {
     /// it), so a book written by this crate while another is mapped is safe.
     pub fn open(path: impl AsRef<Path>, mode: OpenMode) -> Result<Self, Error> {
         let path = path.as_ref();
-        let file = File::open(path).map_err(|e| Error::io(path, e))?;
-        // SAFETY: read-only map; see the contract above.
-        #[allow(unsafe_code)]
-        let map = unsafe { Mmap::map(&file) }.map_err(|e| Error::io(path, e))?;
+        let map = chess_core::files::map(path).map_err(|e| Error::io(path, e))?;
         Book::new(map, mode).map_err(|e| e.in_file(path))
     }
 }

@@ -1,6 +1,6 @@
 //! Opening data files: memory-mapped, so that framing and slicing read the page cache directly.
 
-use std::{fs::File, io, path::Path};
+use std::{io, path::Path};
 
 /// A read-only memory map of a file (an empty file maps to an empty slice).
 #[derive(Debug)]
@@ -11,16 +11,13 @@ pub struct MappedFile {
 impl MappedFile {
     /// Maps `path`.
     pub fn open(path: impl AsRef<Path>) -> io::Result<MappedFile> {
-        let file = File::open(path)?;
-        if file.metadata()?.len() == 0 {
+        let path = path.as_ref();
+        if std::fs::metadata(path)?.len() == 0 {
             return Ok(MappedFile { map: None });
         }
-        // SAFETY: the map is read-only; as with every memory-mapped reader, the file must not
-        // be truncated by another process while it is mapped (that would be a SIGBUS, not
-        // undefined behaviour in this process's memory).
-        #[allow(unsafe_code)]
-        let map = unsafe { memmap2::Mmap::map(&file)? };
-        Ok(MappedFile { map: Some(map) })
+        Ok(MappedFile {
+            map: Some(chess_core::files::map(path)?),
+        })
     }
 }
 
