@@ -158,6 +158,17 @@ impl HuffmanPosition {
     }
 }
 
+/// The square with file-major index `i` (a1 = 0, a2 = 1, …, b1 = 8, …, h8 = 63), the square
+/// numbering of CTG, Kvetka and ChessBase; only the low six bits of `i` count.
+pub fn file_major_square(i: u32) -> Square {
+    Square::from_coords(File::new(i >> 3 & 7), Rank::new(i & 7))
+}
+
+/// The file-major index of a square (a1 = 0, a2 = 1, …, b1 = 8, …, h8 = 63).
+pub fn file_major_index(sq: Square) -> u32 {
+    sq.file().to_u32() * 8 + sq.rank().to_u32()
+}
+
 /// Squares in the file-major order of the code: a1, a2, …, a8, b1, …, h8.
 pub fn file_major_squares() -> impl Iterator<Item = Square> {
     File::ALL.into_iter().flat_map(|f| {

@@ -10,7 +10,7 @@
 
 use shakmaty::{CastlingSide, Chess, Move, Position, Role, Square};
 
-use crate::huffman::file_major_squares;
+use crate::huffman::{file_major_index, file_major_squares};
 
 /// A move relative to the pieces on the board.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -37,10 +37,6 @@ fn nth_piece(pos: &Chess, role: Role, index: u8) -> Option<Square> {
     file_major_squares()
         .filter(|sq| ours.contains(*sq))
         .nth(usize::from(index))
-}
-
-fn file_major_index(sq: Square) -> u32 {
-    sq.file().to_u32() * 8 + sq.rank().to_u32()
 }
 
 impl RelativeMove {

@@ -6,7 +6,8 @@
 //! as raw bytes.
 
 use chess_core::ParseError;
-use shakmaty::{File, Rank, Square};
+use chess_core::huffman::{file_major_index, file_major_square};
+use shakmaty::Square;
 
 use crate::raw::{CBA_HEAD_SIZE, CBA_ITEM_HEAD_SIZE, CbaHead, CbaItemHead};
 use crate::text::decode_text;
@@ -59,14 +60,11 @@ impl Colour {
 /// A square in ChessBase's 1-based file-major numbering (1 = a1, 2 = a2, 9 = b1, 64 = h8).
 fn square(b: u8) -> Option<Square> {
     let i = b.checked_sub(1).filter(|&i| i < 64)?;
-    Some(Square::from_coords(
-        File::new(u32::from(i >> 3)),
-        Rank::new(u32::from(i & 7)),
-    ))
+    Some(file_major_square(u32::from(i)))
 }
 
 fn square_byte(sq: Square) -> u8 {
-    (sq.file().to_u32() * 8 + sq.rank().to_u32() + 1) as u8
+    (file_major_index(sq) + 1) as u8
 }
 
 /// One annotation.

@@ -246,10 +246,7 @@ fn setup_role(code: u8) -> Option<Role> {
 }
 
 fn file_major(i: u8) -> Square {
-    Square::from_coords(
-        File::new(u32::from(i >> 3 & 7)),
-        Rank::new(u32::from(i & 7)),
-    )
+    chess_core::huffman::file_major_square(u32::from(i))
 }
 
 /// Builds the start position of a set-up record.

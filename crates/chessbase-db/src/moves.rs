@@ -16,6 +16,8 @@ use std::sync::OnceLock;
 use chess_core::relative_move::{RelativeMove, RelativeMoveTable};
 use shakmaty::{Bitboard, CastlingSide, Chess, Color, File, Move, Position, Rank, Role, Square};
 
+use chess_core::huffman::{file_major_square, file_major_squares};
+
 use crate::tables;
 
 /// Opcode: a null move.
@@ -311,22 +313,19 @@ impl Slots {
             pawns: [[NONE; 8]; 2],
         };
         let board = pos.board();
-        for file in File::ALL {
-            for rank in Rank::ALL {
-                let sq = Square::from_coords(file, rank);
-                let Some(p) = board.piece_at(sq) else {
-                    continue;
-                };
-                let c = ci(p.color);
-                if p.role == Role::Pawn {
-                    if let Some(slot) = s.pawns[c].iter_mut().find(|x| **x == NONE) {
-                        *slot = sq as u8;
-                    }
-                } else if let Some(k) = slot_kind(p.role)
-                    && let Some(slot) = s.pieces[c][k].iter_mut().find(|x| **x == NONE)
-                {
+        for sq in file_major_squares() {
+            let Some(p) = board.piece_at(sq) else {
+                continue;
+            };
+            let c = ci(p.color);
+            if p.role == Role::Pawn {
+                if let Some(slot) = s.pawns[c].iter_mut().find(|x| **x == NONE) {
                     *slot = sq as u8;
                 }
+            } else if let Some(k) = slot_kind(p.role)
+                && let Some(slot) = s.pieces[c][k].iter_mut().find(|x| **x == NONE)
+            {
+                *slot = sq as u8;
             }
         }
         s
@@ -521,13 +520,10 @@ impl Replay {
 
     /// The move of a two-byte word (not yet checked for legality).
     pub(crate) fn squares_move(&self, w: u16) -> Result<Move, String> {
-        let sq = |v: u16| {
-            Square::from_coords(
-                File::new(u32::from(v >> 3 & 7)),
-                Rank::new(u32::from(v & 7)),
-            )
-        };
-        let (from, to) = (sq(w & 63), sq(w >> 6 & 63));
+        let (from, to) = (
+            file_major_square(u32::from(w)),
+            file_major_square(u32::from(w >> 6)),
+        );
         let promotion =
             [Role::Queen, Role::Rook, Role::Bishop, Role::Knight][usize::from(w >> 12 & 3)];
         let turn = self.pos.turn();

@@ -148,7 +148,7 @@ pub fn encode_real(pos: &Chess, m: Move) -> Option<u8> {
     let from = t.square(m.from()?);
     let to = t.square(m.to());
     let ours = t.bitboard(pos.board().by_piece(m.role().of(pos.turn())));
-    let file_major = |sq: shakmaty::Square| sq.file().to_u32() * 8 + sq.rank().to_u32();
+    let file_major = chess_core::huffman::file_major_index;
     let key = file_major(from);
     let index = ours.into_iter().filter(|&sq| file_major(sq) < key).count();
     let dx = to.file().to_u32() as i32 - from.file().to_u32() as i32;
