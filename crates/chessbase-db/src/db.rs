@@ -13,7 +13,7 @@ use crate::game::{Game, MainLine, decode_game, decode_main_line};
 use crate::header::{GameHeader, Header, TextHeader};
 use crate::raw::{
     Annotator, CBH_RECORD_SIZE, CBJ_HEADER_SIZE, CbhHeader, CbhRecord, CbjHeader, CbjTeams,
-    EntityData, Player, Source, Team, Tournament,
+    EntityData, GameRecord, Player, Source, Team, Tournament,
 };
 
 /// The bytes of one file: memory-mapped, or owned (in-memory databases, tests, fuzzing).
@@ -457,9 +457,10 @@ impl Database {
         c
     }
 
-    fn game_offset(&self, number: u32) -> Result<(&[u8], u32), Error> {
-        let off = match self.record(number)? {
-            CbhRecord::Game(g) => g.cbg_offset,
+    /// The `.cbg` bytes and the game record of game `number`.
+    fn game_record(&self, number: u32) -> Result<(&[u8], GameRecord), Error> {
+        let record = match self.record(number)? {
+            CbhRecord::Game(g) => g,
             CbhRecord::Text(t) => {
                 return Err(GameError {
                     game: number,
@@ -482,7 +483,7 @@ impl Database {
         let cbg = self.cbg.as_deref().ok_or_else(|| Error::Missing {
             path: self.path.with_extension("cbg"),
         })?;
-        Ok((cbg, off))
+        Ok((cbg, record))
     }
 
     /// Game `number` (1-based): moves, variations and annotations.
@@ -492,30 +493,24 @@ impl Database {
 
     /// Game `number`, with or without its annotations.
     pub fn game_with(&self, number: u32, annotations: bool) -> Result<Game, Error> {
-        let (cbg, off) = self.game_offset(number)?;
-        let mut game = decode_game(cbg, off, number)?;
-        let cba_off = match self.record(number)? {
-            CbhRecord::Game(g) => g.cba_offset,
-            _ => 0,
-        };
+        let (cbg, record) = self.game_record(number)?;
+        let mut game = decode_game(cbg, record.cbg_offset, number)?;
         if annotations
-            && cba_off != 0
+            && record.cba_offset != 0
             && let Some(cba) = self.cba.as_deref()
         {
-            {
-                match parse_record(cba, cba_off, number) {
-                    Ok(items) => game.attach(items),
-                    Err(e) => {
-                        game.annotation_error = Some(GameError {
-                            game: number,
-                            file: "cba",
-                            offset: e.offset,
-                            kind: GameErrorKind::BadAnnotations(format!(
-                                "expected {}, found {}",
-                                e.expected, e.found
-                            )),
-                        })
-                    }
+            match parse_record(cba, record.cba_offset, number) {
+                Ok(items) => game.attach(items),
+                Err(e) => {
+                    game.annotation_error = Some(GameError {
+                        game: number,
+                        file: "cba",
+                        offset: e.offset,
+                        kind: GameErrorKind::BadAnnotations(format!(
+                            "expected {}, found {}",
+                            e.expected, e.found
+                        )),
+                    })
                 }
             }
         }
@@ -524,7 +519,7 @@ impl Database {
 
     /// The main line of game `number`, replayed (variations and annotations are not read).
     pub fn main_line(&self, number: u32) -> Result<MainLine, Error> {
-        let (cbg, off) = self.game_offset(number)?;
-        Ok(decode_main_line(cbg, off, number)?)
+        let (cbg, record) = self.game_record(number)?;
+        Ok(decode_main_line(cbg, record.cbg_offset, number)?)
     }
 }
