@@ -2,32 +2,42 @@
 
 use crate::db::{Database, Files};
 use crate::pgn::{PgnOptions, write_game};
+use crate::raw::CbhHeader;
 
-/// A whole database from one input: the bytes are split into `.cbh`, `.cbg` and `.cba` parts
-/// by the first two bytes (lengths), then every record is listed, decoded and exported.
-pub fn database(data: &[u8]) {
-    let (a, b) = match data {
-        [a, b, ..] => (usize::from(*a) * 8, usize::from(*b) * 8),
-        _ => return,
+/// The files packed in one fuzz input: byte 0 × 8 bytes of `.cbh` records (after a current
+/// `.cbh` header), byte 1 × 8 bytes of `.cbg`, the rest `.cba`. `None` for inputs under 2 bytes.
+pub fn database_files(data: &[u8]) -> Option<Files> {
+    let [a, b, rest @ ..] = data else {
+        return None;
     };
-    let rest = &data[2..];
-    let a = a.min(rest.len());
-    let (cbh, rest) = rest.split_at(a);
-    let b = b.min(rest.len());
-    let (cbg, cba) = rest.split_at(b);
-    let mut head = vec![0u8, 0, 0x2c, 0, 0x2e, 1];
-    head.resize(46, 0);
-    let mut full = head;
+    let (cbh, rest) = rest.split_at((usize::from(*a) * 8).min(rest.len()));
+    let (cbg, cba) = rest.split_at((usize::from(*b) * 8).min(rest.len()));
+    let header = CbhHeader {
+        used: 44,
+        record_size: 46,
+        version: 1,
+        next_game: 0,
+        next_sound: 0,
+        next_picture: 0,
+        next_video: 0,
+        next_game_again: 0,
+    };
+    let mut full = header.to_bytes().to_vec();
     full.extend_from_slice(cbh);
-    let Ok(db) = Database::from_files(Files {
+    Some(Files {
         cbh: full,
         cbg: Some(cbg.to_vec()),
         cba: Some(cba.to_vec()),
         ..Files::default()
-    }) else {
-        return;
-    };
-    exercise(&db);
+    })
+}
+
+/// A whole database from one input (see [`database_files`]): every record is listed, decoded
+/// and exported.
+pub fn database(data: &[u8]) {
+    if let Some(Ok(db)) = database_files(data).map(Database::from_files) {
+        exercise(&db);
+    }
 }
 
 /// Lists, decodes and exports every record of a database.

@@ -33,22 +33,11 @@ fn replay_corpora_and_mutations() {
 
 #[test]
 fn seeds_decode_as_made() {
-    use chessbase_db::{Database, Files, Header};
+    use chessbase_db::{Database, Header};
     // cbh_database/one_game, written with the mode-0 table by hand:
     // 1.e4 e5 2.Nf3 Nc6 3.d4 (3.g3), a clock for the game, a text after 1.e4.
     let data = std::fs::read(dir("cbh_database").join("one_game")).unwrap();
-    let (a, b) = (usize::from(data[0]) * 8, usize::from(data[1]) * 8);
-    let rest = &data[2..];
-    let mut cbh = vec![0u8, 0, 0x2c, 0, 0x2e, 1];
-    cbh.resize(46, 0);
-    cbh.extend_from_slice(&rest[..46]);
-    let db = Database::from_files(Files {
-        cbh,
-        cbg: Some(rest[a..a + b].to_vec()),
-        cba: Some(rest[a + b..].to_vec()),
-        ..Files::default()
-    })
-    .unwrap();
+    let db = Database::from_files(fuzzing::database_files(&data).unwrap()).unwrap();
     let Header::Game(h) = db.header(1).unwrap() else {
         panic!("a game")
     };
