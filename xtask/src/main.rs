@@ -12,7 +12,7 @@ type Task = fn(&[String]) -> bool;
 const TASKS: &[(&str, &str, Task)] = &[
     (
         "test",
-        "fmt check, clippy -D warnings, tests (snapshots checked, never written), docs, cargo-deny, corpus goldens",
+        "fmt check, clippy -D warnings, tests (snapshots checked, never written), docs, cargo-deny, light dependencies, wasm32 build, cargo package, corpus goldens",
         test,
     ),
     (
@@ -136,9 +136,22 @@ fn test(_args: &[String]) -> bool {
         ));
         eprintln!("    (advisories not checked: the advisory database is not reachable here)");
     } else {
-        eprintln!("==> cargo deny: not installed, skipped (.ci/run installs it)");
-        results.push(("deny", None));
+        // A licence check that did not run is not a pass.
+        eprintln!(
+            "==> cargo deny: not installed: FAILED (install it with `cargo install cargo-deny --locked`, as .ci/run does)"
+        );
+        results.push(("deny", Some(false)));
     }
+
+    results.push(("light", Some(light_dependencies())));
+    results.push(("wasm", Some(wasm_build())));
+
+    let mut package = cargo();
+    package.args(["package", "--workspace", "--locked", "--allow-dirty"]);
+    results.push((
+        "package",
+        Some(step("cargo package --workspace (verified)", package)),
+    ));
 
     let corpus = root().join("../shared/corpus");
     if corpus.is_dir() {
@@ -184,6 +197,98 @@ fn test(_args: &[String]) -> bool {
         if ok { "PASS" } else { "FAIL" },
         summary.join(", ")
     );
+    ok
+}
+
+/// The library crates, which must build without default features.
+const LIBRARIES: &[&str] = &[
+    "chess-core",
+    "polyglot-book",
+    "ctg",
+    "kvetka-book",
+    "chessbase-db",
+    "selfplay-format",
+];
+
+/// `cargo tree -e normal --no-default-features` of every library holds no C `-sys` crate,
+/// no rayon and no rand.
+fn light_dependencies() -> bool {
+    eprintln!("==> dependencies without default features (no -sys, rayon, rand)");
+    let mut ok = true;
+    for lib in LIBRARIES {
+        let out = cargo()
+            .args([
+                "tree",
+                "-e",
+                "normal",
+                "--no-default-features",
+                "--locked",
+                "--prefix",
+                "none",
+                "-p",
+                lib,
+            ])
+            .output();
+        let Ok(out) = out.map_err(|e| eprintln!("    could not run cargo tree: {e}")) else {
+            return false;
+        };
+        if !out.status.success() {
+            eprintln!(
+                "    cargo tree -p {lib} failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            ok = false;
+            continue;
+        }
+        let text = String::from_utf8_lossy(&out.stdout);
+        let mut names: Vec<&str> = text
+            .lines()
+            .filter_map(|l| l.split_whitespace().next())
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        let heavy: Vec<&str> = names
+            .iter()
+            .copied()
+            .filter(|n| {
+                n.ends_with("-sys") || *n == "rayon" || *n == "rand" || n.starts_with("rand_")
+            })
+            .collect();
+        if heavy.is_empty() {
+            eprintln!("    {lib}: {} crates, none heavy", names.len());
+        } else {
+            eprintln!("    {lib}: FORBIDDEN without default features: {heavy:?}");
+            ok = false;
+        }
+    }
+    eprintln!("<== dependencies: {}", if ok { "ok" } else { "FAILED" });
+    ok
+}
+
+/// Every library builds with `--no-default-features` for wasm32-unknown-unknown (reading
+/// from byte slices works there).
+fn wasm_build() -> bool {
+    let mut c = cargo();
+    c.args([
+        "build",
+        "--locked",
+        "--lib",
+        "--no-default-features",
+        "--target",
+        "wasm32-unknown-unknown",
+    ]);
+    for lib in LIBRARIES {
+        c.args(["-p", lib]);
+    }
+    let ok = step(
+        "cargo build --no-default-features --target wasm32-unknown-unknown (libraries)",
+        c,
+    );
+    if !ok {
+        eprintln!(
+            "    (needs the target: `rustup target add wasm32-unknown-unknown`, as .ci/run does)"
+        );
+    }
     ok
 }
 

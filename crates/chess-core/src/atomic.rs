@@ -44,7 +44,7 @@ fn refuse_existing(path: &Path) -> io::Result<()> {
     if fs::symlink_metadata(path).is_ok() {
         return Err(io::Error::new(
             io::ErrorKind::AlreadyExists,
-            format!("{} exists (use --force to overwrite)", path.display()),
+            "already exists (not overwritten)",
         ));
     }
     Ok(())
@@ -83,7 +83,7 @@ pub fn stage<T>(
 }
 
 /// Writes `path` through `write`, atomically. Refuses to replace an existing file unless
-/// `overwrite` is true (`--force` on the command line).
+/// `overwrite` is true.
 pub fn write_atomically<T>(
     path: &Path,
     overwrite: bool,

@@ -1,13 +1,78 @@
-//! A small error vocabulary shared by the format crates.
+//! The error skeleton shared by every chessfmt crate.
 //!
-//! Every parse error names the byte offset where it happened and what was expected there;
-//! [`ParseError::in_file`] attaches the file once the caller knows it. Format crates wrap
-//! [`ParseError`] in their own error enums (see `thiserror`'s `#[from]`).
+//! Each format crate has one `Error` enum (`#[non_exhaustive]`) whose variants are built from
+//! the same parts:
+//!
+//! * [`IoError`]: a file could not be read or written. Its message is the path; the
+//!   [`std::io::Error`] is its [`source`](std::error::Error::source), not repeated in the
+//!   message (print the chain to show both).
+//! * [`ParseError`]: bytes that are not what the format allows: the file (when known), the
+//!   byte offset, and what was expected and found there.
+//! * typed, matchable kinds for what is specific to the format.
+//!
+//! Every crate's `Error` implements [`Located`]: the file and byte offset, where known, of any
+//! error. Game and record numbers in errors are 1-based everywhere.
 
-use std::{borrow::Cow, fmt, path::PathBuf};
+use std::{borrow::Cow, fmt, io, path::Path, path::PathBuf};
+
+/// A file could not be read or written.
+///
+/// Displays as the path alone; the I/O error is the [`source`](std::error::Error::source).
+#[derive(Debug, thiserror::Error)]
+#[error("{}", path.display())]
+#[non_exhaustive]
+pub struct IoError {
+    /// The file.
+    pub path: PathBuf,
+    /// What the operating system said.
+    #[source]
+    pub source: io::Error,
+}
+
+impl IoError {
+    /// An I/O error on `path`.
+    pub fn new(path: impl Into<PathBuf>, source: io::Error) -> IoError {
+        IoError {
+            path: path.into(),
+            source,
+        }
+    }
+
+    /// The kind of the underlying I/O error.
+    pub fn kind(&self) -> io::ErrorKind {
+        self.source.kind()
+    }
+}
+
+/// Where an error happened, for any error of the chessfmt crates.
+pub trait Located {
+    /// The file, when known.
+    fn path(&self) -> Option<&Path>;
+    /// The byte offset in that file, when known.
+    fn offset(&self) -> Option<u64>;
+}
+
+impl Located for IoError {
+    fn path(&self) -> Option<&Path> {
+        Some(&self.path)
+    }
+    fn offset(&self) -> Option<u64> {
+        None
+    }
+}
+
+impl Located for ParseError {
+    fn path(&self) -> Option<&Path> {
+        self.file.as_deref()
+    }
+    fn offset(&self) -> Option<u64> {
+        Some(self.offset)
+    }
+}
 
 /// A malformed or truncated input: where it happened and what was expected there.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub struct ParseError {
     /// The file the bytes came from, when known.
     pub file: Option<PathBuf>,
@@ -17,6 +82,13 @@ pub struct ParseError {
     pub expected: Cow<'static, str>,
     /// What it found instead.
     pub found: String,
+}
+
+impl ParseError {
+    /// Whether the input simply ended too early (as opposed to holding a wrong value).
+    pub fn is_truncated(&self) -> bool {
+        self.found.starts_with("end of data")
+    }
 }
 
 impl ParseError {

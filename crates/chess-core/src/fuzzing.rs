@@ -1,9 +1,7 @@
 //! Entry points shared by the fuzz targets (`fuzz/`) and the corpus replay tests: each runs a
 //! parser on arbitrary bytes and checks the invariants that must hold. Not a stable API.
 
-use std::io::Read;
-
-use crate::{huffman, pgn::PgnReader};
+use crate::huffman;
 
 /// CTG position decoding: never panics; whatever decodes re-encodes to something that decodes
 /// to the same position.
@@ -32,7 +30,10 @@ pub fn kvetka_key(data: &[u8]) {
 
 /// PGN input: never panics, whatever the bytes; reading in 3-byte chunks gives the same games
 /// (up to the first I/O error).
+#[cfg(feature = "pgn")]
 pub fn pgn(data: &[u8]) {
+    use crate::pgn::PgnReader;
+    use std::io::Read;
     struct Trickle<'a>(&'a [u8]);
     impl Read for Trickle<'_> {
         fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
@@ -82,6 +83,7 @@ pub fn pseudo_random_inputs(
     })
 }
 
+#[cfg(feature = "std")]
 /// Replays a committed fuzz corpus directory through `target`, then `mutations` byte mutations
 /// (1–4 random bytes changed, and the result truncated at a random point) of each seed: the
 /// corpus replay of `cargo test`. Returns the number of seeds.

@@ -33,6 +33,7 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+#[cfg(feature = "std")]
 pub mod atomic;
 pub mod bytes;
 pub mod error;
@@ -41,11 +42,14 @@ pub mod files;
 pub mod fuzzing;
 pub mod huffman;
 pub mod normalize;
+#[cfg(feature = "pgn")]
 pub mod pgn;
 pub mod polyglot_key;
 pub mod relative_move;
 pub mod san_fast;
+pub mod wdl;
 
-pub use error::ParseError;
+pub use error::{IoError, Located, ParseError};
 pub use polyglot_key::polyglot_key;
 pub use shakmaty;
+pub use wdl::Wdl;

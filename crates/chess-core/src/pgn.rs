@@ -40,24 +40,36 @@ use std::{
 use pgn_reader::{KnownOutcome, Outcome, RawTag, Reader, SanPlus, Visitor};
 use shakmaty::{CastlingMode, Chess, Color, Move, Position, fen::Fen};
 
+/// Why a FEN was refused by [`position_from_fen`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum FenError {
+    /// The text is not a FEN.
+    #[error("{0}")]
+    Syntax(#[from] shakmaty::fen::ParseFenError),
+    /// The FEN describes no legal position (shakmaty's reasons).
+    #[error("illegal position ({0:?})")]
+    Illegal(shakmaty::PositionErrorKinds),
+}
+
 /// Parses a FEN (or X-FEN / Shredder-FEN) into a legal position: standard castling first,
 /// Chess960 castling when `chess960` is set or the standard reading fails. The error says why
 /// the FEN was refused.
-pub fn position_from_fen(fen: &str, chess960: bool) -> Result<(CastlingMode, Chess), String> {
-    let parsed: Fen = fen.trim().parse().map_err(|e| format!("{e}"))?;
+pub fn position_from_fen(fen: &str, chess960: bool) -> Result<(CastlingMode, Chess), FenError> {
+    let parsed: Fen = fen.trim().parse()?;
     let modes: &[CastlingMode] = if chess960 {
         &[CastlingMode::Chess960]
     } else {
         &[CastlingMode::Standard, CastlingMode::Chess960]
     };
-    let mut last = String::new();
+    let mut last = shakmaty::PositionErrorKinds::empty();
     for &mode in modes {
         match parsed.clone().into_position::<Chess>(mode) {
             Ok(pos) => return Ok((mode, pos)),
-            Err(e) => last = e.to_string(),
+            Err(e) => last = e.kinds(),
         }
     }
-    Err(last)
+    Err(FenError::Illegal(last))
 }
 
 /// The result of a game.
@@ -189,7 +201,7 @@ pub enum SkipReason {
         /// The tag value.
         fen: String,
         /// Why it was refused.
-        error: String,
+        error: FenError,
     },
     /// A move is not legal (or does not parse) in its position.
     #[error("illegal move {san} at ply {ply}")]
@@ -266,7 +278,7 @@ impl RawGame {
         let Some(fen) = self.header("FEN") else {
             return Ok((CastlingMode::from_chess960(chess960), Chess::default()));
         };
-        let invalid = |error: String| {
+        let invalid = |error: FenError| {
             self.error(SkipReason::InvalidFen {
                 fen: fen.to_owned(),
                 error,
@@ -496,10 +508,26 @@ pub fn open_decompressed(path: &Path) -> io::Result<Box<dyn Read + Send>> {
     let magic = file.fill_buf()?;
     Ok(match Compression::detect(magic) {
         Compression::None => Box::new(file),
+        #[cfg(feature = "gzip")]
         Compression::Gzip => Box::new(flate2::bufread::MultiGzDecoder::new(file)),
+        #[cfg(feature = "zstd")]
         Compression::Zstd => Box::new(zstd::stream::read::Decoder::with_buffer(file)?),
+        #[cfg(feature = "xz")]
         Compression::Xz => Box::new(xz2::bufread::XzDecoder::new_multi_decoder(file)),
+        #[allow(unreachable_patterns)]
+        other => return Err(unsupported(other)),
     })
+}
+
+#[allow(dead_code)]
+fn unsupported(c: Compression) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::Unsupported,
+        format!(
+            "{c:?}-compressed input needs chess-core's `{c:?}` feature (not enabled in this build)"
+        )
+        .to_lowercase(),
+    )
 }
 
 /// A streaming PGN reader.

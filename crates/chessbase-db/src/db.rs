@@ -1,10 +1,9 @@
 //! Opening a database and reading its records and games.
 
-use std::ops::Deref;
 use std::path::{Path, PathBuf};
 
 use chess_core::ParseError;
-use memmap2::Mmap;
+use chess_core::files::FileData;
 
 use crate::annotations::parse_record;
 use crate::entities::EntityFile;
@@ -16,30 +15,8 @@ use crate::raw::{
     EntityData, GameRecord, Player, Source, Team, Tournament,
 };
 
-/// The bytes of one file: memory-mapped, or owned (in-memory databases, tests, fuzzing).
-#[derive(Debug)]
-pub enum Bytes {
-    /// A read-only memory map.
-    Mapped(Mmap),
-    /// Bytes in memory.
-    Owned(Vec<u8>),
-}
-
-impl Deref for Bytes {
-    type Target = [u8];
-    fn deref(&self) -> &[u8] {
-        match self {
-            Bytes::Mapped(m) => m,
-            Bytes::Owned(v) => v,
-        }
-    }
-}
-
-fn map(path: &Path) -> Result<Bytes, Error> {
-    chess_core::files::map(path)
-        .map(Bytes::Mapped)
-        .map_err(|e| Error::io(path, e))
-}
+/// The bytes of one file: read, memory-mapped, or given (in-memory databases, fuzzing).
+type Bytes = FileData;
 
 /// The files of a database in memory, for [`Database::from_files`].
 #[derive(Debug, Default, Clone)]
@@ -170,9 +147,31 @@ fn entities<T: EntityData>(
 
 impl Database {
     /// Opens the database whose `.cbh` file is `path`; the other files are looked for beside
-    /// it, in any letter case. Files are memory-mapped.
+    /// it, in any letter case. Files are read into memory.
+    #[cfg(feature = "std")]
     pub fn open(path: impl AsRef<Path>) -> Result<Database, Error> {
-        let path = path.as_ref();
+        Self::open_with(path.as_ref(), |p| FileData::read(p))
+    }
+
+    /// [`Database::open`] with the files memory-mapped (nothing is read until used).
+    ///
+    /// # Safety
+    ///
+    /// The files must not be truncated or modified by another process while the database is
+    /// open (see [`FileData::map`]): a truncated map raises `SIGBUS` when read.
+    #[cfg(feature = "mmap")]
+    #[allow(unsafe_code)]
+    pub unsafe fn open_mapped(path: impl AsRef<Path>) -> Result<Database, Error> {
+        // SAFETY: forwarded to the caller (this function's contract).
+        Self::open_with(path.as_ref(), |p| unsafe { FileData::map(p) })
+    }
+
+    #[cfg(feature = "std")]
+    fn open_with(
+        path: &Path,
+        read: impl Fn(&Path) -> std::io::Result<FileData>,
+    ) -> Result<Database, Error> {
+        let map = |p: &Path| read(p).map_err(|e| Error::io(p, e));
         let cbh_path = chess_core::files::find_any_case(path).ok_or_else(|| Error::Missing {
             path: path.to_path_buf(),
         })?;
@@ -194,7 +193,7 @@ impl Database {
             });
             Ok(Some(b))
         };
-        let cbh = load("cbh")?.unwrap_or(Bytes::Owned(Vec::new()));
+        let cbh = load("cbh")?.unwrap_or_else(|| Bytes::from(Vec::new()));
         let cbg = load("cbg")?;
         let cba = load("cba")?;
         let cbj = load("cbj")?;
@@ -224,10 +223,10 @@ impl Database {
                     path: PathBuf::from(ext),
                     size: v.len() as u64,
                 });
-                Bytes::Owned(v)
+                Bytes::from(v)
             })
         };
-        let cbh = own("cbh", Some(files.cbh)).unwrap_or(Bytes::Owned(Vec::new()));
+        let cbh = own("cbh", Some(files.cbh)).unwrap_or_else(|| Bytes::from(Vec::new()));
         let cbg = own("cbg", files.cbg);
         let cba = own("cba", files.cba);
         let cbj = own("cbj", files.cbj);

@@ -38,6 +38,7 @@ pub enum Error {
 }
 
 impl Error {
+    #[cfg_attr(not(feature = "std"), allow(dead_code))]
     pub(crate) fn io(path: impl Into<PathBuf>, source: io::Error) -> Self {
         Error::Io {
             path: path.into(),

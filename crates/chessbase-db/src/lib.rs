@@ -39,6 +39,7 @@
 //! ```
 
 #![deny(unsafe_code)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
 pub mod annotations;
@@ -62,4 +63,5 @@ pub use game::{Game, MainLine, MoveTree, Node, NodeId, Start};
 pub use header::{Eco, GameHeader, Header, Outcome, TextHeader};
 pub use pgn::{ExportSummary, PgnOptions};
 pub use raw::CBH_RECORD_SIZE;
+pub use shakmaty;
 pub use text::Date;

@@ -4,6 +4,7 @@
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
+#[cfg(feature = "parallel")]
 use rayon::prelude::*;
 use shakmaty::san::SanPlus;
 use shakmaty::{Chess, Color, EnPassantMode, Position, fen::Fen};
@@ -386,7 +387,8 @@ fn export_one(db: &Database, number: u32, opts: &PgnOptions, include_deleted: bo
 }
 
 /// Exports records `range` (1-based, inclusive) to `out` in record order, using `threads`
-/// worker threads (0 = all cores). `progress` is called with the number of records done.
+/// worker threads (0 = all cores; without the `parallel` feature, one thread). `progress` is
+/// called with the number of records done.
 pub fn export<W: Write>(
     db: &Database,
     range: std::ops::RangeInclusive<u32>,
@@ -396,10 +398,13 @@ pub fn export<W: Write>(
     out: &mut W,
     mut progress: impl FnMut(u64),
 ) -> io::Result<ExportSummary> {
+    #[cfg(feature = "parallel")]
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
         .map_err(io::Error::other)?;
+    #[cfg(not(feature = "parallel"))]
+    let _ = threads;
     let mut summary = ExportSummary::default();
     let (lo, hi) = (*range.start(), *range.end());
     const CHUNK: u32 = 2048;
@@ -407,12 +412,17 @@ pub fn export<W: Write>(
     let mut done = 0u64;
     while start <= hi && start <= db.len() {
         let end = hi.min(db.len()).min(start.saturating_add(CHUNK - 1));
+        #[cfg(feature = "parallel")]
         let pieces: Vec<Piece> = pool.install(|| {
             (start..=end)
                 .into_par_iter()
                 .map(|n| export_one(db, n, opts, include_deleted))
                 .collect()
         });
+        #[cfg(not(feature = "parallel"))]
+        let pieces: Vec<Piece> = (start..=end)
+            .map(|n| export_one(db, n, opts, include_deleted))
+            .collect();
         for p in pieces {
             match p {
                 Piece::Pgn(s, t) => {

@@ -77,9 +77,9 @@ pub enum CbhCommand {
 /// Runs a ChessBase verb.
 pub fn run(cmd: CbhCommand) -> CliResult {
     match cmd {
-        CbhCommand::Info { db, json } => info(&Database::open(&db)?, json),
+        CbhCommand::Info { db, json } => info(&crate::mapped::chessbase(&db)?, json),
         CbhCommand::List { db, range, json } => {
-            let db = Database::open(&db)?;
+            let db = crate::mapped::chessbase(&db)?;
             let range = parse_range(range.as_deref(), db.len())?;
             list(&db, range, json)
         }
@@ -93,7 +93,7 @@ pub fn run(cmd: CbhCommand) -> CliResult {
             threads,
             json,
         } => {
-            let db = Database::open(&db)?;
+            let db = crate::mapped::chessbase(&db)?;
             let range = parse_range(range.as_deref(), db.len())?;
             let opts = PgnOptions {
                 annotations: !no_annotations,
@@ -155,7 +155,7 @@ pub fn run(cmd: CbhCommand) -> CliResult {
             Ok(())
         }
         CbhCommand::Show { db, number, json } => {
-            let db = Database::open(&db)?;
+            let db = crate::mapped::chessbase(&db)?;
             if json {
                 show_json(&db, number)
             } else {

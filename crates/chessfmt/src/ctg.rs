@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
 use ctg::{
-    Book, BookMove, MappedBook,
+    BookMove, FileBook,
     build::Builder,
     policy::Policy,
     read::decode_record,
@@ -111,8 +111,8 @@ pub struct BuildArgs {
     json: bool,
 }
 
-fn open(path: &Path) -> Result<MappedBook, CliError> {
-    Ok(Book::open(path)?)
+fn open(path: &Path) -> Result<FileBook, CliError> {
+    crate::mapped::ctg(path)
 }
 
 #[derive(Serialize)]
@@ -171,7 +171,7 @@ fn nag_text(nag: u8) -> &'static str {
 fn probe(book: &Path, fen: Option<&str>, json: bool) -> CliResult {
     let book = open(book)?;
     let pos = position(fen)?;
-    let probe = book.probe(&pos);
+    let probe = book.probe(&pos)?;
     let rows: Vec<ProbeRow> = probe
         .iter()
         .flat_map(|p| p.moves.iter().map(ProbeRow::of))

@@ -205,7 +205,7 @@ pub fn run(args: &InfoArgs) -> CliResult {
     let path = &args.file;
     match detect(path)? {
         Format::Polyglot => {
-            let book = Book::open(path, OpenMode::Lenient)?;
+            let book = crate::mapped::polyglot(path, OpenMode::Lenient)?;
             let s = polyglot_summary(&book);
             if args.json {
                 json_line(&s)?

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
 use kvetka_book::{
-    Book, Comment, Header, MappedBook, SourceRef, Stats,
+    Comment, FileBook, Header, SourceRef, Stats,
     build::{BuildStats, Builder, position_of_key},
     read::{BookPaths, KinStatus},
     validate::validate,
@@ -145,8 +145,8 @@ pub struct BuildArgs {
     json: bool,
 }
 
-fn open(path: &Path) -> Result<MappedBook, CliError> {
-    Ok(Book::open(path)?)
+fn open(path: &Path) -> Result<FileBook, CliError> {
+    crate::mapped::kvetka(path)
 }
 
 /// A resolved game reference.
@@ -172,7 +172,7 @@ struct GameRow {
     length: Option<u32>,
 }
 
-fn game_row(book: &MappedBook, r: SourceRef) -> GameRow {
+fn game_row(book: &FileBook, r: SourceRef) -> GameRow {
     let found = book.game(r);
     GameRow {
         source: r.source,
@@ -644,7 +644,7 @@ fn to_polyglot(path: &Path, output: &Path, force: bool, json: bool) -> CliResult
 }
 
 fn from_polyglot(input: &Path, output: &Path, caption: &str, force: bool, json: bool) -> CliResult {
-    let pg = polyglot_book::Book::open(input, polyglot_book::OpenMode::Lenient)?;
+    let pg = crate::mapped::polyglot(input, polyglot_book::OpenMode::Lenient)?;
     let (mut elements, stats) =
         kvetka_book::convert::from_polyglot(&pg, shakmaty::Chess::default());
     let header = Header {

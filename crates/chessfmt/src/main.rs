@@ -7,6 +7,7 @@ mod cbh;
 mod ctg;
 mod info;
 mod kvetka;
+mod mapped;
 mod output;
 mod polyglot;
 mod progress;
@@ -50,8 +51,17 @@ enum Command {
 pub struct CliError(pub String);
 
 impl<E: std::error::Error> From<E> for CliError {
+    /// The error's message followed by those of its sources (the library errors never repeat
+    /// a source in their own message).
     fn from(e: E) -> Self {
-        CliError(e.to_string())
+        let mut msg = e.to_string();
+        let mut source = e.source();
+        while let Some(s) = source {
+            msg.push_str(": ");
+            msg.push_str(&s.to_string());
+            source = s.source();
+        }
+        CliError(msg)
     }
 }
 
@@ -71,6 +81,7 @@ fn quiet_on_closed_pipe() {
 
 fn main() -> ExitCode {
     quiet_on_closed_pipe();
+    mapped::install();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Info(args) => info::run(&args),
@@ -83,7 +94,11 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(CliError(msg)) => {
-            let line = msg.replace('\n', " ");
+            // The libraries say what happened; the CLI says which flag overrides it.
+            let line = msg.replace('\n', " ").replace(
+                "already exists (not overwritten)",
+                "exists (use --force to overwrite)",
+            );
             eprintln!("chessfmt: error: {line}");
             ExitCode::from(1)
         }

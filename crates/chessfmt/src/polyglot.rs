@@ -4,12 +4,12 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 use polyglot_book::{
-    Book, MappedBook, OpenMode,
+    FileBook, OpenMode,
     moves::RawMove,
     ops::tree::{DumpSink, LineEnd, LineMove, REFERENCE_BANNER, TextDump, dump},
     read::ProbeFilter,
 };
-use rand::{SeedableRng, rngs::StdRng};
+use rand::{Rng, SeedableRng, rngs::StdRng};
 use serde::Serialize;
 use shakmaty::{Chess, EnPassantMode, fen::Fen, uci::UciMove};
 
@@ -322,7 +322,7 @@ fn merge(args: &MergeArgs) -> CliResult {
         .books
         .iter()
         .map(|p| {
-            Ok(Book::open(p, OpenMode::Strict)?
+            Ok(crate::mapped::polyglot(p, OpenMode::Strict)?
                 .entries()
                 .collect::<Vec<_>>())
         })
@@ -372,8 +372,8 @@ pub fn position(fen: Option<&str>) -> Result<Chess, CliError> {
         .map_err(|e| CliError(format!("invalid FEN {fen:?}: {e}")))
 }
 
-fn open(path: &PathBuf) -> Result<MappedBook, CliError> {
-    Ok(Book::open(path, OpenMode::Lenient)?)
+fn open(path: &std::path::Path) -> Result<FileBook, CliError> {
+    crate::mapped::polyglot(path, OpenMode::Lenient)
 }
 
 #[derive(Serialize)]
@@ -415,7 +415,7 @@ fn probe(args: &ProbeArgs) -> CliResult {
             })
             .collect()
     } else {
-        book.probe(&pos)
+        book.moves(&pos)
             .into_iter()
             .map(|m| ProbeRow {
                 uci: uci(m.mv),
@@ -482,7 +482,7 @@ pub fn run(cmd: PolyglotCommand) -> CliResult {
                 Some(seed) => StdRng::seed_from_u64(seed),
                 None => StdRng::from_os_rng(),
             };
-            let Some(m) = b.weighted_choice(&pos, &ProbeFilter::default(), &mut rng) else {
+            let Some(m) = b.weighted_choice(&pos, &ProbeFilter::default(), || rng.random()) else {
                 return Err(CliError("no book move for this position".into()));
             };
             if json {

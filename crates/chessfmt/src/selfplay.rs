@@ -8,7 +8,7 @@ use std::{
 use clap::{Args, Subcommand};
 use selfplay_format::{
     decode::decode_game,
-    file::MappedFile,
+    file::FileData,
     frame::frames,
     positions::{Mode, Positions},
     tools::{self, Filter, SplitBy, Summary, ToolError},
@@ -206,8 +206,8 @@ impl OutArgs {
     }
 }
 
-fn open(path: &Path) -> Result<MappedFile, CliError> {
-    MappedFile::open(path).map_err(|e| CliError(format!("{}: {e}", path.display())))
+fn open(path: &Path) -> Result<FileData, CliError> {
+    crate::mapped::file(path)
 }
 
 fn in_file(path: &Path) -> impl Fn(selfplay_format::Error) -> CliError + '_ {

@@ -207,7 +207,7 @@ fn selfplay_stats_head_validate() {
     std::fs::write(&cut, &std::fs::read(&f).unwrap()[..300]).unwrap();
     let (code, _, err) = chessfmt(&["selfplay", "validate", cut.to_str().unwrap()]);
     assert_eq!(code, 1);
-    assert!(err.contains("game 1 at byte 300"), "{err}");
+    assert!(err.contains("game 2 at byte 300"), "{err}");
 }
 
 #[test]
@@ -325,7 +325,7 @@ fn selfplay_positions_and_data_tools() {
     std::fs::write(p("bad.bin"), &bad).unwrap();
     let (code, _, err) = chessfmt(&["selfplay", "to-value", &p("bad.bin"), "-o", &p("bv.bin")]);
     assert_eq!(code, 1);
-    assert!(err.contains("game 0 at byte 43"), "{err}");
+    assert!(err.contains("game 1 at byte 43"), "{err}");
     assert!(
         !std::path::Path::new(&p("bv.bin")).exists(),
         "no partial output"

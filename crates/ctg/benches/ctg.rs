@@ -27,7 +27,10 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             let mut moves = 0usize;
             for p in &positions {
-                moves += book.probe(black_box(p)).map_or(0, |p| p.moves.len());
+                moves += book
+                    .probe(black_box(p))
+                    .unwrap()
+                    .map_or(0, |p| p.moves.len());
             }
             moves
         })

@@ -69,7 +69,7 @@ fn exercise(ctg: Vec<u8>, cto: &[u8], ctb: &[u8]) {
         records.push(RecordData::from_raw(&r.raw));
     }
     let start = Chess::default();
-    if let Some(p) = book.probe(&start) {
+    if let Ok(Some(p)) = book.probe(&start) {
         for m in &p.moves {
             assert!(start.is_legal(m.mv));
         }
@@ -80,6 +80,7 @@ fn exercise(ctg: Vec<u8>, cto: &[u8], ctb: &[u8]) {
             assert!(node.position.is_legal(m.mv));
         }
     }
+    #[cfg(feature = "polyglot")]
     let _ = crate::convert::to_polyglot(&book, start, Some(2), crate::policy::Policy::DroidFish);
     if let Ok([ctg, cto, ctb]) = to_bytes(&records, 1) {
         let again = Book::new(ctg, cto, &ctb).expect("our own output opens");

@@ -32,9 +32,12 @@
 //! ```
 
 #![deny(unsafe_code)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
+#[cfg(feature = "pgn")]
 pub mod build;
+#[cfg(feature = "polyglot")]
 pub mod convert;
 mod error;
 #[doc(hidden)]
@@ -47,9 +50,12 @@ pub mod read;
 pub mod walk;
 pub mod write;
 
-pub use error::Error;
+pub use error::{Error, WriteError};
 pub use raw::{Recommendation, Stats};
-pub use read::{Book, BookMove, MappedBook, Probe, Results};
+#[cfg(feature = "std")]
+pub use read::FileBook;
+pub use read::{Book, BookMove, Probe, Results};
+pub use shakmaty;
 
 /// The file extensions of a CTG book: records, page directory, split bitmap.
 pub const EXTENSIONS: [&str; 3] = ["ctg", "cto", "ctb"];

@@ -1,7 +1,5 @@
 //! Move choice: explicit policies that weight the book moves of a probe, and a weighted pick.
 
-use rand::Rng;
-
 use crate::{
     raw::Recommendation,
     read::{BookMove, Probe},
@@ -113,14 +111,15 @@ impl Policy {
     }
 
     /// Picks a move at random with probability proportional to its weight; `None` when all
-    /// weights are 0.
-    pub fn pick<'a, R: Rng + ?Sized>(self, probe: &'a Probe, rng: &mut R) -> Option<&'a BookMove> {
+    /// weights are 0. `random` gives uniformly distributed `u64`s (with the `rand` crate:
+    /// `|| rng.random()`).
+    pub fn pick(self, probe: &Probe, mut random: impl FnMut() -> u64) -> Option<&BookMove> {
         let weights = self.weights(probe);
         let total: u64 = weights.iter().sum();
         if total == 0 {
             return None;
         }
-        let mut x = rng.random_range(0..total);
+        let mut x = ((u128::from(random()) * u128::from(total)) >> 64) as u64;
         for (m, w) in probe.moves.iter().zip(weights) {
             if x < w {
                 return Some(m);

@@ -1,14 +1,16 @@
 //! Reading a book: opening the three files, the lookup walk, record scans and probes.
 
-use std::path::{Path, PathBuf};
+#[cfg(feature = "std")]
+use std::path::Path;
 
+#[cfg(feature = "std")]
+use chess_core::files::{CompanionSet, FileData};
 use chess_core::{
-    ParseError,
+    ParseError, Wdl,
     bytes::be_u32,
     huffman::{CtgKey, HuffmanPosition, ctg_key, decode_ctg},
     normalize::{Transform, normalize},
 };
-use memmap2::Mmap;
 use shakmaty::{CastlingMode, Chess, FromSetup, Move, Position};
 
 use crate::{
@@ -21,7 +23,7 @@ use crate::{
     },
 };
 
-/// A CTG book over the bytes of its `.ctg` and `.cto` files (`Vec<u8>`, `&[u8]`, [`Mmap`])
+/// A CTG book over the bytes of its `.ctg` and `.cto` files (`Vec<u8>`, `&[u8]`, a file's `FileData`)
 /// and the header of its `.ctb`.
 #[derive(Debug)]
 pub struct Book<D> {
@@ -76,6 +78,17 @@ impl BookMove {
         moves::nag(self.annotation)
     }
 
+    /// Wins, draws and losses **of the side that plays the move** (the child record stores
+    /// them for its side to move, the opponent: wins and losses swap); `None` when the
+    /// position after the move has no record.
+    pub fn wdl(&self) -> Option<Wdl> {
+        self.child.map(|s| Wdl {
+            wins: u64::from(s.losses),
+            draws: u64::from(s.draws),
+            losses: u64::from(s.wins),
+        })
+    }
+
     /// Games, wins, draws and losses **of the side that plays the move** (the child record
     /// stores them for its side to move, the opponent: wins and losses swap).
     pub fn results(&self) -> Results {
@@ -112,6 +125,15 @@ pub struct Probe {
 }
 
 impl Probe {
+    /// The position's wins, draws and losses from its side to move's point of view.
+    pub fn wdl(&self) -> Wdl {
+        Wdl {
+            wins: u64::from(self.stats.wins),
+            draws: u64::from(self.stats.draws),
+            losses: u64::from(self.stats.losses),
+        }
+    }
+
     /// The position's results from its side to move's point of view.
     pub fn results(&self) -> Results {
         Results {
@@ -235,7 +257,67 @@ impl<D: AsRef<[u8]>> Book<D> {
         Some((h, &bytes[..used]))
     }
 
-    /// Finds the record of an encoded position (header byte included) by the lookup walk.
+    /// Finds the record of an encoded position (header byte included) by the lookup walk,
+    /// strictly: a page on the way that is damaged (a page number past the header's count, a
+    /// record running past the page's used bytes, impossible lengths) is an error naming its
+    /// byte offset, not "not in the book".
+    pub fn lookup(&self, key: &[u8]) -> Result<Option<RecordRef<'_>>, ParseError> {
+        let hash = gen_hash(key);
+        for node in candidate_nodes(hash, self.bounds.lower, self.bounds.upper) {
+            let Some(page) = self.directory_entry(node) else {
+                continue;
+            };
+            if let Some(r) = self.search_page_checked(page, key)? {
+                return Ok(Some(r));
+            }
+        }
+        Ok(None)
+    }
+
+    /// [`Book::search_page`] that reports a damaged page instead of ending the search quietly.
+    pub fn search_page_checked(
+        &self,
+        page: u32,
+        key: &[u8],
+    ) -> Result<Option<RecordRef<'_>>, ParseError> {
+        let base = page_offset(page);
+        let Some((_, bytes)) = self.page(page) else {
+            return Err(ParseError::new(
+                base,
+                "a data page within the file and the header's page count",
+                format!("page {page}"),
+            ));
+        };
+        let mut at = PAGE_HEADER;
+        while at < bytes.len() {
+            let l = usize::from(bytes[at] & 0x1f);
+            if bytes.get(at..at + l) == Some(key) {
+                let (raw, _) =
+                    RawRecord::split(&bytes[at..]).map_err(|e| e.shifted(base + at as u64))?;
+                return Ok(Some(RecordRef {
+                    page,
+                    offset: base + at as u64,
+                    raw,
+                }));
+            }
+            let m = bytes.get(at + l).map(|&m| usize::from(m));
+            match m {
+                Some(m) if l >= 2 && m % 2 == 1 => at += l + m + crate::raw::STATS_LEN,
+                _ => {
+                    return Err(ParseError::new(
+                        base + at as u64,
+                        "a record (position of 2-31 bytes, odd move-byte count) within the page's used bytes",
+                        format!("position length {l}, move-byte count {m:?}"),
+                    ));
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// Finds the record of an encoded position (header byte included) by the lookup walk,
+    /// leniently: a damaged page on the way reads as not holding the record (see
+    /// [`Book::lookup`] for the strict form that [`Book::probe`] uses).
     pub fn find(&self, key: &[u8]) -> Option<RecordRef<'_>> {
         let hash = gen_hash(key);
         for node in candidate_nodes(hash, self.bounds.lower, self.bounds.upper) {
@@ -292,11 +374,20 @@ impl<D: AsRef<[u8]>> Book<D> {
     }
 
     /// The book moves of a position, with the statistics of each move from the record of
-    /// the position after it; `None` when the position is not in the book.
-    pub fn probe(&self, pos: &Chess) -> Option<Probe> {
-        let rec = self.find_position(pos)?;
+    /// the position after it; `Ok(None)` when the position is not in the book. A damaged page
+    /// met by the lookup is an error, never "not in the book". Moves are in stored order
+    /// (sort them by [`BookMove::wdl`] games for display); moves whose position after has no
+    /// record have no statistics.
+    pub fn probe(&self, pos: &Chess) -> Result<Option<Probe>, Error> {
+        let Some(key) = ctg_key(pos) else {
+            return Ok(None);
+        };
+        let Some(rec) = self.lookup(key.as_bytes())? else {
+            return Ok(None);
+        };
         let n = normalize(pos);
-        Some(self.probe_record(&n.position, n.transform, &rec.raw))
+        self.probe_record(&n.position, n.transform, &rec.raw)
+            .map(Some)
     }
 
     /// [`Book::probe`] for a record already found: `position` is its normalised position and
@@ -306,7 +397,7 @@ impl<D: AsRef<[u8]>> Book<D> {
         position: &Chess,
         transform: Transform,
         raw: &RawRecord<'_>,
-    ) -> Probe {
+    ) -> Result<Probe, Error> {
         let legal = position.legal_moves();
         let mut out = Probe {
             stats: raw.stats(),
@@ -320,7 +411,7 @@ impl<D: AsRef<[u8]>> Book<D> {
             };
             let mut child = position.clone();
             child.play_unchecked(m);
-            let child_stats = self.child_stats(&child);
+            let child_stats = self.child_stats(&child)?;
             out.moves.push(BookMove {
                 mv: transform.apply_move(m),
                 code,
@@ -328,12 +419,14 @@ impl<D: AsRef<[u8]>> Book<D> {
                 child: child_stats,
             });
         }
-        out
+        Ok(out)
     }
 
-    fn child_stats(&self, child: &Chess) -> Option<Stats> {
-        let key: CtgKey = ctg_key(child)?;
-        self.find(key.as_bytes()).map(|r| r.raw.stats())
+    fn child_stats(&self, child: &Chess) -> Result<Option<Stats>, ParseError> {
+        let Some(key): Option<CtgKey> = ctg_key(child) else {
+            return Ok(None);
+        };
+        Ok(self.lookup(key.as_bytes())?.map(|r| r.raw.stats()))
     }
 }
 
@@ -416,59 +509,52 @@ fn check_cto(cto: &[u8]) -> Result<(), ParseError> {
     Ok(())
 }
 
-/// A book backed by memory-mapped files.
-pub type MappedBook = Book<Mmap>;
+/// A book over its files' bytes (read into memory, or memory-mapped).
+#[cfg(feature = "std")]
+pub type FileBook = Book<FileData>;
 
-/// The file beside `path` with the same stem and extension `ext` in any letter case.
-pub fn sibling(path: &Path, ext: &str) -> Option<PathBuf> {
-    for e in [ext.to_ascii_lowercase(), ext.to_ascii_uppercase()] {
-        let p = path.with_extension(&e);
-        if p.is_file() {
-            return Some(p);
-        }
-    }
-    let stem = path.file_stem()?;
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    std::fs::read_dir(dir).ok()?.flatten().find_map(|entry| {
-        let p = entry.path();
-        let same_stem = p.file_stem() == Some(stem);
-        let same_ext = p
-            .extension()
-            .and_then(|x| x.to_str())
-            .is_some_and(|x| x.eq_ignore_ascii_case(ext));
-        (same_stem && same_ext && p.is_file()).then_some(p)
-    })
-}
-
-fn map(path: &Path) -> Result<Mmap, Error> {
-    chess_core::files::map(path).map_err(|e| Error::io(path, e))
-}
-
-impl Book<Mmap> {
-    /// Opens a book from its `.ctg` path (any letter case), finding the `.cto` and `.ctb`
-    /// beside it; the `.ctg` and `.cto` are memory-mapped.
+#[cfg(feature = "std")]
+impl Book<FileData> {
+    /// Opens a book from the path of any of its files (`.ctg`, `.cto`, `.ctb`, in any letter
+    /// case) or their common path without extension; the files are read into memory.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, Error> {
-        let path = path.as_ref();
-        let missing = |ext: &str| {
-            Error::io(
-                path.with_extension(ext),
-                std::io::Error::new(
-                    std::io::ErrorKind::NotFound,
-                    format!("no .{ext} file beside the .ctg"),
-                ),
-            )
+        Self::open_with(path.as_ref(), |p| FileData::read(p))
+    }
+
+    /// [`Book::open`] with the `.ctg` and `.cto` memory-mapped (nothing is read until probed).
+    ///
+    /// # Safety
+    ///
+    /// The files must not be truncated or modified by another process while the book is open
+    /// (see [`FileData::map`]): a truncated map raises `SIGBUS` when read. This crate's
+    /// writers never modify files in place.
+    #[cfg(feature = "mmap")]
+    #[allow(unsafe_code)]
+    pub unsafe fn open_mapped(path: impl AsRef<Path>) -> Result<Self, Error> {
+        // SAFETY: forwarded to the caller (this function's contract).
+        Self::open_with(path.as_ref(), |p| unsafe { FileData::map(p) })
+    }
+
+    fn open_with(
+        path: &Path,
+        load: impl Fn(&Path) -> std::io::Result<FileData>,
+    ) -> Result<Self, Error> {
+        let set = CompanionSet::find(path, &crate::EXTENSIONS);
+        let file = |ext: &str| {
+            set.get(ext).map(Path::to_path_buf).ok_or_else(|| {
+                Error::io(
+                    set.path(ext),
+                    std::io::Error::new(std::io::ErrorKind::NotFound, "not found"),
+                )
+            })
         };
-        let ctg = map(path)?;
-        let cto_path = sibling(path, "cto").ok_or_else(|| missing("cto"))?;
-        let ctb_path = sibling(path, "ctb").ok_or_else(|| missing("ctb"))?;
-        let cto = map(&cto_path)?;
+        let (ctg_path, cto_path, ctb_path) = (file("ctg")?, file("cto")?, file("ctb")?);
+        let ctg = load(&ctg_path).map_err(|e| Error::io(&ctg_path, e))?;
+        let cto = load(&cto_path).map_err(|e| Error::io(&cto_path, e))?;
         let ctb = std::fs::read(&ctb_path).map_err(|e| Error::io(&ctb_path, e))?;
         // The checks of `Book::new`, run here first to name the file at fault.
         check_cto(&cto).map_err(|e| e.in_file(&cto_path))?;
         CtbHeader::parse(&ctb).map_err(|e| e.in_file(&ctb_path))?;
-        Book::new(ctg, cto, &ctb).map_err(|e| e.in_file(path))
+        Book::new(ctg, cto, &ctb).map_err(|e| e.in_file(&ctg_path))
     }
 }

@@ -32,6 +32,8 @@ pub struct WalkStats {
     pub moves: u64,
     /// Stored move codes that decode to no legal move.
     pub undecodable: u64,
+    /// Positions whose lookup met a damaged page (skipped; [`Book::probe`] names the offset).
+    pub damaged: u64,
 }
 
 /// Breadth-first walk: see [`Book::walk`].
@@ -81,8 +83,13 @@ impl<D: AsRef<[u8]>> Iterator for Walk<'_, D> {
 
     fn next(&mut self) -> Option<Node> {
         while let Some((position, ply)) = self.queue.pop_front() {
-            let Some(probe) = self.book.probe(&position) else {
-                continue;
+            let probe = match self.book.probe(&position) {
+                Ok(Some(p)) => p,
+                Ok(None) => continue,
+                Err(_) => {
+                    self.stats.damaged += 1;
+                    continue;
+                }
             };
             self.stats.in_book += 1;
             self.stats.moves += probe.moves.len() as u64;

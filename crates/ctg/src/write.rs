@@ -9,15 +9,16 @@
 //! the largest leaf. Readers walking the directory the usual way (NOTES.md) and readers
 //! following the bitmap (ndbm's own walk) both find every record.
 
-use std::{
-    io::{self, Write},
-    path::{Path, PathBuf},
-};
+use std::io::{self, Write};
+#[cfg(feature = "std")]
+use std::path::{Path, PathBuf};
 
+#[cfg(feature = "std")]
 use chess_core::atomic::write_atomically;
 
 use crate::{
     Error,
+    error::WriteError,
     hash::{MAX_MASK, gen_hash},
     raw::{
         CtbHeader, CtoHeader, Header, MAX_MOVES, NO_PAGE, PAGE_HEADER, PAGE_PAYLOAD, PAGE_SIZE,
@@ -68,16 +69,20 @@ impl RecordData {
     fn check(&self, index: usize) -> Result<(), Error> {
         let l = self.position.len();
         if !(2..=31).contains(&l) || usize::from(self.position[0] & 0x1f) != l {
-            return Err(Error::Write(format!(
-                "record {index}: position of {l} bytes with header byte {:#04x}",
-                self.position.first().copied().unwrap_or(0)
-            )));
+            return Err(WriteError::BadPosition {
+                record: index + 1,
+                len: l,
+                header: self.position.first().copied().unwrap_or(0),
+            }
+            .into());
         }
         if self.moves.len() > MAX_MOVES {
-            return Err(Error::Write(format!(
-                "record {index}: {} moves (at most {MAX_MOVES})",
-                self.moves.len()
-            )));
+            return Err(WriteError::TooManyMoves {
+                record: index + 1,
+                moves: self.moves.len(),
+                max: MAX_MOVES,
+            }
+            .into());
         }
         Ok(())
     }
@@ -114,10 +119,7 @@ pub fn layout(records: &[RecordData]) -> Result<Layout, Error> {
             continue;
         }
         if mask >= MAX_MASK {
-            return Err(Error::Write(format!(
-                "{} records share one 32-bit hash and exceed a page",
-                idx.len()
-            )));
+            return Err(WriteError::HashCollision { records: idx.len() }.into());
         }
         split.push(node);
         let bit = mask + 1;
@@ -129,15 +131,16 @@ pub fn layout(records: &[RecordData]) -> Result<Layout, Error> {
     }
     leaves.sort_by_key(|(node, _)| *node);
     if leaves.len() > u32::MAX as usize - 1 {
-        return Err(Error::Write(format!(
-            "{} pages (at most 2³² − 2)",
-            leaves.len()
-        )));
+        return Err(WriteError::TooManyPages {
+            pages: leaves.len(),
+        }
+        .into());
     }
     let max_leaf = leaves.last().map_or(0, |(n, _)| *n);
     let min_leaf = leaves.first().map_or(0, |(n, _)| *n);
-    let dir_len =
-        usize::try_from(max_leaf).map_err(|_| Error::Write("directory too large".into()))? + 1;
+    let dir_len = usize::try_from(max_leaf).map_err(|_| WriteError::TooManyPages {
+        pages: max_leaf as usize,
+    })? + 1;
     let mut directory = vec![NO_PAGE; dir_len];
     let mut pages = Vec::with_capacity(leaves.len());
     for (page, (node, mut idx)) in leaves.into_iter().enumerate() {
@@ -195,6 +198,7 @@ pub struct WriteSummary {
 }
 
 /// The three paths of a book from its `.ctg` path (extensions in lower case).
+#[cfg(feature = "std")]
 pub fn book_paths(ctg: &Path) -> [PathBuf; 3] {
     [
         ctg.to_path_buf(),
@@ -236,6 +240,7 @@ pub fn write_ctg(
 
 /// Writes a book (`path` = the `.ctg`; `.cto` and `.ctb` beside it), each file atomically.
 /// Refuses to replace any of the three unless `overwrite`. `games` goes to the header.
+#[cfg(feature = "std")]
 pub fn write_book(
     path: impl AsRef<Path>,
     records: &[RecordData],
@@ -250,7 +255,7 @@ pub fn write_book(
                     p,
                     io::Error::new(
                         io::ErrorKind::AlreadyExists,
-                        "exists (use --force to overwrite)",
+                        "already exists (not overwritten)",
                     ),
                 ));
             }

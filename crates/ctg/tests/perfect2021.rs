@@ -5,10 +5,10 @@ mod common;
 use std::collections::BTreeMap;
 
 use common::corpus;
-use ctg::{Book, MappedBook, Recommendation, read::decode_record, write};
+use ctg::{Book, FileBook, Recommendation, read::decode_record, write};
 use shakmaty::{CastlingMode, Chess, Position};
 
-fn open() -> Option<MappedBook> {
+fn open() -> Option<FileBook> {
     Some(Book::open(corpus("perfect2021/Perfect2021.ctg")?).unwrap())
 }
 
@@ -40,7 +40,10 @@ fn counts_and_every_record_found_again() {
         );
     }
     // The root record agrees with the header on games.
-    assert_eq!(book.probe(&Chess::default()).unwrap().stats.games, 72_827);
+    assert_eq!(
+        book.probe(&Chess::default()).unwrap().unwrap().stats.games,
+        72_827
+    );
 }
 
 #[test]
@@ -64,7 +67,7 @@ fn walk_from_the_start_position() {
 #[test]
 fn root_probe_moves_annotations_and_colours() {
     let Some(book) = open() else { return };
-    let probe = book.probe(&Chess::default()).unwrap();
+    let probe = book.probe(&Chess::default()).unwrap().unwrap();
     let find = |uci: &str| {
         probe
             .moves
@@ -102,7 +105,7 @@ fn black_to_move_stats_are_the_movers() {
             .to_move(&pos)
             .unwrap(),
     );
-    let probe = book.probe(&pos).unwrap();
+    let probe = book.probe(&pos).unwrap().unwrap();
     let d5 = probe
         .moves
         .iter()
@@ -136,7 +139,7 @@ fn rewrite_gives_identical_probes() {
     assert_eq!(again.bounds(), book.bounds());
     assert_eq!(again.header().pages, 2060);
     for node in book.walk(Chess::default(), None) {
-        assert_eq!(again.probe(&node.position), Some(node.probe));
+        assert_eq!(again.probe(&node.position).unwrap(), Some(node.probe));
     }
     for r in book.records() {
         let r = r.unwrap();
@@ -165,7 +168,7 @@ fn to_polyglot_main_moves() {
         polyglot_book::OpenMode::Strict,
     )
     .unwrap();
-    let root = pg.probe(&Chess::default());
+    let root = pg.probe(&Chess::default()).unwrap().unwrap().moves;
     // Most-scoring move first, 65535 at the top.
     assert_eq!(root[0].weight, 65535);
     assert_eq!(

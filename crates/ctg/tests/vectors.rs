@@ -86,7 +86,7 @@ fn simple_book_probe_one_page_and_masked_annotations() {
     };
     let book = ctg::Book::open(&path).unwrap();
     // One-page book: lower = upper = 0, only entry 0 (a walk starting at n = 1 finds nothing).
-    let probe = book.probe(&Chess::default()).unwrap();
+    let probe = book.probe(&Chess::default()).unwrap().unwrap();
     let ucis: Vec<String> = probe
         .moves
         .iter()
@@ -102,7 +102,7 @@ fn simple_book_probe_one_page_and_masked_annotations() {
     // Black to move after 1.d4: the stored record of 1.d4 is colour-flipped.
     let mut pos = Chess::default();
     pos.play_unchecked(probe.moves[1].mv);
-    let after_d4 = book.probe(&pos).unwrap();
+    let after_d4 = book.probe(&pos).unwrap().unwrap();
     assert_eq!(after_d4.moves.len(), 1);
     assert_eq!(
         after_d4.moves[0]

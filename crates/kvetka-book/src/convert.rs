@@ -143,7 +143,7 @@ pub fn from_polyglot<D: AsRef<[u8]>>(
         if !expanded.insert(key) {
             continue;
         }
-        let book_moves = book.probe(&pos);
+        let book_moves = book.moves(&pos);
         if book_moves.is_empty() && accs.contains_key(&key) {
             continue;
         }

@@ -1,20 +1,16 @@
 //! Errors of the Kvetka crate.
 
-use std::{io, path::PathBuf};
+use std::{io, path::Path, path::PathBuf};
 
-use chess_core::ParseError;
+use chess_core::{IoError, Located, ParseError};
 
 /// An error reading or writing a Kvetka book.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
-    /// A file could not be read or written.
-    #[error("{}: {source}", path.display())]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// The I/O error.
-        source: io::Error,
-    },
+    /// A file could not be read or written (the I/O error is the `source()`).
+    #[error(transparent)]
+    Io(#[from] IoError),
     /// The bytes are not a valid book.
     #[error(transparent)]
     Parse(#[from] ParseError),
@@ -33,16 +29,37 @@ pub enum Error {
         path: PathBuf,
     },
     /// A book cannot be written as asked.
-    #[error("cannot write the book: {0}")]
-    Write(String),
+    #[error("cannot write the book")]
+    Write(#[from] WriteError),
+}
+
+/// Why a book cannot be written.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum WriteError {
+    /// The elements given to the writer are not sorted by key, or a key repeats.
+    #[error("elements are not sorted by key without duplicates")]
+    Unsorted,
+    /// An element is larger than a block can hold.
+    #[error("an element of {size} bytes (at most {max})")]
+    ElementTooLarge {
+        /// Its encoded size.
+        size: usize,
+        /// The most an element may take.
+        max: usize,
+    },
+    /// More blocks than the header can count.
+    #[error("more than 2^32 blocks")]
+    TooManyBlocks,
+    /// The `.ksf` would exceed its 32-bit offsets.
+    #[error("the .ksf file would exceed 4 GiB")]
+    SourcesTooLarge,
 }
 
 impl Error {
+    #[cfg_attr(not(feature = "std"), allow(dead_code))]
     pub(crate) fn io(path: impl Into<PathBuf>, source: io::Error) -> Self {
-        Error::Io {
-            path: path.into(),
-            source,
-        }
+        Error::Io(IoError::new(path, source))
     }
 
     /// Attaches a file name to a parse error.
@@ -51,6 +68,25 @@ impl Error {
         match self {
             Error::Parse(e) => Error::Parse(e.in_file(path)),
             other => other,
+        }
+    }
+}
+
+impl Located for Error {
+    fn path(&self) -> Option<&Path> {
+        match self {
+            Error::Io(e) => e.path(),
+            Error::Parse(e) => e.path(),
+            Error::UnsupportedType { path, .. } | Error::NotFound { path } => Some(path),
+            Error::Write(_) => None,
+        }
+    }
+    fn offset(&self) -> Option<u64> {
+        match self {
+            Error::Io(e) => e.offset(),
+            Error::Parse(e) => e.offset(),
+            Error::UnsupportedType { .. } => Some(0),
+            Error::NotFound { .. } | Error::Write(_) => None,
         }
     }
 }

@@ -78,6 +78,7 @@ fn exercise(kobs: Vec<Vec<u8>>, kin: Option<Vec<u8>>, ksf: Option<Vec<u8>>) {
     for e in elements.iter().take(64) {
         let _ = book.find(&e.key);
     }
+    #[cfg(feature = "polyglot")]
     let _ = crate::convert::to_polyglot(&book);
     if report.is_ok() && errors == 0 {
         let sources = book.sources().and_then(Result::ok).cloned();

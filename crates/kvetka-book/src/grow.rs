@@ -274,8 +274,7 @@ pub fn add_pgn(
     }
     let block_count: usize = plans.iter().map(|p| p.blocks.len()).sum();
     let new_header = crate::Header {
-        block_count: u32::try_from(block_count)
-            .map_err(|_| Error::Write("more than 2^32 blocks".into()))?,
+        block_count: u32::try_from(block_count).map_err(|_| crate::WriteError::TooManyBlocks)?,
         ..header.clone()
     };
     // The header's block count changed: file 0 is rewritten.
@@ -314,10 +313,7 @@ pub fn add_pgn(
     };
     let kin_tmp = stage_bytes(paths.kin(), &kin)?;
     let ksf_tmp = match &sources {
-        Some(s) => Some(stage_bytes(
-            paths.ksf(),
-            &s.to_bytes().map_err(Error::Write)?,
-        )?),
+        Some(s) => Some(stage_bytes(paths.ksf(), &s.to_bytes()?)?),
         None => None,
     };
     // The old files' real names (any letter case).

@@ -191,7 +191,7 @@ impl Sources {
     }
 
     /// The file's bytes. Errors when offsets would exceed 4 GiB.
-    pub fn to_bytes(&self) -> Result<Vec<u8>, String> {
+    pub fn to_bytes(&self) -> Result<Vec<u8>, crate::WriteError> {
         let toc = (4 + 4 * self.sources.len()).div_ceil(TOC_UNIT) * TOC_UNIT;
         let mut body = Vec::new();
         let mut offsets = Vec::with_capacity(self.sources.len());
@@ -212,7 +212,7 @@ impl Sources {
             }
         }
         if toc + body.len() > u32::MAX as usize {
-            return Err("the .ksf file would exceed 4 GiB".into());
+            return Err(crate::WriteError::SourcesTooLarge);
         }
         let mut out = Vec::with_capacity(toc + body.len());
         out.extend_from_slice(&(self.sources.len() as u32).to_be_bytes());

@@ -39,14 +39,18 @@
 //! ```
 
 #![deny(unsafe_code)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
+#[cfg(feature = "pgn")]
 pub mod build;
 pub mod codec;
+#[cfg(feature = "polyglot")]
 pub mod convert;
 mod error;
 #[doc(hidden)]
 pub mod fuzzing;
+#[cfg(feature = "pgn")]
 pub mod grow;
 pub mod ksf;
 pub mod moves;
@@ -55,6 +59,9 @@ pub mod read;
 pub mod validate;
 pub mod write;
 
-pub use error::Error;
+pub use error::{Error, WriteError};
 pub use raw::{BLOCK_SIZE, Element, Header, Key, SourceRef};
-pub use read::{Book, BookMove, Comment, MappedBook, Probe, Stats};
+#[cfg(feature = "std")]
+pub use read::FileBook;
+pub use read::{Book, BookMove, Comment, Probe, Stats};
+pub use shakmaty;

@@ -10,12 +10,13 @@ use std::{
     sync::OnceLock,
 };
 
+#[cfg(feature = "std")]
+use chess_core::files::FileData;
 use chess_core::{
     ParseError,
     huffman::kvetka_key,
     normalize::{Transform, normalize},
 };
-use memmap2::Mmap;
 use shakmaty::{Chess, Move, Position};
 
 use crate::{
@@ -96,34 +97,9 @@ pub enum KinStatus {
     Stale(String),
 }
 
-/// Statistics of a position: games won, drawn and lost by one side.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-pub struct Stats {
-    /// Games won.
-    pub wins: u64,
-    /// Games drawn.
-    pub draws: u64,
-    /// Games lost.
-    pub losses: u64,
-}
-
-impl Stats {
-    /// The same games seen from the other side.
-    pub fn swapped(self) -> Stats {
-        Stats {
-            wins: self.losses,
-            draws: self.draws,
-            losses: self.wins,
-        }
-    }
-
-    /// Number of games.
-    pub fn games(self) -> u64 {
-        self.wins
-            .saturating_add(self.draws)
-            .saturating_add(self.losses)
-    }
-}
+/// Statistics of a position: games won, drawn and lost by one side (the family's shared
+/// [`Wdl`](chess_core::Wdl) type).
+pub type Stats = chess_core::Wdl;
 
 /// A position comment: `ECO|opening|variation` when in that form, else free text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -245,8 +221,9 @@ pub struct Book<D> {
     sources: OnceLock<Result<Sources, ParseError>>,
 }
 
-/// A book backed by memory-mapped files.
-pub type MappedBook = Book<Mmap>;
+/// A book over its files' bytes (read into memory, or memory-mapped).
+#[cfg(feature = "std")]
+pub type FileBook = Book<FileData>;
 
 fn games_of(e: &Element) -> Vec<SourceRef> {
     let mut out: Vec<SourceRef> = e.source.into_iter().collect();
@@ -595,13 +572,13 @@ impl<D: AsRef<[u8]>> Book<D> {
                                 draws: e.draws,
                                 losses: e.losses,
                             }
-                            .swapped(),
+                            .flipped(),
                         ),
                         games_of(&e),
                     ),
                     None => (None, Vec::new()),
                 },
-                Some(key) => (self.stats(&key)?.map(Stats::swapped), Vec::new()),
+                Some(key) => (self.stats(&key)?.map(Stats::flipped), Vec::new()),
             };
             out.moves.push(BookMove {
                 mv: transform.apply_move(m),
@@ -635,15 +612,34 @@ impl<D: AsRef<[u8]>> Book<D> {
     }
 }
 
-fn map(path: &Path) -> Result<Mmap, Error> {
-    chess_core::files::map(path).map_err(|e| Error::io(path, e))
-}
-
-impl Book<Mmap> {
+#[cfg(feature = "std")]
+impl Book<FileData> {
     /// Opens a book from any of its files (`.kin`, `.ksf`, any `_N.kob`) or its base name:
     /// `base_0.kob`, `base_1.kob`, … up to the first missing number, with `base.kin` and
-    /// `base.ksf` when present (any letter case). Files are memory-mapped.
+    /// `base.ksf` when present (any letter case). Files are read into memory.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, Error> {
+        Self::open_with(path.as_ref(), |p| FileData::read(p))
+    }
+
+    /// [`Book::open`] with the files memory-mapped (nothing is read until probed).
+    ///
+    /// # Safety
+    ///
+    /// The files must not be truncated or modified by another process while the book is open
+    /// (see [`FileData::map`]): a truncated map raises `SIGBUS` when read. This crate's
+    /// writers never modify files in place.
+    #[cfg(feature = "mmap")]
+    #[allow(unsafe_code)]
+    pub unsafe fn open_mapped(path: impl AsRef<Path>) -> Result<Self, Error> {
+        // SAFETY: forwarded to the caller (this function's contract).
+        Self::open_with(path.as_ref(), |p| unsafe { FileData::map(p) })
+    }
+
+    fn open_with(
+        path: &Path,
+        load: impl Fn(&Path) -> std::io::Result<FileData>,
+    ) -> Result<Self, Error> {
+        let map = |p: &Path| load(p).map_err(|e| Error::io(p, e));
         let paths = BookPaths::from_any(path);
         let find = chess_core::files::find_any_case;
         let mut kobs = Vec::new();

@@ -4,15 +4,17 @@
 //! temporary files first and renamed together; an existing book is replaced only with
 //! `overwrite`, and `.kob` files left over from a larger old book are removed.
 
-use std::{fs, ops::Range};
+use std::ops::Range;
 
+#[cfg(feature = "std")]
 use chess_core::atomic::write_files_atomically;
 
+#[cfg(feature = "std")]
+use crate::read::BookPaths;
 use crate::{
-    Error,
+    Error, WriteError,
     ksf::Sources,
     raw::{BLOCK_SIZE, Element, Header, KEY_LEN, MAX_ELEMENT_SIZE, Trimmed},
-    read::BookPaths,
 };
 
 /// Kvetka's file size limit: a `.kob` file larger than 20 MB is split in two.
@@ -105,19 +107,18 @@ impl BookFiles {
         let mut buf = Vec::with_capacity(MAX_ELEMENT_SIZE);
         for e in elements.iter_mut() {
             if prev.is_some_and(|p| p >= e.key) {
-                return Err(Error::Write(
-                    "elements are not sorted by key without duplicates".into(),
-                ));
+                return Err(WriteError::Unsorted.into());
             }
             prev = Some(e.key);
             stats.count_trim(e.fit(games));
             buf.clear();
             e.write(games, &mut buf);
             if buf.len() > MAX_ELEMENT_SIZE {
-                return Err(Error::Write(format!(
-                    "an element of {} bytes (at most {MAX_ELEMENT_SIZE})",
-                    buf.len()
-                )));
+                return Err(WriteError::ElementTooLarge {
+                    size: buf.len(),
+                    max: MAX_ELEMENT_SIZE,
+                }
+                .into());
             }
             if current.len() + buf.len() > BLOCK_ROOM {
                 blocks.push(encode_block([current.as_slice()]));
@@ -147,8 +148,7 @@ impl BookFiles {
         split_size: u64,
     ) -> Result<BookFiles, Error> {
         let header = Header {
-            block_count: u32::try_from(blocks.len())
-                .map_err(|_| Error::Write("more than 2^32 blocks".into()))?,
+            block_count: u32::try_from(blocks.len()).map_err(|_| WriteError::TooManyBlocks)?,
             ..header.clone()
         };
         let head = header.to_bytes();
@@ -167,13 +167,14 @@ impl BookFiles {
             })
             .collect();
         let ksf = match sources {
-            Some(s) => Some(s.to_bytes().map_err(Error::Write)?),
+            Some(s) => Some(s.to_bytes()?),
             None => None,
         };
         Ok(BookFiles { kobs, kin, ksf })
     }
 
     /// Writes the files as `paths` names them (see the module notes).
+    #[cfg(feature = "std")]
     pub fn save(&self, paths: &BookPaths, overwrite: bool) -> Result<(), Error> {
         let mut list: Vec<(std::path::PathBuf, &[u8])> = Vec::new();
         // Later files first, `_0.kob` (with the block count) after them, the index last.
@@ -197,19 +198,21 @@ impl BookFiles {
 
 /// Removes `.kob` files numbered from `from` on, and the `.ksf` when `ksf` is set, left over
 /// from an older, larger book.
+#[cfg(feature = "std")]
 pub(crate) fn remove_stale(paths: &BookPaths, from: usize, ksf: bool) -> Result<(), Error> {
     let mut n = from;
     while let Some(p) = chess_core::files::find_any_case(&paths.kob(n)) {
-        fs::remove_file(&p).map_err(|e| Error::io(&p, e))?;
+        std::fs::remove_file(&p).map_err(|e| Error::io(&p, e))?;
         n += 1;
     }
     if ksf && let Some(p) = chess_core::files::find_any_case(&paths.ksf()) {
-        fs::remove_file(&p).map_err(|e| Error::io(&p, e))?;
+        std::fs::remove_file(&p).map_err(|e| Error::io(&p, e))?;
     }
     Ok(())
 }
 
 /// Writes a complete book: see [`BookFiles::build`] and [`BookFiles::save`].
+#[cfg(feature = "std")]
 pub fn write_book(
     paths: &BookPaths,
     header: &Header,

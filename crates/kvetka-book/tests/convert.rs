@@ -28,7 +28,7 @@ fn walk(book: &polyglot_book::Book<Vec<u8>>, plies: usize) -> Vec<Chess> {
     for _ in 0..plies {
         let mut next = Vec::new();
         for p in frontier {
-            for m in book.probe(&p) {
+            for m in book.moves(&p) {
                 let mut c = p.clone();
                 c.play_unchecked(m.mv);
                 if seen.insert(chess_core::polyglot_key(&c)) {
@@ -67,7 +67,7 @@ fn polyglot_answers_like_the_kvetka_book() {
                 (w > 0).then_some((m.mv, u16::try_from(w).unwrap()))
             })
             .collect();
-        let got: HashMap<Move, u16> = pg.probe(pos).iter().map(|m| (m.mv, m.weight)).collect();
+        let got: HashMap<Move, u16> = pg.moves(pos).iter().map(|m| (m.mv, m.weight)).collect();
         assert_eq!(got, want, "{pos:?}");
     }
     // Black-to-move twins are answered too: the position after 1. e4 from Black's side
@@ -79,7 +79,7 @@ fn polyglot_answers_like_the_kvetka_book() {
             .to_move(&after_e4)
             .unwrap(),
     );
-    assert!(!pg.probe(&after_e4).is_empty());
+    assert!(!pg.moves(&after_e4).is_empty());
 }
 
 #[test]
@@ -103,8 +103,8 @@ fn polyglot_to_kvetka_and_back_keeps_moves_and_weights() {
     let (p2, _) = to_polyglot(&k2).unwrap();
     let pg2 = polyglot(&p2);
     for (i, pos) in walk(&pg1, 6).iter().enumerate() {
-        let a: HashMap<Move, u16> = pg1.probe(pos).iter().map(|m| (m.mv, m.weight)).collect();
-        let b: HashMap<Move, u16> = pg2.probe(pos).iter().map(|m| (m.mv, m.weight)).collect();
+        let a: HashMap<Move, u16> = pg1.moves(pos).iter().map(|m| (m.mv, m.weight)).collect();
+        let b: HashMap<Move, u16> = pg2.moves(pos).iter().map(|m| (m.mv, m.weight)).collect();
         assert_eq!(
             a.keys().collect::<HashSet<_>>(),
             b.keys().collect::<HashSet<_>>(),

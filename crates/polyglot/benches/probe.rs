@@ -13,7 +13,7 @@ pub fn book_positions<D: AsRef<[u8]>>(book: &Book<D>, limit: usize) -> Vec<Chess
     let mut i = 0;
     while i < out.len() && out.len() < limit {
         let pos = out[i].clone();
-        for m in book.probe(&pos) {
+        for m in book.moves(&pos) {
             if out.len() >= limit {
                 break;
             }
@@ -40,7 +40,7 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             let mut n = 0;
             for p in &positions {
-                n += book.probe(black_box(p)).len();
+                n += book.moves(black_box(p)).len();
             }
             n
         })

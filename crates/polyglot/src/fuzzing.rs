@@ -19,7 +19,7 @@ pub fn book(data: &[u8]) {
         let _ = decode_move(&start, e.raw_move);
         let _ = book.key_range(e.key);
     }
-    for m in book.probe(&start) {
+    for m in book.moves(&start) {
         assert!(start.is_legal(m.mv));
     }
     let _ = book.best(&start);

@@ -10,19 +10,36 @@
 //! # Example
 //!
 //! ```
-//! use polyglot_book::{Book, Entry, OpenMode, moves::encode_move};
-//! use shakmaty::{Chess, Position, Square, Move, Role};
+//! use polyglot_book::shakmaty::{Chess, Move, Role, Square};
+//! use polyglot_book::{Book, Entry, OpenMode, moves::encode_move, polyglot_key, write};
 //!
+//! // Write a one-entry book (1. e4, weight 10), open it and probe the start position.
 //! let start = Chess::default();
 //! let e4 = Move::Normal { role: Role::Pawn, from: Square::E2, capture: None, to: Square::E4, promotion: None };
-//! let entry = Entry { key: chess_core::polyglot_key(&start), raw_move: encode_move(e4), weight: 1, learn: 0 };
-//! let book = Book::new(entry.to_bytes().to_vec(), OpenMode::Strict)?;
-//! let moves = book.probe(&start);
-//! assert_eq!(moves[0].mv, e4);
+//! let entry = Entry { key: polyglot_key(&start), raw_move: encode_move(e4), weight: 10, learn: 0 };
+//! let path = std::env::temp_dir().join("polyglot-book-doc-example.bin");
+//! write::save(&path, &[entry], true)?;
+//!
+//! let book = Book::open(&path, OpenMode::Strict)?;
+//! let probe = book.probe(&start)?.expect("the start position is in the book");
+//! assert_eq!((probe.moves[0].mv, probe.moves[0].weight), (e4, 10));
+//! # std::fs::remove_file(&path).ok();
 //! # Ok::<(), polyglot_book::Error>(())
 //! ```
+//!
+//! # Features
+//!
+//! `std` (files), `mmap` ([`Book::open_mapped`], an `unsafe` opt-in), `pgn` (building books
+//! from PGN, parallel), `gzip`/`zstd`/`xz` (compressed PGN; zstd and xz are C libraries), all
+//! on by default. `default-features = false` leaves reading and probing books over byte
+//! slices: no C code, no threads, no `rand` (choose moves with any `FnMut() -> u64`).
+//!
+//! The probe shape (`probe(&Chess) -> Result<Option<Probe>, Error>`), the error design
+//! (`Error::Io` with the path, `Error::Parse` with the byte offset, [`Located`]) and the
+//! shakmaty types are those of every crate of the chessfmt family.
 
 #![deny(unsafe_code)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
 mod error;
@@ -34,6 +51,10 @@ pub mod raw;
 pub mod read;
 pub mod write;
 
+pub use chess_core::{Located, polyglot_key};
 pub use error::Error;
 pub use raw::{ENTRY_SIZE, Entry};
-pub use read::{Book, BookMove, MappedBook, OpenMode, ProbeFilter};
+#[cfg(feature = "std")]
+pub use read::FileBook;
+pub use read::{Book, BookMove, OpenMode, Probe, ProbeFilter};
+pub use shakmaty;

@@ -1,10 +1,12 @@
 //! Reading books: over any byte slice (a `Vec`, a memory map), strict or lenient.
 
-use std::{fmt, path::Path};
+use std::fmt;
+#[cfg(feature = "std")]
+use std::path::Path;
 
+#[cfg(feature = "std")]
+use chess_core::files::FileData;
 use chess_core::{ParseError, polyglot_key};
-use memmap2::Mmap;
-use rand::Rng;
 use shakmaty::{Chess, Move, Position};
 
 use crate::{
@@ -15,6 +17,7 @@ use crate::{
 
 /// How strictly to open a book.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum OpenMode {
     /// The size must be a multiple of 16 and keys must be sorted.
     #[default]
@@ -24,7 +27,7 @@ pub enum OpenMode {
     Lenient,
 }
 
-/// A Polyglot book over bytes `D` (`Vec<u8>`, `&[u8]`, [`Mmap`]).
+/// A Polyglot book over bytes `D` (`Vec<u8>`, `&[u8]`, a file's `FileData`).
 pub struct Book<D> {
     data: D,
     len: usize,
@@ -55,13 +58,57 @@ pub struct BookMove {
     pub entry: Entry,
 }
 
+/// What a book says about a position: see [`Book::probe`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Probe {
+    /// The legal book moves, in file order.
+    pub moves: Vec<BookMove>,
+}
+
+impl Probe {
+    /// The sum of the moves' weights.
+    pub fn total_weight(&self) -> u64 {
+        self.moves.iter().map(|m| u64::from(m.weight)).sum()
+    }
+
+    /// The moves sorted by weight, heaviest first (stable: file order among equals).
+    pub fn by_weight(&self) -> Vec<BookMove> {
+        let mut v = self.moves.clone();
+        v.sort_by_key(|m| std::cmp::Reverse(m.weight));
+        v
+    }
+}
+
 /// Filters applied by [`Book::probe_filtered`].
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct ProbeFilter {
     /// Drop moves with a weight below this.
     pub min_weight: u16,
     /// Drop these moves.
     pub exclude: Vec<Move>,
+}
+
+impl ProbeFilter {
+    /// No filtering.
+    pub fn new() -> ProbeFilter {
+        ProbeFilter::default()
+    }
+
+    /// Drops moves with a weight below `min_weight`.
+    #[must_use]
+    pub fn with_min_weight(mut self, min_weight: u16) -> ProbeFilter {
+        self.min_weight = min_weight;
+        self
+    }
+
+    /// Drops `moves`.
+    #[must_use]
+    pub fn excluding(mut self, moves: impl IntoIterator<Item = Move>) -> ProbeFilter {
+        self.exclude.extend(moves);
+        self
+    }
 }
 
 impl<D: AsRef<[u8]>> Book<D> {
@@ -160,8 +207,21 @@ impl<D: AsRef<[u8]>> Book<D> {
         self.key_range(key).map(|i| self.entry(i))
     }
 
+    /// What the book says about a position: its legal book moves in file order (canonical
+    /// books: heaviest first), or `Ok(None)` when it has none. Weight-0 moves are included
+    /// (Polyglot tools treat them as "known, never play"); null and illegal entries are
+    /// dropped (see [`Book::entries_for_key`] for the raw entries).
+    ///
+    /// This is the probe shape of every opening-book crate of the family (`ctg`,
+    /// `kvetka-book`); a Polyglot book read from bytes cannot fail a probe, the `Result` is
+    /// for the family's sake.
+    pub fn probe(&self, pos: &Chess) -> Result<Option<Probe>, Error> {
+        let moves = self.moves(pos);
+        Ok((!moves.is_empty()).then_some(Probe { moves }))
+    }
+
     /// The book moves of a position, in file order; null and illegal moves are dropped.
-    pub fn probe(&self, pos: &Chess) -> Vec<BookMove> {
+    pub fn moves(&self, pos: &Chess) -> Vec<BookMove> {
         let range = self.key_range(polyglot_key(pos));
         if range.is_empty() {
             return Vec::new();
@@ -182,40 +242,49 @@ impl<D: AsRef<[u8]>> Book<D> {
 
     /// [`Book::probe`] with a minimum weight and excluded moves.
     pub fn probe_filtered(&self, pos: &Chess, filter: &ProbeFilter) -> Vec<BookMove> {
-        let mut moves = self.probe(pos);
+        let mut moves = self.moves(pos);
         moves.retain(|m| m.weight >= filter.min_weight && !filter.exclude.contains(&m.mv));
         moves
     }
 
     /// The move with the highest weight (the first in file order among equals).
     pub fn best(&self, pos: &Chess) -> Option<BookMove> {
-        self.probe(pos)
+        self.moves(pos)
             .into_iter()
             .reduce(|best, m| if m.weight > best.weight { m } else { best })
     }
 
     /// A move chosen with probability proportional to its weight (uniformly among all moves
-    /// when every weight is 0).
-    pub fn weighted_choice<R: Rng + ?Sized>(
+    /// when every weight is 0). `random` is any source of uniformly distributed `u64`s (with
+    /// the `rand` crate: `|| rng.random()`), so this crate does not tie you to a `rand`
+    /// version.
+    pub fn weighted_choice(
         &self,
         pos: &Chess,
         filter: &ProbeFilter,
-        rng: &mut R,
+        random: impl FnMut() -> u64,
     ) -> Option<BookMove> {
-        choose_weighted(&self.probe_filtered(pos, filter), rng)
+        choose_weighted(&self.probe_filtered(pos, filter), random)
     }
 }
 
-/// Chooses among `moves` with probability proportional to weight.
-pub fn choose_weighted<R: Rng + ?Sized>(moves: &[BookMove], rng: &mut R) -> Option<BookMove> {
+/// A uniform index below `n` from a uniform `u64` (multiply-shift; the bias is below 2^-32
+/// for any book-sized `n`).
+pub(crate) fn below(n: u64, r: u64) -> u64 {
+    ((u128::from(r) * u128::from(n)) >> 64) as u64
+}
+
+/// Chooses among `moves` with probability proportional to weight (uniformly when every
+/// weight is 0); `random` gives uniformly distributed `u64`s.
+pub fn choose_weighted(moves: &[BookMove], mut random: impl FnMut() -> u64) -> Option<BookMove> {
     let total: u64 = moves.iter().map(|m| u64::from(m.weight)).sum();
     if moves.is_empty() {
         return None;
     }
     if total == 0 {
-        return Some(moves[rng.random_range(0..moves.len())]);
+        return Some(moves[below(moves.len() as u64, random()) as usize]);
     }
-    let mut x = rng.random_range(0..total);
+    let mut x = below(total, random());
     for m in moves {
         let w = u64::from(m.weight);
         if x < w {
@@ -243,22 +312,35 @@ fn partition_point(n: usize, pred: impl Fn(usize) -> bool) -> usize {
     lo
 }
 
-/// A book backed by a memory-mapped file.
-pub type MappedBook = Book<Mmap>;
+/// A book over a file's bytes (read into memory, or memory-mapped).
+#[cfg(feature = "std")]
+pub type FileBook = Book<FileData>;
 
-impl Book<Mmap> {
-    /// Opens a book file, memory-mapped.
-    ///
-    /// # Safety contract
-    ///
-    /// The map is read-only, but the file must not be truncated or modified by another process
-    /// while the book is open: that would be undefined behaviour (a `SIGBUS` on truncation).
-    /// Our own writers never modify a file in place (they write a temporary file and rename
-    /// it), so a book written by this crate while another is mapped is safe.
+#[cfg(feature = "std")]
+impl Book<FileData> {
+    /// Opens a book file, reading it into memory.
     pub fn open(path: impl AsRef<Path>, mode: OpenMode) -> Result<Self, Error> {
         let path = path.as_ref();
-        let map = chess_core::files::map(path).map_err(|e| Error::io(path, e))?;
-        Book::new(map, mode).map_err(|e| e.in_file(path))
+        let data = FileData::read(path).map_err(|e| Error::io(path, e))?;
+        Book::new(data, mode).map_err(|e| e.in_file(path))
+    }
+
+    /// Opens a book file memory-mapped: nothing is read until probed, so opening a
+    /// multi-gigabyte book is instant.
+    ///
+    /// # Safety
+    ///
+    /// The file must not be truncated or modified by another process while the book is open
+    /// (see [`FileData::map`]): a truncated map raises `SIGBUS` when read. This crate's writers
+    /// never modify a file in place (they write a temporary file and rename it), so replacing
+    /// a mapped book with them is safe.
+    #[cfg(feature = "mmap")]
+    #[allow(unsafe_code)]
+    pub unsafe fn open_mapped(path: impl AsRef<Path>, mode: OpenMode) -> Result<Self, Error> {
+        let path = path.as_ref();
+        // SAFETY: forwarded to the caller (this function's contract).
+        let data = unsafe { FileData::map(path) }.map_err(|e| Error::io(path, e))?;
+        Book::new(data, mode).map_err(|e| e.in_file(path))
     }
 }
 
@@ -314,7 +396,7 @@ mod tests {
         // e2e4, an illegal e2e5, a null move, g1f3.
         let bytes = book(&[e(0x031c, 10), e(0x0324, 50), e(0, 99), e(0x0195, 30)]);
         let b = Book::new(bytes, OpenMode::Strict).unwrap();
-        let moves = b.probe(&Chess::default());
+        let moves = b.moves(&Chess::default());
         assert_eq!(moves.len(), 2);
         assert_eq!(moves[0].weight, 10);
         assert_eq!(moves[1].learn, 7);
@@ -325,11 +407,16 @@ mod tests {
             exclude: vec![],
         };
         assert_eq!(b.probe_filtered(&Chess::default(), &f).len(), 1);
-        use rand::SeedableRng;
-        let mut rng = rand::rngs::StdRng::seed_from_u64(1);
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut xorshift = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
         let mut heavy = 0;
         for _ in 0..4000 {
-            let m = b.weighted_choice(&Chess::default(), &ProbeFilter::default(), &mut rng);
+            let m = b.weighted_choice(&Chess::default(), &ProbeFilter::default(), &mut xorshift);
             heavy += usize::from(m.unwrap().weight == 30);
         }
         // Weights 10 and 30: the heavier move about three times in four.

@@ -1,10 +1,15 @@
 //! Writing books: canonical order, atomic file replacement.
 
-use std::{io, path::Path};
+use std::io;
+#[cfg(feature = "std")]
+use std::path::Path;
 
+#[cfg(feature = "std")]
 use chess_core::atomic::write_atomically;
 
-use crate::{Error, raw::Entry};
+#[cfg(feature = "std")]
+use crate::Error;
+use crate::raw::Entry;
 
 /// Sorts entries the canonical way: by key, then weight descending; the sort is stable, so
 /// equal entries keep their order (the learn field is never touched).
@@ -26,6 +31,7 @@ pub fn write_entries<'a>(
 /// Writes a book file atomically (temporary file + rename). Entries are written in the given
 /// order: sort them with [`sort_entries`] first unless they already are. Refuses to replace an
 /// existing file unless `overwrite`.
+#[cfg(feature = "std")]
 pub fn save(path: impl AsRef<Path>, entries: &[Entry], overwrite: bool) -> Result<(), Error> {
     let path = path.as_ref();
     write_atomically(path, overwrite, |w| write_entries(w, entries)).map_err(|e| Error::io(path, e))

@@ -19,7 +19,7 @@ fn probes_match_python_chess() {
     let tsv = std::fs::read_to_string(root.join("testdata/polyglot/python-chess-expectations.tsv"))
         .unwrap();
     let mut rows = 0;
-    let mut open: Option<(String, Book<memmap2::Mmap>)> = None;
+    let mut open: Option<(String, polyglot_book::FileBook)> = None;
     for line in tsv.lines().skip(1) {
         let mut cols = line.split('\t');
         let (name, fen, expected) = (
@@ -40,7 +40,7 @@ fn probes_match_python_chess() {
             .into_position(CastlingMode::Standard)
             .unwrap();
         let got: Vec<String> = book
-            .probe(&pos)
+            .moves(&pos)
             .iter()
             .map(|m| {
                 format!(
@@ -73,14 +73,14 @@ fn e1a1_is_a_rook_move_and_lasker_trap_underpromotes() {
             .unwrap()
     };
     let perf = Book::open(books.join("python-chess-performance.bin"), OpenMode::Strict).unwrap();
-    let m = perf.probe(&pos(
+    let m = perf.moves(&pos(
         "1r1qr1k1/1b2bp1n/p2p2pB/1pnPp2p/P1p1P3/R1P2NNP/1PBQ1PP1/4R1K1 w - - 0 1",
     ));
     assert_eq!(m.len(), 1);
     assert_eq!(m[0].mv.role(), shakmaty::Role::Rook);
     assert!(!m[0].mv.is_castle());
     let lasker = Book::open(books.join("python-chess-lasker-trap.bin"), OpenMode::Strict).unwrap();
-    let m = lasker.probe(&pos(
+    let m = lasker.moves(&pos(
         "rnbqk1nr/ppp2ppp/8/4P3/1BP5/8/PP2KpPP/RN1Q1BNR b kq - 1 7",
     ));
     assert_eq!(m.len(), 1);

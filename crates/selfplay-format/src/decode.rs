@@ -10,7 +10,7 @@ use shakmaty::{
 };
 
 use crate::{
-    error::{Error, ErrorKind},
+    error::{Error, ErrorKind, HeaderProblem},
     frame::GameView,
     movegen::{CodeList, code_to_move, legal_codes},
     raw::{Header, MoveCode, castling_bits, flags},
@@ -139,12 +139,12 @@ pub fn effective_rook_files(h: &Header) -> [u8; 4] {
 
 /// The start position described by a header.
 pub fn start_position(h: &Header) -> Result<(Chess, CastlingMode), ErrorKind> {
-    let bad = |s: String| ErrorKind::BadHeader(s);
+    let bad = ErrorKind::BadHeader;
     let (roles, colors) = h.unpack();
     let [pawns, knights, bishops, rooks, queens, kings] = roles.map(Bitboard);
     let [white, black] = colors.map(Bitboard);
     if h.bitboards[0] & !(h.bitboards[1] | h.bitboards[2] | h.bitboards[3]) != 0 {
-        return Err(bad("Black pieces on empty squares".into()));
+        return Err(bad(HeaderProblem::BlackOnEmpty));
     }
     let board = Board::try_from_bitboards(
         ByRole {
@@ -157,18 +157,18 @@ pub fn start_position(h: &Header) -> Result<(Chess, CastlingMode), ErrorKind> {
         },
         ByColor { black, white },
     )
-    .map_err(|_| bad("inconsistent bitboards".into()))?;
+    .map_err(|_| bad(HeaderProblem::InconsistentBitboards))?;
     let turn = match h.stm {
         0 => Color::White,
         1 => Color::Black,
-        s => return Err(bad(format!("side to move {s} (expected 0 or 1)"))),
+        s => return Err(bad(HeaderProblem::SideToMove(s))),
     };
     if h.result > 2 {
-        return Err(bad(format!("result {} (expected 0, 1 or 2)", h.result)));
+        return Err(bad(HeaderProblem::Result(h.result)));
     }
     let files = effective_rook_files(h);
     if let Some(f) = files.iter().find(|&&f| f > 7) {
-        return Err(bad(format!("rook file {f} (expected 0..=7)")));
+        return Err(bad(HeaderProblem::RookFile(*f)));
     }
     let mut castling_rights = Bitboard::EMPTY;
     for (bit, file, rank) in [
@@ -214,7 +214,7 @@ pub fn start_position(h: &Header) -> Result<(Chess, CastlingMode), ErrorKind> {
         Ok(pos) => pos,
         Err(e) => e
             .ignore_invalid_ep_square()
-            .map_err(|e| bad(e.to_string()))?,
+            .map_err(|e| bad(HeaderProblem::Illegal(e.kinds())))?,
     };
     Ok((pos, mode))
 }
@@ -267,7 +267,7 @@ pub fn stm_result(white_result: u8, turn: Color) -> f32 {
 pub fn decode_game(view: &GameView<'_>) -> Result<Game, Error> {
     let header = view.header();
     let err = |offset: usize, kind| Error {
-        game: view.index,
+        game: view.index + 1,
         offset: view.offset + offset as u64,
         kind,
     };

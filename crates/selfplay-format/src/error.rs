@@ -2,6 +2,7 @@
 
 /// What went wrong with a game.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ErrorKind {
     /// The data ends inside a game.
     #[error("truncated game: expected {expected}, found the end of the data")]
@@ -11,7 +12,7 @@ pub enum ErrorKind {
     },
     /// The header does not describe a legal starting position.
     #[error("bad header: {0}")]
-    BadHeader(String),
+    BadHeader(HeaderProblem),
     /// A move code that is not a legal move of the position.
     #[error("move code {code:#06x} is not a legal move in {fen}")]
     IllegalMove {
@@ -22,7 +23,7 @@ pub enum ErrorKind {
     },
     /// Reading the data failed.
     #[error("read error: {0}")]
-    Io(String),
+    Io(std::io::ErrorKind),
     /// The visit count byte does not equal the number of legal moves.
     #[error("{n} visit bytes, but the position has {legal} legal moves")]
     VisitCount {
@@ -33,11 +34,35 @@ pub enum ErrorKind {
     },
 }
 
-/// An error in game `game` (0-based) at byte `offset` of the data.
+/// Why a game header describes no legal starting position.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum HeaderProblem {
+    /// Black-piece bits on squares with no piece.
+    #[error("Black pieces on empty squares")]
+    BlackOnEmpty,
+    /// The piece bitboards overlap or disagree.
+    #[error("inconsistent bitboards")]
+    InconsistentBitboards,
+    /// The side-to-move byte is neither 0 nor 1.
+    #[error("side to move {0} (expected 0 or 1)")]
+    SideToMove(u8),
+    /// The result byte is not 0, 1 or 2.
+    #[error("result {0} (expected 0, 1 or 2)")]
+    Result(u8),
+    /// A castling rook file beyond h.
+    #[error("rook file {0} (expected 0..=7)")]
+    RookFile(u8),
+    /// The position is not legal (shakmaty's reason).
+    #[error("illegal position: {0:?}")]
+    Illegal(shakmaty::PositionErrorKinds),
+}
+
+/// An error in game `game` (1-based) at byte `offset` of the data.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("game {game} at byte {offset}: {kind}")]
 pub struct Error {
-    /// 0-based index of the game.
+    /// 1-based number of the game.
     pub game: u64,
     /// Byte offset of the problem in the data.
     pub offset: u64,

@@ -246,7 +246,7 @@ pub(crate) fn next_span<'a>(
         Err((at, kind)) => {
             *done = true;
             Some(Err(Error {
-                game: i,
+                game: i + 1,
                 offset: base + (*pos + at) as u64,
                 kind,
             }))

@@ -39,6 +39,7 @@
 //! ```
 
 #![deny(unsafe_code)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
 pub mod decode;
@@ -56,5 +57,6 @@ pub mod tools;
 pub mod value;
 pub mod write;
 
-pub use error::{Error, ErrorKind};
+pub use error::{Error, ErrorKind, HeaderProblem};
 pub use raw::GAME_HEADER_LEN;
+pub use shakmaty;

@@ -158,9 +158,9 @@ impl<R: Read> StreamFrames<R> {
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(e) => {
                     return Err(Error {
-                        game: self.index,
+                        game: self.index + 1,
                         offset: self.offset + (start + got) as u64,
-                        kind: ErrorKind::Io(e.to_string()),
+                        kind: ErrorKind::Io(e.kind()),
                     });
                 }
             }
@@ -172,7 +172,7 @@ impl<R: Read> StreamFrames<R> {
             return Ok(false);
         }
         Err(Error {
-            game: self.index,
+            game: self.index + 1,
             offset: self.offset + (start + got) as u64,
             kind: ErrorKind::Truncated { expected },
         })
@@ -255,7 +255,7 @@ impl GameBuf {
         self.visits.clear();
         self.index = view.index;
         let err = |offset: usize, kind| Error {
-            game: view.index,
+            game: view.index + 1,
             offset: view.offset + offset as u64,
             kind,
         };
@@ -575,7 +575,7 @@ impl<S: GameSource> Positions<S> {
         loop {
             if st.in_game {
                 let err = |offset: usize, kind| Error {
-                    game: st.index,
+                    game: st.index + 1,
                     offset: st.offset + offset as u64,
                     kind,
                 };
@@ -604,7 +604,7 @@ impl<S: GameSource> Positions<S> {
             let header = view.header();
             st.header = Some(header);
             let (pos, _) = start_position(&header).map_err(|kind| Error {
-                game: view.index,
+                game: view.index + 1,
                 offset: view.offset,
                 kind,
             })?;

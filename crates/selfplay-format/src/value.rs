@@ -163,7 +163,7 @@ impl ValueGame {
 pub fn decode_value_game(view: &ValueGameView<'_>) -> Result<ValueGame, Error> {
     let header = view.header();
     let err = |offset: usize, kind| Error {
-        game: view.index,
+        game: view.index + 1,
         offset: view.offset + offset as u64,
         kind,
     };
@@ -244,7 +244,7 @@ impl ValueWriter {
     pub fn push(&mut self, mv: Move, score: i16) -> Result<(), WriteError> {
         if !self.pos.is_legal(mv) {
             return Err(WriteError::IllegalMove(
-                mv.to_uci(shakmaty::CastlingMode::Chess960).to_string(),
+                mv.to_uci(shakmaty::CastlingMode::Chess960),
                 self.plies,
             ));
         }

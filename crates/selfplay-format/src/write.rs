@@ -19,10 +19,11 @@ pub enum VisitQuantisation {
 
 /// Why a game cannot be written.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum WriteError {
     /// The move is not legal in the position.
     #[error("illegal move {0} at ply {1}")]
-    IllegalMove(String, usize),
+    IllegalMove(shakmaty::uci::UciMove, usize),
     /// A score outside 0..=1.
     #[error("score {0} at ply {1} is outside 0..=1")]
     Score(f32, usize),
@@ -138,7 +139,7 @@ impl GameWriter {
         let ply = self.plies;
         if !self.pos.is_legal(mv) {
             return Err(WriteError::IllegalMove(
-                mv.to_uci(shakmaty::CastlingMode::Chess960).to_string(),
+                mv.to_uci(shakmaty::CastlingMode::Chess960),
                 ply,
             ));
         }

@@ -154,7 +154,10 @@ fn hostile_variants_give_typed_errors() {
     let e = first_error(&bad);
     assert_eq!(e.game, 1);
     assert!(
-        matches!(e.kind, ErrorKind::BadHeader(ref s) if s.contains("rook file 9")),
+        matches!(
+            e.kind,
+            ErrorKind::BadHeader(selfplay_format::HeaderProblem::RookFile(9))
+        ),
         "{e}"
     );
     // Side to move 7, result 3.

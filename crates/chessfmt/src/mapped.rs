@@ -1,0 +1,113 @@
+//! The CLI's memory-mapped inputs, and what happens when one shrinks under it.
+//!
+//! The libraries read files safely by default; memory mapping is their `unsafe` opt-in,
+//! because a file truncated by another process while it is mapped makes the next read of a
+//! lost page raise `SIGBUS`. The CLI maps its inputs (multi-gigabyte books open instantly) and
+//! upholds the contract the only way a process can: [`install`] turns `SIGBUS` on a mapped
+//! file into the one-line error "FILE changed while it was being read" and exit status 1,
+//! instead of death by signal. The handler looks the fault address up in chess-core's table of
+//! live maps ([`chess_core::files::mapped_file_at`]), which is async-signal-safe.
+//!
+//! Tests reach the case deterministically through a failpoint: when the environment variable
+//! `CHESSFMT_FAILPOINT_SHRINK` names a file, that file is truncated right after it is mapped.
+
+#![allow(unsafe_code)]
+
+use std::path::Path;
+
+use crate::CliError;
+
+/// Installs the `SIGBUS` handler and starts recording maps (first thing in `main`).
+pub fn install() {
+    chess_core::files::track_mapped_files();
+    #[cfg(unix)]
+    // SAFETY: `on_sigbus` only calls async-signal-safe functions (atomic loads, write(2),
+    // _exit(2), signal(2)); the sigaction struct is fully initialised.
+    unsafe {
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = on_sigbus as *const () as usize;
+        action.sa_flags = libc::SA_SIGINFO;
+        libc::sigemptyset(&mut action.sa_mask);
+        libc::sigaction(libc::SIGBUS, &action, std::ptr::null_mut());
+    }
+}
+
+#[cfg(unix)]
+extern "C" fn on_sigbus(_sig: libc::c_int, info: *mut libc::siginfo_t, _ctx: *mut libc::c_void) {
+    // SAFETY: the kernel passes a valid siginfo for SA_SIGINFO handlers.
+    let addr = unsafe { (*info).si_addr() } as usize;
+    match chess_core::files::mapped_file_at(addr) {
+        Some(name) => {
+            let parts: [&[u8]; 3] = [
+                b"chessfmt: error: ",
+                name,
+                b" changed while it was being read (it shrank while mapped)\n",
+            ];
+            for p in parts {
+                // SAFETY: writing a valid buffer to standard error.
+                unsafe { libc::write(2, p.as_ptr().cast(), p.len()) };
+            }
+            // SAFETY: _exit is async-signal-safe and ends the process at once.
+            unsafe { libc::_exit(1) };
+        }
+        None => {
+            // Not one of our maps: die of the signal as the default action would.
+            // SAFETY: restoring the default action; returning re-executes the faulting access.
+            unsafe { libc::signal(libc::SIGBUS, libc::SIG_DFL) };
+        }
+    }
+}
+
+/// The failpoint of the module notes.
+fn failpoint(path: &Path) {
+    if let Some(target) = std::env::var_os("CHESSFMT_FAILPOINT_SHRINK")
+        && Path::new(&target) == path
+        && let Ok(f) = std::fs::OpenOptions::new().write(true).open(path)
+    {
+        let _ = f.set_len(0);
+    }
+}
+
+/// A Polyglot book, mapped.
+pub fn polyglot(
+    path: &Path,
+    mode: polyglot_book::OpenMode,
+) -> Result<polyglot_book::FileBook, CliError> {
+    // SAFETY: a shrinking file ends the process with an error message (see `install`).
+    let book = unsafe { polyglot_book::Book::open_mapped(path, mode) };
+    failpoint(path);
+    Ok(book?)
+}
+
+/// A CTG book, mapped.
+pub fn ctg(path: &Path) -> Result<ctg::FileBook, CliError> {
+    // SAFETY: as for `polyglot`.
+    let book = unsafe { ctg::Book::open_mapped(path) }?;
+    failpoint(path);
+    Ok(book)
+}
+
+/// A Kvetka book, mapped.
+pub fn kvetka(path: &Path) -> Result<kvetka_book::FileBook, CliError> {
+    // SAFETY: as for `polyglot`.
+    let book = unsafe { kvetka_book::Book::open_mapped(path) }?;
+    failpoint(path);
+    Ok(book)
+}
+
+/// A ChessBase database, mapped.
+pub fn chessbase(path: &Path) -> Result<chessbase_db::Database, CliError> {
+    // SAFETY: as for `polyglot`.
+    let db = unsafe { chessbase_db::Database::open_mapped(path) }?;
+    failpoint(path);
+    Ok(db)
+}
+
+/// A whole file (self-play data), mapped.
+pub fn file(path: &Path) -> Result<chess_core::files::FileData, CliError> {
+    // SAFETY: as for `polyglot`.
+    let data = unsafe { chess_core::files::FileData::map(path) }
+        .map_err(|e| CliError::from(chess_core::IoError::new(path, e)))?;
+    failpoint(path);
+    Ok(data)
+}
