@@ -474,7 +474,7 @@ impl Database {
                     game: number,
                     file: "cbh",
                     offset: number as u64 * CBH_RECORD_SIZE as u64,
-                    kind: GameErrorKind::BadRecord("record not in use".into()),
+                    kind: GameErrorKind::BadRecord(crate::error::RecordProblem::NotInUse),
                 }
                 .into());
             }
@@ -505,10 +505,7 @@ impl Database {
                         game: number,
                         file: "cba",
                         offset: e.offset,
-                        kind: GameErrorKind::BadAnnotations(format!(
-                            "expected {}, found {}",
-                            e.expected, e.found
-                        )),
+                        kind: GameErrorKind::BadAnnotations(e),
                     })
                 }
             }

@@ -6,7 +6,7 @@ use shakmaty::{
 };
 
 use crate::annotations::{Annotation, Item};
-use crate::error::{GameError, GameErrorKind};
+use crate::error::{GameError, GameErrorKind, MoveProblem, RecordProblem, SetupProblem};
 use crate::moves::{Mode, Replay, Stream, Token};
 use crate::raw::{CHESS960_SIZE, CbgHead, RawChess960, RawSetup, SETUP_SIZE};
 
@@ -224,7 +224,7 @@ struct Record<'a> {
 
 impl Record<'_> {
     /// A move that cannot be decoded at byte `pos` of the stream.
-    fn bad_move(&self, number: u32, pos: usize, ply: u32, reason: String) -> GameError {
+    fn bad_move(&self, number: u32, pos: usize, ply: u32, reason: MoveProblem) -> GameError {
         err(
             number,
             self.stream_offset + pos as u64,
@@ -253,7 +253,7 @@ fn file_major(i: u8) -> Square {
 pub fn setup_position(
     raw: &RawSetup,
     chess960: Option<&RawChess960>,
-) -> Result<(Chess, CastlingMode), String> {
+) -> Result<(Chess, CastlingMode), SetupProblem> {
     let mut board = Board::empty();
     let bits = &raw.board;
     let mut pos = 0usize;
@@ -269,9 +269,9 @@ pub fn setup_position(
         }
         let mut v = 0;
         for _ in 0..4 {
-            v = v << 1 | bit().ok_or("board stream ends inside a piece")?;
+            v = v << 1 | bit().ok_or(SetupProblem::BoardCutShort)?;
         }
-        let role = setup_role(v & 7).ok_or_else(|| format!("piece code {}", v & 7))?;
+        let role = setup_role(v & 7).ok_or(SetupProblem::PieceCode(v & 7))?;
         let color = if v & 8 != 0 {
             Color::Black
         } else {
@@ -324,20 +324,22 @@ pub fn setup_position(
     let pos = Chess::from_setup(setup, mode)
         .or_else(PositionError::ignore_invalid_castling_rights)
         .or_else(PositionError::ignore_invalid_ep_square)
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| SetupProblem::Illegal(e.kinds()))?;
     Ok((pos, mode))
 }
 
 fn record(cbg: &[u8], offset: u32, number: u32) -> Result<Record<'_>, GameError> {
     let off = offset as usize;
-    let bad = |o: usize, what: String| err(number, o as u64, GameErrorKind::BadRecord(what));
+    let bad = |o: usize, what: RecordProblem| err(number, o as u64, GameErrorKind::BadRecord(what));
     let head: [u8; 4] = cbg
         .get(off..off.saturating_add(4))
         .and_then(|b| b.try_into().ok())
         .ok_or_else(|| {
             bad(
                 off,
-                format!("record head past the end of the file ({} bytes)", cbg.len()),
+                RecordProblem::HeadPastEnd {
+                    file_len: cbg.len() as u64,
+                },
             )
         })?;
     let head = CbgHead::parse(head);
@@ -348,12 +350,7 @@ fn record(cbg: &[u8], offset: u32, number: u32) -> Result<Record<'_>, GameError>
     let body = cbg
         .get(off + 4..off.saturating_add(len))
         .filter(|_| len >= 4)
-        .ok_or_else(|| {
-            bad(
-                off + 1,
-                format!("record length {len} past the end of the file"),
-            )
-        })?;
+        .ok_or_else(|| bad(off + 1, RecordProblem::LengthPastEnd(head.length)))?;
     let mode = head.mode();
     let decoder = Mode::of(mode)
         .ok_or_else(|| err(number, off as u64, GameErrorKind::UnsupportedMode(mode)))?;
@@ -363,14 +360,14 @@ fn record(cbg: &[u8], offset: u32, number: u32) -> Result<Record<'_>, GameError>
         let raw: &[u8; SETUP_SIZE] = body
             .get(..SETUP_SIZE)
             .and_then(|b| b.try_into().ok())
-            .ok_or_else(|| bad(off + 4, "set-up position cut short".into()))?;
+            .ok_or_else(|| bad(off + 4, RecordProblem::SetupCutShort))?;
         let raw = RawSetup::parse(raw);
         used = SETUP_SIZE;
         let c960 = if is960 {
             let b: &[u8; CHESS960_SIZE] = body
                 .get(SETUP_SIZE..SETUP_SIZE + CHESS960_SIZE)
                 .and_then(|b| b.try_into().ok())
-                .ok_or_else(|| bad(off + 4 + SETUP_SIZE, "Chess960 block cut short".into()))?;
+                .ok_or_else(|| bad(off + 4 + SETUP_SIZE, RecordProblem::Chess960CutShort))?;
             used += CHESS960_SIZE;
             Some(RawChess960::parse(b))
         } else {

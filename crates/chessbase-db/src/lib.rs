@@ -58,7 +58,7 @@ pub mod text;
 
 pub use annotations::{Annotation, Colour, Item};
 pub use db::{Counts, Database, Files};
-pub use error::{Error, GameError, GameErrorKind};
+pub use error::{Error, GameError, GameErrorKind, MoveProblem, RecordProblem, SetupProblem};
 pub use game::{Game, MainLine, MoveTree, Node, NodeId, Start};
 pub use header::{Eco, GameHeader, Header, Outcome, TextHeader};
 pub use pgn::{ExportSummary, PgnOptions};

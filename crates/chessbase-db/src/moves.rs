@@ -18,6 +18,7 @@ use shakmaty::{Bitboard, CastlingSide, Chess, Color, File, Move, Position, Rank,
 
 use chess_core::huffman::{file_major_square, file_major_squares};
 
+use crate::error::MoveProblem;
 use crate::tables;
 
 /// Opcode: a null move.
@@ -133,7 +134,7 @@ impl<'a> Stream<'a> {
     /// The next token; `Ok(None)` at the end of the data; `Err(offset)` for an unused opcode
     /// or a two-byte move cut short.
     #[inline]
-    pub(crate) fn next_token(&mut self) -> Result<Option<Token>, (usize, String)> {
+    pub(crate) fn next_token(&mut self) -> Result<Option<Token>, (usize, MoveProblem)> {
         if let Some(t) = self.pending[0].take() {
             self.pending = [self.pending[1].take(), None];
             return Ok(Some(t));
@@ -157,7 +158,7 @@ impl<'a> Stream<'a> {
                     }
                     OP_TWO_BYTE => {
                         let Some(&[b1, b2]) = self.data.get(self.pos..self.pos + 2) else {
-                            return Err((at, "two-byte move cut short".into()));
+                            return Err((at, MoveProblem::TwoByteCutShort));
                         };
                         self.pos += 2;
                         let w = u16::from(self.translate(b1, table, post)) << 8
@@ -168,14 +169,14 @@ impl<'a> Stream<'a> {
                     OP_SKIP => continue,
                     OP_VARIATION => Token::Variation,
                     OP_END => Token::End,
-                    _ => return Err((at, format!("unused opcode {op}"))),
+                    _ => return Err((at, MoveProblem::UnusedOpcode(op))),
                 }));
             },
             Mode::Pairs { table } => {
                 let at = self.pos;
                 let Some(&[b1, b2]) = self.data.get(self.pos..self.pos + 2) else {
                     if self.pos < self.data.len() {
-                        return Err((at, "two-byte move cut short".into()));
+                        return Err((at, MoveProblem::TwoByteCutShort));
                     }
                     return Ok(None);
                 };
@@ -435,22 +436,22 @@ impl Replay {
         Replay { pos, slots }
     }
 
-    fn castle(&self, side: CastlingSide) -> Result<Move, String> {
+    fn castle(&self, side: CastlingSide) -> Result<Move, MoveProblem> {
         let turn = self.pos.turn();
-        let king = self.pos.board().king_of(turn).ok_or("no king")?;
+        let king = self.pos.board().king_of(turn).ok_or(MoveProblem::NoKing)?;
         let rook = self
             .pos
             .castles()
             .rook(turn, side)
-            .ok_or_else(|| format!("castling {side:?} without the right"))?;
+            .ok_or(MoveProblem::NoCastlingRight(side))?;
         Ok(Move::Castle { king, rook })
     }
 
     /// The move an opcode (1–234) denotes (not yet checked for legality).
-    pub(crate) fn code_move(&self, op: u8) -> Result<Move, String> {
+    pub(crate) fn code_move(&self, op: u8) -> Result<Move, MoveProblem> {
         let turn = self.pos.turn();
         let board = self.pos.board();
-        let m = match opcode_meaning(op).ok_or("no such opcode")? {
+        let m = match opcode_meaning(op).ok_or(MoveProblem::NoSuchOpcode)? {
             RelativeMove::Castle(side) => self.castle(side)?,
             RelativeMove::Piece {
                 role: Role::Pawn,
@@ -461,7 +462,7 @@ impl Replay {
                 let from = self
                     .slots
                     .piece(turn, Role::Pawn, index)
-                    .ok_or_else(|| format!("pawn {} is gone", index + 1))?;
+                    .ok_or(MoveProblem::PawnGone(index as u8 + 1))?;
                 let forward: i32 = if turn == Color::White { 1 } else { -1 };
                 let side = if dx == 1 {
                     1
@@ -473,7 +474,7 @@ impl Replay {
                 let file = from.file().to_u32() as i32 + side * forward;
                 let rank = from.rank().to_u32() as i32 + i32::from(dy) * forward;
                 if !(0..8).contains(&file) || !(0..8).contains(&rank) {
-                    return Err("pawn move off the board".into());
+                    return Err(MoveProblem::OffBoard);
                 }
                 let to = Square::from_coords(File::new(file as u32), Rank::new(rank as u32));
                 if side != 0 && board.piece_at(to).is_none() {
@@ -496,14 +497,21 @@ impl Replay {
                 dy,
             } => {
                 let from = if role == Role::King {
-                    board.king_of(turn).ok_or("no king")?
+                    board.king_of(turn).ok_or(MoveProblem::NoKing)?
                 } else {
                     self.slots
                         .piece(turn, role, index)
-                        .ok_or_else(|| format!("no {role:?} number {}", index + 1))?
+                        .ok_or(MoveProblem::NoSuchPiece {
+                            role,
+                            number: index as u8 + 1,
+                        })?
                 };
                 if board.piece_at(from) != Some(role.of(turn)) {
-                    return Err(format!("{role:?} number {} is not on {from}", index + 1));
+                    return Err(MoveProblem::PieceNotOnSquare {
+                        role,
+                        number: index as u8 + 1,
+                        square: from,
+                    });
                 }
                 let to = offset_square(from, dx, dy);
                 Move::Normal {
@@ -519,7 +527,7 @@ impl Replay {
     }
 
     /// The move of a two-byte word (not yet checked for legality).
-    pub(crate) fn squares_move(&self, w: u16) -> Result<Move, String> {
+    pub(crate) fn squares_move(&self, w: u16) -> Result<Move, MoveProblem> {
         let (from, to) = (
             file_major_square(u32::from(w)),
             file_major_square(u32::from(w >> 6)),
@@ -532,18 +540,18 @@ impl Replay {
         let m = if from == to {
             // Chess960 castling: the king's target square to itself.
             if to.rank() != back {
-                return Err(format!("null two-byte move {from}{to}"));
+                return Err(MoveProblem::NullTwoByte { from, to });
             }
             match to.file() {
                 File::G => self.castle(CastlingSide::KingSide)?,
                 File::C => self.castle(CastlingSide::QueenSide)?,
-                _ => return Err(format!("null two-byte move {from}{to}")),
+                _ => return Err(MoveProblem::NullTwoByte { from, to }),
             }
         } else {
             let piece = board
                 .piece_at(from)
                 .filter(|p| p.color == turn)
-                .ok_or_else(|| format!("no piece of the side to move on {from}"))?;
+                .ok_or(MoveProblem::NoPieceOn(from))?;
             match piece.role {
                 Role::King
                     if board.piece_at(to) == Some(Role::Rook.of(turn))
@@ -578,14 +586,12 @@ impl Replay {
     }
 
     /// The null move, allowed when the side to move is not in check.
-    pub(crate) fn null_move(&mut self) -> Result<(), String> {
+    pub(crate) fn null_move(&mut self) -> Result<(), MoveProblem> {
         if self.pos.is_check() {
-            return Err("null move while in check".into());
+            return Err(MoveProblem::NullInCheck);
         }
         let pos = std::mem::take(&mut self.pos);
-        self.pos = pos
-            .swap_turn()
-            .map_err(|_| "null move not possible".to_string())?;
+        self.pos = pos.swap_turn().map_err(|_| MoveProblem::NullImpossible)?;
         Ok(())
     }
 
@@ -631,13 +637,8 @@ impl Replay {
     }
 
     /// Checks a move for legality and plays it.
-    pub(crate) fn play(&mut self, m: Move) -> Result<(), String> {
-        let illegal = || {
-            format!(
-                "illegal move {}",
-                m.to_uci(shakmaty::CastlingMode::Chess960)
-            )
-        };
+    pub(crate) fn play(&mut self, m: Move) -> Result<(), MoveProblem> {
+        let illegal = || MoveProblem::Illegal(m);
         if let Move::Normal {
             role,
             from,
@@ -658,7 +659,7 @@ impl Replay {
             let king = if role == Role::King {
                 to
             } else {
-                board.king_of(turn).ok_or("no king")?
+                board.king_of(turn).ok_or(MoveProblem::NoKing)?
             };
             if (board.attacks_to(king, !turn, occupied) & !Bitboard::from(to)).any() {
                 return Err(illegal());
@@ -676,7 +677,7 @@ impl Replay {
     }
 
     /// Resolves and plays one move token; returns the move (`None` for a null move).
-    pub(crate) fn step(&mut self, t: Token) -> Result<Option<Move>, String> {
+    pub(crate) fn step(&mut self, t: Token) -> Result<Option<Move>, MoveProblem> {
         let m = match t {
             Token::Code(op) => self.code_move(op)?,
             Token::Squares(w) => self.squares_move(w)?,
@@ -684,7 +685,7 @@ impl Replay {
                 self.null_move()?;
                 return Ok(None);
             }
-            Token::Variation | Token::End => return Err("not a move".into()),
+            Token::Variation | Token::End => return Err(MoveProblem::NotAMove),
         };
         self.play(m)?;
         Ok(Some(m))
