@@ -462,7 +462,7 @@ impl Replay {
                 let from = self
                     .slots
                     .piece(turn, Role::Pawn, index)
-                    .ok_or(MoveProblem::PawnGone(index as u8 + 1))?;
+                    .ok_or(MoveProblem::PawnGone(index + 1))?;
                 let forward: i32 = if turn == Color::White { 1 } else { -1 };
                 let side = if dx == 1 {
                     1
@@ -503,13 +503,13 @@ impl Replay {
                         .piece(turn, role, index)
                         .ok_or(MoveProblem::NoSuchPiece {
                             role,
-                            number: index as u8 + 1,
+                            number: index + 1,
                         })?
                 };
                 if board.piece_at(from) != Some(role.of(turn)) {
                     return Err(MoveProblem::PieceNotOnSquare {
                         role,
-                        number: index as u8 + 1,
+                        number: index + 1,
                         square: from,
                     });
                 }
