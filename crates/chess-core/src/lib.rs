@@ -53,3 +53,8 @@ pub use error::{IoError, Located, ParseError};
 pub use polyglot_key::polyglot_key;
 pub use shakmaty;
 pub use wdl::Wdl;
+
+/// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -74,6 +74,7 @@ pub fn position_from_fen(fen: &str, chess960: bool) -> Result<(CastlingMode, Che
 
 /// The result of a game.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum GameResult {
     /// `1-0`.
     WhiteWins,
@@ -194,6 +195,7 @@ impl Game {
 
 /// Why a game was skipped.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum SkipReason {
     /// The `[FEN]` tag does not parse or is not a legal position.
     #[error("invalid FEN {fen:?}: {error}")]
@@ -476,6 +478,7 @@ impl Visitor for Collect {
 
 /// Compression of a PGN input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Compression {
     /// Plain text.
     None,

@@ -14,6 +14,7 @@ use crate::huffman::{file_major_index, file_major_squares};
 
 /// A move relative to the pieces on the board.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum RelativeMove {
     /// The `index`-th (0-based, file-major) piece of kind `role` moves `dx` files and `dy`
     /// ranks, both modulo 8.

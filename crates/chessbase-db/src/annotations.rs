@@ -14,6 +14,7 @@ use crate::text::decode_text;
 
 /// A colour of a marked square or arrow.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Colour {
     /// Green (stored 2).
     Green,
@@ -69,6 +70,7 @@ fn square_byte(sq: Square) -> u8 {
 
 /// One annotation.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Annotation {
     /// Text after the move (type 0x02) or before it (0x82).
     Text {

@@ -7,6 +7,7 @@ use crate::text::Date;
 
 /// The result field of a game header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Outcome {
     /// 0-1.
     BlackWins,
@@ -79,6 +80,7 @@ impl Outcome {
 
 /// The ECO field.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Eco {
     /// Not set.
     None,
@@ -199,6 +201,7 @@ pub struct TextHeader<'a> {
 
 /// A record of the database, resolved.
 #[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
 pub enum Header<'a> {
     /// A game.
     Game(GameHeader<'a>),

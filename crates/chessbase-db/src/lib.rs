@@ -17,6 +17,18 @@
 //!
 //! # Example
 //!
+//! ```no_run
+//! use chessbase_db::{Database, PgnOptions, pgn::game_to_pgn};
+//!
+//! // Opened by its .cbh; the .cbg, .cba and entity files are found beside it (any case).
+//! let db = Database::open("twic1134.cbh")?;
+//! println!("{} records", db.len());
+//! print!("{}", game_to_pgn(&db, 1, &PgnOptions::default())?);
+//! # Ok::<(), chessbase_db::Error>(())
+//! ```
+//!
+//! A database can also come from bytes in memory ([`Database::from_files`]):
+//!
 //! ```
 //! use chessbase_db::{Database, Files, raw::CbhHeader};
 //!
@@ -38,6 +50,13 @@
 //! assert!(!db.is_old_format());
 //! ```
 
+//! # Features
+//!
+//! `std` (files), `mmap` ([`Database::open_mapped`], an `unsafe` opt-in), `parallel` (parallel
+//! PGN export with rayon), all on by default. `default-features = false` reads databases
+//! from bytes in memory: no C code, no threads. Errors follow the family's design
+//! ([`Located`]: file and byte offset; typed, `#[non_exhaustive]` kinds).
+
 #![deny(unsafe_code)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
@@ -57,6 +76,7 @@ mod tables;
 pub mod text;
 
 pub use annotations::{Annotation, Colour, Item};
+pub use chess_core::Located;
 pub use db::{Counts, Database, Files};
 pub use error::{Error, GameError, GameErrorKind, MoveProblem, RecordProblem, SetupProblem};
 pub use game::{Game, MainLine, MoveTree, Node, NodeId, Start};
@@ -65,3 +85,8 @@ pub use pgn::{ExportSummary, PgnOptions};
 pub use raw::CBH_RECORD_SIZE;
 pub use shakmaty;
 pub use text::Date;
+
+/// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -522,6 +522,7 @@ impl Replay {
                     promotion: None,
                 }
             }
+            _ => return Err(MoveProblem::NoSuchOpcode),
         };
         Ok(m)
     }

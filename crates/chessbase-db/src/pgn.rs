@@ -17,6 +17,7 @@ use crate::header::{GameHeader, Header};
 
 /// Export options.
 #[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
 pub struct PgnOptions {
     /// Write comments, NAGs and graphical commands.
     pub annotations: bool,

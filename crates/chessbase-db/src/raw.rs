@@ -261,6 +261,7 @@ impl TextRecord {
 
 /// One `.cbh` record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum CbhRecord {
     /// A game.
     Game(GameRecord),

@@ -95,10 +95,8 @@ pub fn run(cmd: CbhCommand) -> CliResult {
         } => {
             let db = crate::mapped::chessbase(&db)?;
             let range = parse_range(range.as_deref(), db.len())?;
-            let opts = PgnOptions {
-                annotations: !no_annotations,
-                ..PgnOptions::default()
-            };
+            let mut opts = PgnOptions::default();
+            opts.annotations = !no_annotations;
             if json && output.is_none() {
                 return Err(CliError(
                     "--json needs -o (standard output carries the PGN)".into(),
@@ -272,7 +270,7 @@ fn list(db: &Database, range: std::ops::RangeInclusive<u32>, json: bool) -> CliR
                 "eco": match g.eco() {
                     chessbase_db::Eco::Code { .. } => g.eco().code(),
                     chessbase_db::Eco::Chess960(k) => Some(format!("960:{k}")),
-                    chessbase_db::Eco::None => None,
+                    _ => None,
                 },
                 "moves": g.moves(),
             }),
@@ -282,7 +280,7 @@ fn list(db: &Database, range: std::ops::RangeInclusive<u32>, json: bool) -> CliR
                 "deleted": t.record.kind & chessbase_db::raw::KIND_DELETED != 0,
                 "event": t.tournament.title,
             }),
-            Header::Unused(_) => json!({"number": n, "kind": "unused"}),
+            _ => json!({"number": n, "kind": "unused"}),
         };
         if json {
             serde_json::to_writer(&mut out, &row)?;
@@ -360,6 +358,7 @@ fn annotation_json(a: &Annotation) -> Value {
             "kind": kind,
             "data": data.iter().map(|b| format!("{b:02x}")).collect::<String>(),
         }),
+        other => json!({"type": "other", "debug": format!("{other:?}")}),
     }
 }
 

@@ -183,7 +183,7 @@ fn pgn_summary(path: &Path) -> Result<PgnSummary, CliError> {
             GameResult::WhiteWins => s.white_wins += 1,
             GameResult::BlackWins => s.black_wins += 1,
             GameResult::Draw => s.draws += 1,
-            GameResult::Unknown => s.unknown_results += 1,
+            _ => s.unknown_results += 1,
         }
         bar.inc(1);
     }

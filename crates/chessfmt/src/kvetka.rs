@@ -333,6 +333,7 @@ fn info(path: &Path, check: bool, json: bool) -> CliResult {
         KinStatus::Absent => "absent".to_string(),
         KinStatus::Valid => "valid".to_string(),
         KinStatus::Stale(why) => format!("stale, ignored ({why})"),
+        _ => "unknown".to_string(),
     };
     let (sources, games) = match book.sources() {
         Some(Ok(s)) => (

@@ -108,6 +108,7 @@ impl<W: std::io::Write> DumpSink for JsonDump<W> {
             LineEnd::Cycle { ply } => {
                 serde_json::json!({"line": number, "moves": moves, "end": "cycle", "ply": ply})
             }
+            _ => serde_json::json!({"line": number, "moves": moves, "end": "other"}),
         };
         serde_json::to_writer(&mut self.0, &value)?;
         writeln!(self.0)
@@ -212,19 +213,18 @@ fn build(args: &BuildArgs) -> CliResult {
     if !(0.0..=100.0).contains(&args.min_score) {
         return Err(CliError("--min-score must be a percentage (0..100)".into()));
     }
-    let options = BuildOptions {
-        max_ply: args.max_ply,
-        min_game: args.min_game,
-        min_score: args.min_score,
-        only: if args.only_white {
-            Some(shakmaty::Color::White)
-        } else if args.only_black {
-            Some(shakmaty::Color::Black)
-        } else {
-            None
-        },
-        uniform: args.uniform,
+    let mut options = BuildOptions::default();
+    options.max_ply = args.max_ply;
+    options.min_game = args.min_game;
+    options.min_score = args.min_score;
+    options.only = if args.only_white {
+        Some(shakmaty::Color::White)
+    } else if args.only_black {
+        Some(shakmaty::Color::Black)
+    } else {
+        None
     };
+    options.uniform = args.uniform;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.threads.unwrap_or(0))
         .build()

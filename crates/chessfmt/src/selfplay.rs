@@ -234,6 +234,7 @@ fn write_output(
                 tool_error = Some(e);
                 Err(std::io::Error::other("bad input"))
             }
+            Err(e) => Err(std::io::Error::other(e.to_string())),
         }
     });
     match (result, tool_error) {
@@ -316,16 +317,15 @@ pub fn run(cmd: SelfplayCommand) -> CliResult {
                 (lo.is_some() || hi.is_some())
                     .then(|| lo.unwrap_or(f32::MIN)..=hi.unwrap_or(f32::MAX))
             };
-            let filter = Filter {
-                ply: (min_ply.is_some() || max_ply.is_some())
-                    .then(|| min_ply.unwrap_or(0)..=max_ply.unwrap_or(usize::MAX)),
-                score: range(min_score, max_score),
-                in_check: either(in_check, not_in_check),
-                capture: either(captures, no_captures),
-                pieces: (min_pieces.is_some() || max_pieces.is_some())
-                    .then(|| min_pieces.unwrap_or(0)..=max_pieces.unwrap_or(u32::MAX)),
-                has_policy: either(has_policy, no_policy),
-            };
+            let mut filter = Filter::default();
+            filter.ply = (min_ply.is_some() || max_ply.is_some())
+                .then(|| min_ply.unwrap_or(0)..=max_ply.unwrap_or(usize::MAX));
+            filter.score = range(min_score, max_score);
+            filter.in_check = either(in_check, not_in_check);
+            filter.capture = either(captures, no_captures);
+            filter.pieces = (min_pieces.is_some() || max_pieces.is_some())
+                .then(|| min_pieces.unwrap_or(0)..=max_pieces.unwrap_or(u32::MAX));
+            filter.has_policy = either(has_policy, no_policy);
             run_tool("filter", &file, &out, |d, mode, w| {
                 tools::filter(d, &filter, mode, w)
             })

@@ -634,7 +634,10 @@ fn mapped_input_that_shrinks_is_an_error_not_a_signal() {
     let cases: [(&str, &[&str]); 3] = [
         ("selfplay/small.bin", &["selfplay", "validate"]),
         ("selfplay/small.bin", &["selfplay", "positions"]),
-        ("polyglot/small.bin", &["polyglot", "dump", "--color", "white"]),
+        (
+            "polyglot/small.bin",
+            &["polyglot", "dump", "--color", "white"],
+        ),
     ];
     for (i, (data, verb)) in cases.iter().enumerate() {
         let copy = dir.path().join(format!("copy{i}.bin"));

@@ -105,7 +105,7 @@ impl Builder {
             GameResult::WhiteWins => Some(Some(Color::White)),
             GameResult::BlackWins => Some(Some(Color::Black)),
             GameResult::Draw => Some(None),
-            GameResult::Unknown => None,
+            _ => None, // unknown result
         };
         let elos = [elo(game, Color::White), elo(game, Color::Black)];
         let mut seen: HashSet<CtgKey> = HashSet::new();

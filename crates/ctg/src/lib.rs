@@ -19,17 +19,36 @@
 //! # Example
 //!
 //! ```no_run
-//! use shakmaty::Chess;
+//! use ctg::shakmaty::{CastlingMode, Chess};
 //!
+//! // Any of the three files (or their common name) opens the book; any letter case.
 //! let book = ctg::Book::open("Perfect2021.ctg")?;
-//! if let Some(probe) = book.probe(&Chess::default()) {
-//!     for m in &probe.moves {
-//!         let r = m.results(); // of the side playing the move
-//!         println!("{:?} {} games, +{} ={} -{}", m.mv, r.games, r.wins, r.draws, r.losses);
+//! match book.probe(&Chess::default())? {
+//!     None => println!("position not in the book"),
+//!     Some(probe) => {
+//!         for m in &probe.moves {
+//!             // Wins, draws and losses of the side playing the move.
+//!             let wdl = m.wdl().unwrap_or_default();
+//!             println!("{} {} games, +{} ={} -{}", m.mv.to_uci(CastlingMode::Standard),
+//!                 wdl.games(), wdl.wins, wdl.draws, wdl.losses);
+//!         }
 //!     }
 //! }
 //! # Ok::<(), ctg::Error>(())
 //! ```
+//!
+//! # Features
+//!
+//! `std` (files), `mmap` ([`Book::open_mapped`], an `unsafe` opt-in), `pgn` (building books
+//! from games), `polyglot` (conversion to Polyglot, pulls in `polyglot-book`), all on by
+//! default. `default-features = false` leaves reading and probing books over byte slices
+//! ([`Book::new`]): no C code, no threads, no `rand` (move choice takes any
+//! `FnMut() -> u64`).
+//!
+//! The probe shape (`probe(&Chess) -> Result<Option<Probe>, Error>`; a damaged page is an
+//! error, never "not in the book"), statistics as [`Wdl`] from the mover's view, the error
+//! design ([`Located`]) and the shakmaty types are those of every crate of the chessfmt
+//! family.
 
 #![deny(unsafe_code)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
@@ -50,6 +69,7 @@ pub mod read;
 pub mod walk;
 pub mod write;
 
+pub use chess_core::{Located, Wdl};
 pub use error::{Error, WriteError};
 pub use raw::{Recommendation, Stats};
 #[cfg(feature = "std")]
@@ -59,3 +79,8 @@ pub use shakmaty;
 
 /// The file extensions of a CTG book: records, page directory, split bitmap.
 pub const EXTENSIONS: [&str; 3] = ["ctg", "cto", "ctb"];
+
+/// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

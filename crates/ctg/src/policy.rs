@@ -7,6 +7,7 @@ use crate::{
 
 /// How book moves are weighted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum Policy {
     /// `2·wins + draws` of the side playing the move (the Polyglot convention).
     /// With `exclude_red`, red moves weigh 0; with `prefer_green`, when any move is green only

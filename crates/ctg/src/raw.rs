@@ -137,6 +137,7 @@ impl RatingPair {
 
 /// The colour ChessBase gives a move (stored in the record of the position after it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Recommendation {
     /// Bit 0x80: recommended, main line (shown green).
     Green,

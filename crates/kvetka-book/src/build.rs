@@ -120,7 +120,7 @@ fn prepare(raw: &RawGame, header: &Header) -> Prepared {
         GameResult::WhiteWins => Some(Some(Color::White)),
         GameResult::BlackWins => Some(Some(Color::Black)),
         GameResult::Draw => Some(None),
-        GameResult::Unknown => None,
+        _ => None, // unknown result
     }) else {
         return Prepared::NoResult;
     };
@@ -178,7 +178,7 @@ fn prepare(raw: &RawGame, header: &Header) -> Prepared {
                 GameResult::WhiteWins => KsfResult::WhiteWins,
                 GameResult::BlackWins => KsfResult::BlackWins,
                 GameResult::Draw => KsfResult::Draw,
-                GameResult::Unknown => KsfResult::Unknown,
+                _ => KsfResult::Unknown,
             },
         },
         offset: raw.offset,

@@ -26,6 +26,7 @@ const MIN_GAME_LEN: usize = 4 + 4 + 4 + 4 + 2 + 2 + 1;
 
 /// The result byte of a game description.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum KsfResult {
     /// 0: 0-1.
     BlackWins,

@@ -20,7 +20,7 @@
 //!
 //! let pgn = b"[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 1-0\n\n[Result \"1/2-1/2\"]\n\n1. e4 c5 1/2-1/2\n";
 //! let games = PgnReader::new(&pgn[..]).next_batch(10)?;
-//! let mut builder = Builder::new(Header { max_move: 0xff, ..Header::default() });
+//! let mut builder = Builder::new(Header::default());
 //! builder.add_games(&games);
 //! let (header, mut elements, sources, _stats) = builder.finish();
 //!
@@ -65,3 +65,8 @@ pub use raw::{BLOCK_SIZE, Element, Header, Key, SourceRef};
 pub use read::FileBook;
 pub use read::{Book, BookMove, Comment, Probe, Stats};
 pub use shakmaty;
+
+/// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

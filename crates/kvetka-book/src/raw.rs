@@ -43,7 +43,10 @@ pub mod flags {
 }
 
 /// The header at the start of `name_0.kob`.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+///
+/// [`Header::default`] describes a book that works: no Elo filters, every half-move of each
+/// game added ([`MAX_MOVE_ALL`]), no game references, no links.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Header {
     /// Short description shown by Kvetka.
     pub caption: String,
@@ -63,6 +66,22 @@ pub struct Header {
     pub links: u8,
     /// Number of blocks over all `.kob` files.
     pub block_count: u32,
+}
+
+impl Default for Header {
+    fn default() -> Header {
+        Header {
+            caption: String::new(),
+            min_elo_white: 0,
+            min_elo_black: 0,
+            min_elo_strong: 0,
+            min_elo_weak: 0,
+            max_move: MAX_MOVE_ALL,
+            element_type: 0,
+            links: 0,
+            block_count: 0,
+        }
+    }
 }
 
 impl Header {

@@ -88,6 +88,7 @@ impl BookPaths {
 
 /// What became of the `.kin` file when the book was opened.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum KinStatus {
     /// No `.kin` file.
     Absent,
@@ -103,6 +104,7 @@ pub type Stats = chess_core::Wdl;
 
 /// A position comment: `ECO|opening|variation` when in that form, else free text.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Comment {
     /// An opening name with its ECO code.
     Eco {

@@ -39,7 +39,7 @@ fn count(pgn: &std::path::Path, max_move: usize) -> (HashMap<[u8; 22], Expected>
             GameResult::WhiteWins => Some(Color::White),
             GameResult::BlackWins => Some(Color::Black),
             GameResult::Draw => None,
-            GameResult::Unknown => continue,
+            _ => continue,
         };
         games_added += 1;
         let mut seen = HashSet::new();

@@ -286,6 +286,7 @@ fn every_code_on_a_position_where_it_is_legal() {
                 let p = random_position(&mut rng, role, usize::from(index) + 1)?;
                 moves::decode(&p, code).is_some().then_some(p)
             }),
+            _ => None,
         };
         let p = hit.unwrap_or_else(|| panic!("no position found for code {code:#04x}"));
         let m = moves::decode(&p, code).unwrap();

@@ -58,3 +58,8 @@ pub use raw::{ENTRY_SIZE, Entry};
 pub use read::FileBook;
 pub use read::{Book, BookMove, OpenMode, Probe, ProbeFilter};
 pub use shakmaty;
+
+/// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -32,46 +32,24 @@ fn make_book_variants_are_byte_identical() {
     let d = BuildOptions::default;
     let variants: [(&str, BuildOptions); 7] = [
         ("first10000_default.bin", d()),
-        ("first10000_ply16.bin", BuildOptions { max_ply: 16, ..d() }),
+        ("first10000_ply16.bin", d().with_max_ply(16)),
         (
             "first10000_ply16_min1.bin",
-            BuildOptions {
-                max_ply: 16,
-                min_game: 1,
-                ..d()
-            },
+            d().with_max_ply(16).with_min_game(1),
         ),
         (
             "first10000_ply16_uniform.bin",
-            BuildOptions {
-                max_ply: 16,
-                uniform: true,
-                ..d()
-            },
+            d().with_max_ply(16).with_uniform(true),
         ),
         (
             "first10000_ply16_white.bin",
-            BuildOptions {
-                max_ply: 16,
-                only: Some(Color::White),
-                ..d()
-            },
+            d().with_max_ply(16).with_only(Some(Color::White)),
         ),
         (
             "first10000_ply16_black.bin",
-            BuildOptions {
-                max_ply: 16,
-                only: Some(Color::Black),
-                ..d()
-            },
+            d().with_max_ply(16).with_only(Some(Color::Black)),
         ),
-        (
-            "first10000_minscore60.bin",
-            BuildOptions {
-                min_score: 60.0,
-                ..d()
-            },
-        ),
+        ("first10000_minscore60.bin", d().with_min_score(60.0)),
     ];
     for (golden, options) in variants {
         let mut b = BookBuilder::new(options);

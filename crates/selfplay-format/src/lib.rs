@@ -22,12 +22,12 @@
 //! `specs/NOTES.md`, section "Self-play policy data".
 //!
 //! ```
+//! use selfplay_format::shakmaty::{Chess, Position, Square};
 //! use selfplay_format::{decode::decode_game, frame::frames, write::GameWriter};
-//! use shakmaty::{Chess, Position};
 //!
 //! let start = Chess::default();
 //! let mut w = GameWriter::new(&start);
-//! let e4 = start.legal_moves().into_iter().find(|m| m.to() == shakmaty::Square::E4).unwrap();
+//! let e4 = start.legal_moves().into_iter().find(|m| m.to() == Square::E4).unwrap();
 //! w.push(e4, 0.55, None)?;
 //! let bytes = w.finish(1)?;
 //!
@@ -37,6 +37,12 @@
 //! assert_eq!(game.to_bytes(), bytes);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+
+//! # Features
+//!
+//! `std` (files through [`file::FileData`]) and `mmap` (`FileData::map`, an `unsafe` opt-in),
+//! both on by default; without them every reader works on byte slices (wasm32 included).
+//! Error numbers of games are 1-based.
 
 #![deny(unsafe_code)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
@@ -60,3 +66,8 @@ pub mod write;
 pub use error::{Error, ErrorKind, HeaderProblem};
 pub use raw::GAME_HEADER_LEN;
 pub use shakmaty;
+
+/// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -23,6 +23,7 @@ use crate::{
 /// What to do with a game that is inconsistent (bad header, illegal move, wrong visit count,
 /// truncated).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum Mode {
     /// Report the error and stop.
     #[default]

@@ -28,12 +28,13 @@ use crate::{
 
 /// Why a tool stopped.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ToolError {
     /// Bad data (strict mode), with game index and byte offset.
     #[error(transparent)]
     Data(#[from] Error),
     /// Writing the output failed.
-    #[error("write error: {0}")]
+    #[error("write error")]
     Io(#[from] io::Error),
 }
 
@@ -138,6 +139,7 @@ pub fn stats(data: &[u8]) -> Stats {
 
 /// Which positions to keep. Every condition that is set must hold.
 #[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
 pub struct Filter {
     /// Ply within the game (0 = the first move).
     pub ply: Option<RangeInclusive<usize>>,
@@ -246,6 +248,7 @@ pub fn dedup(data: &[u8], mode: Mode, out: &mut dyn Write) -> Result<Summary, To
 
 /// How to split a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum SplitBy {
     /// Into this many parts of about equal size (in bytes, on game boundaries).
     Parts(usize),

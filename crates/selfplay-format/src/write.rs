@@ -9,6 +9,7 @@ use crate::{
 
 /// How visit counts become bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum VisitQuantisation {
     /// `round(v · 255 / max)` (the current format).
     #[default]

@@ -123,10 +123,10 @@ fn hostile_variants_give_typed_errors() {
     let views: Vec<_> = frames(&data).map(Result::unwrap).collect();
     let first_len = views[0].bytes.len();
 
-    // Truncated anywhere inside the last game: reported with the game index.
+    // Truncated anywhere inside the last game: reported with the game number (1-based).
     for cut in 1..views[2].bytes.len() {
         let e = first_error(&data[..data.len() - cut]);
-        assert_eq!(e.game, 2);
+        assert_eq!(e.game, 3);
         assert!(matches!(e.kind, ErrorKind::Truncated { .. }), "{e}");
     }
     // n not equal to the number of legal moves (first record: 20 legal moves; one visit byte
@@ -136,14 +136,14 @@ fn hostile_variants_give_typed_errors() {
     bad[43 + 4] = 19;
     bad.remove(43 + 5);
     let e = first_error(&bad);
-    assert_eq!((e.game, e.offset), (0, 47));
+    assert_eq!((e.game, e.offset), (1, 47));
     assert_eq!(e.kind, ErrorKind::VisitCount { n: 19, legal: 20 });
     // An illegal move: e2e5.
     let mut bad = data.clone();
     let e2e5 = 12u16 << 10 | 36 << 4;
     bad[43..45].copy_from_slice(&e2e5.to_le_bytes());
     let e = first_error(&bad);
-    assert_eq!((e.game, e.offset), (0, 43));
+    assert_eq!((e.game, e.offset), (1, 43));
     assert!(
         matches!(e.kind, ErrorKind::IllegalMove { code, .. } if code == e2e5),
         "{e}"
@@ -152,7 +152,7 @@ fn hostile_variants_give_typed_errors() {
     let mut bad = data.clone();
     bad[first_len + 39] = 9;
     let e = first_error(&bad);
-    assert_eq!(e.game, 1);
+    assert_eq!(e.game, 2);
     assert!(
         matches!(
             e.kind,
@@ -172,7 +172,7 @@ fn hostile_variants_give_typed_errors() {
     bad.extend_from_slice(&[0xAB; 50]);
     bad.extend_from_slice(&data[first_len..]);
     let e = first_error(&bad);
-    assert_eq!(e.game, 1);
+    assert_eq!(e.game, 2);
 }
 
 #[test]

@@ -115,11 +115,9 @@ fn stats_count_and_histograms_add_up() {
 #[test]
 fn filter_keeps_exactly_the_matching_positions() {
     let data = data();
-    let f = Filter {
-        ply: Some(4..=30),
-        score: Some(0.2..=0.8),
-        ..Filter::default()
-    };
+    let mut f = Filter::default();
+    f.ply = Some(4..=30);
+    f.score = Some(0.2..=0.8);
     let mut out = Vec::new();
     let sum = tools::filter(&data, &f, Mode::Strict, &mut out).unwrap();
     let mut expected = Vec::new();
@@ -143,10 +141,8 @@ fn filter_keeps_exactly_the_matching_positions() {
         assert_eq!(view.unwrap().plies, 1);
     }
     // Other conditions.
-    let checks = Filter {
-        in_check: Some(true),
-        ..Filter::default()
-    };
+    let mut checks = Filter::default();
+    checks.in_check = Some(true);
     let mut out = Vec::new();
     tools::filter(&data, &checks, Mode::Strict, &mut out).unwrap();
     let mut it = Positions::from_slice(&out, Mode::Strict);
@@ -156,10 +152,8 @@ fn filter_keeps_exactly_the_matching_positions() {
         n += 1;
     }
     assert!(n > 0);
-    let none = Filter {
-        has_policy: Some(false),
-        ..Filter::default()
-    };
+    let mut none = Filter::default();
+    none.has_policy = Some(false);
     let mut out = Vec::new();
     assert_eq!(
         tools::filter(&data, &none, Mode::Strict, &mut out)
@@ -216,6 +210,7 @@ fn split_parts_concatenate_to_the_input() {
                 assert_eq!(ranges.len(), 40usize.div_ceil(n));
                 assert_eq!(frames(&data[ranges[0].clone()]).count(), n.min(40));
             }
+            _ => unreachable!(),
         }
     }
     assert!(tools::split_ranges(&data[..data.len() - 1], SplitBy::Parts(2), Mode::Strict).is_err());
@@ -386,7 +381,7 @@ fn lenient_mode_resynchronises() {
             None => panic!("no error"),
         }
     };
-    assert_eq!(err.game, 11);
+    assert_eq!(err.game, 12, "1-based: the game at index 11");
     let after_ten: usize = spans[..11].iter().map(|g| g.len()).sum();
     assert!(err.offset >= after_ten as u64);
 
@@ -477,7 +472,7 @@ fn chunks_give_the_same_positions_with_whole_buffer_numbers() {
             Err(e) => break e,
         }
     };
-    assert_eq!((err.game, err.offset), (30, g30.offset + 43));
+    assert_eq!((err.game, err.offset), (31, g30.offset + 43), "1-based");
     let mut it = Positions::from_chunk(&chunks[1], Mode::Lenient);
     let mut last = 0;
     while let Some(p) = it.next() {

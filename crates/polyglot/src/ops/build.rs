@@ -37,6 +37,7 @@ pub const COUNT_MAX: u32 = 16384;
 
 /// Options of [`BookBuilder`], with the reference tool's defaults.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct BuildOptions {
     /// Only the first `max_ply` half-moves of each game are used (default 1024).
     pub max_ply: usize,
@@ -48,6 +49,43 @@ pub struct BuildOptions {
     pub only: Option<Color>,
     /// All weights 1.
     pub uniform: bool,
+}
+
+impl BuildOptions {
+    /// Uses only the first `plies` half-moves of each game.
+    #[must_use]
+    pub fn with_max_ply(mut self, plies: usize) -> Self {
+        self.max_ply = plies;
+        self
+    }
+
+    /// Keeps moves played in at least `games` games.
+    #[must_use]
+    pub fn with_min_game(mut self, games: u32) -> Self {
+        self.min_game = games;
+        self
+    }
+
+    /// Keeps moves whose mean score for the mover is at least `percent`.
+    #[must_use]
+    pub fn with_min_score(mut self, percent: f64) -> Self {
+        self.min_score = percent;
+        self
+    }
+
+    /// Keeps only the moves of `color`.
+    #[must_use]
+    pub fn with_only(mut self, color: Option<Color>) -> Self {
+        self.only = color;
+        self
+    }
+
+    /// Gives every move weight 1.
+    #[must_use]
+    pub fn with_uniform(mut self, uniform: bool) -> Self {
+        self.uniform = uniform;
+        self
+    }
 }
 
 impl Default for BuildOptions {
@@ -120,7 +158,7 @@ impl KeyedGame {
         let white_points = match raw.result() {
             GameResult::WhiteWins => 2,
             GameResult::BlackWins => 0,
-            GameResult::Draw | GameResult::Unknown => 1,
+            _ => 1, // draws and unknown results
         };
         let first_mover_points = match replay.start.turn() {
             Color::White => white_points,

@@ -5,6 +5,7 @@ use crate::{raw::Entry, write::sort_entries};
 
 /// How to combine the weights of a move present in several books.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum MergeStrategy {
     /// Sum of the weights, saturating at 65535 (the reference tool wraps around instead).
     #[default]

@@ -98,6 +98,7 @@ pub fn info<D: AsRef<[u8]>>(book: &Book<D>) -> BookInfo {
 
 /// One line of a dump, handed to a [`DumpSink`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum LineEnd {
     /// The line ends because the position has no further book continuation.
     Leaf,
