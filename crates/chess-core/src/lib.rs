@@ -10,6 +10,9 @@
 //! * [`polyglot_key()`]: the Polyglot Zobrist key;
 //! * [`pgn`]: streaming, parallel-friendly PGN game input (plain, gzip, zstd, xz);
 //! * [`bytes`] and [`error`]: panic-free endian readers and the error vocabulary;
+//! * [`parse`]: nom glue for the format crates' record layouts;
+//! * [`files`]: byte sources (read, or mapped as an `unsafe` opt-in) and companion-file sets;
+//! * [`Wdl`]: wins, draws and losses from one side's view;
 //! * [`atomic`]: atomic file replacement for writers.
 //!
 //! Public types are shakmaty's ([`shakmaty::Chess`], [`shakmaty::Move`], …).
@@ -42,6 +45,7 @@ pub mod files;
 pub mod fuzzing;
 pub mod huffman;
 pub mod normalize;
+pub mod parse;
 #[cfg(feature = "pgn")]
 pub mod pgn;
 pub mod polyglot_key;

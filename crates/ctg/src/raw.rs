@@ -12,8 +12,10 @@
 
 use chess_core::{
     ParseError,
-    bytes::{be_u16, be_u24, be_u32},
+    bytes::{be_u24, be_u32},
+    parse::{Parser, be_u16 as nom_u16, be_u32 as nom_u32, run},
 };
+use nom::bytes::complete::take;
 
 /// Size of a `.ctg` page.
 pub const PAGE_SIZE: usize = 4096;
@@ -63,19 +65,15 @@ const HEADER_BLOCK_2048: [u8; 8] = [0x00, 0x00, 0x00, 0x0c, 0x00, 0x00, 0x01, 0x
 impl Header {
     /// Reads the header page (the first 4096 bytes of the `.ctg`).
     pub fn parse(data: &[u8]) -> Result<Header, ParseError> {
-        if data.len() < PAGE_SIZE {
-            return Err(ParseError::truncated(
-                0,
-                PAGE_SIZE as u64,
-                data.len() as u64,
-            ));
-        }
-        let u32_at = |o| be_u32(data, o).unwrap_or(0);
-        Ok(Header {
-            pages: u32_at(16),
-            positions: u32_at(24),
-            games: u32_at(28),
-        })
+        // The whole page first (a short file fails at offset 0), then its fields.
+        let page = take(PAGE_SIZE)
+            .and_then((take(16usize), nom_u32, take(4usize), nom_u32, nom_u32))
+            .map(|(_, pages, _, positions, games)| Header {
+                pages,
+                positions,
+                games,
+            });
+        run(data, 0, "a 4096-byte header page", page).map(|(h, _)| h)
     }
 
     /// The header page as written: the understood fields plus the constant blocks that
@@ -104,11 +102,10 @@ pub struct PageHeader {
 
 impl PageHeader {
     /// Reads a page header from the start of a page.
+    #[inline]
     pub fn parse(page: &[u8]) -> Option<PageHeader> {
-        Some(PageHeader {
-            records: be_u16(page, 0)?,
-            used: be_u16(page, 2)?,
-        })
+        let (_, (records, used)) = (nom_u16::<&[u8], ()>, nom_u16).parse(page).ok()?;
+        Some(PageHeader { records, used })
     }
 
     /// The header's bytes.
@@ -375,14 +372,9 @@ pub struct CtbHeader {
 impl CtbHeader {
     /// Reads the header (first 12 bytes of the `.ctb`).
     pub fn parse(data: &[u8]) -> Result<CtbHeader, ParseError> {
-        match (be_u32(data, 4), be_u32(data, 8)) {
-            (Some(lower), Some(upper)) => Ok(CtbHeader { lower, upper }),
-            _ => Err(ParseError::truncated(
-                0,
-                CTB_HEADER as u64,
-                data.len() as u64,
-            )),
-        }
+        let header =
+            (take(4usize), nom_u32, nom_u32).map(|(_, lower, upper)| CtbHeader { lower, upper });
+        run(data, 0, "the 12-byte .ctb header", header).map(|(h, _)| h)
     }
 
     /// The 12 header bytes.

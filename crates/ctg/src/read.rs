@@ -262,16 +262,7 @@ impl<D: AsRef<[u8]>> Book<D> {
     /// record running past the page's used bytes, impossible lengths) is an error naming its
     /// byte offset, not "not in the book".
     pub fn lookup(&self, key: &[u8]) -> Result<Option<RecordRef<'_>>, ParseError> {
-        let hash = gen_hash(key);
-        for node in candidate_nodes(hash, self.bounds.lower, self.bounds.upper) {
-            let Some(page) = self.directory_entry(node) else {
-                continue;
-            };
-            if let Some(r) = self.search_page_checked(page, key)? {
-                return Ok(Some(r));
-            }
-        }
-        Ok(None)
+        self.lookup_inner(key).map_err(Damage::into_error)
     }
 
     /// [`Book::search_page`] that reports a damaged page instead of ending the search quietly.
@@ -280,35 +271,57 @@ impl<D: AsRef<[u8]>> Book<D> {
         page: u32,
         key: &[u8],
     ) -> Result<Option<RecordRef<'_>>, ParseError> {
+        self.search_inner(page, key).map_err(Damage::into_error)
+    }
+
+    // The strict walk with a small error type (the hot path of every probe); the full
+    // `ParseError` is built only when a damaged page is met.
+    #[inline]
+    fn lookup_inner(&self, key: &[u8]) -> Result<Option<RecordRef<'_>>, Damage> {
+        let hash = gen_hash(key);
+        for node in candidate_nodes(hash, self.bounds.lower, self.bounds.upper) {
+            let Some(page) = self.directory_entry(node) else {
+                continue;
+            };
+            if let Some(r) = self.search_inner(page, key)? {
+                return Ok(Some(r));
+            }
+        }
+        Ok(None)
+    }
+
+    #[inline]
+    fn search_inner(&self, page: u32, key: &[u8]) -> Result<Option<RecordRef<'_>>, Damage> {
         let base = page_offset(page);
         let Some((_, bytes)) = self.page(page) else {
-            return Err(ParseError::new(
-                base,
-                "a data page within the file and the header's page count",
-                format!("page {page}"),
-            ));
+            return Err(Damage::Page { base, page });
         };
         let mut at = PAGE_HEADER;
         while at < bytes.len() {
             let l = usize::from(bytes[at] & 0x1f);
             if bytes.get(at..at + l) == Some(key) {
-                let (raw, _) =
-                    RawRecord::split(&bytes[at..]).map_err(|e| e.shifted(base + at as u64))?;
-                return Ok(Some(RecordRef {
-                    page,
-                    offset: base + at as u64,
-                    raw,
-                }));
+                return match RawRecord::split(&bytes[at..]) {
+                    Ok((raw, _)) => Ok(Some(RecordRef {
+                        page,
+                        offset: base + at as u64,
+                        raw,
+                    })),
+                    Err(_) => Err(Damage::Split {
+                        offset: base + at as u64,
+                        page,
+                    }),
+                };
             }
-            let m = bytes.get(at + l).map(|&m| usize::from(m));
-            match m {
-                Some(m) if l >= 2 && m % 2 == 1 => at += l + m + crate::raw::STATS_LEN,
-                _ => {
-                    return Err(ParseError::new(
-                        base + at as u64,
-                        "a record (position of 2-31 bytes, odd move-byte count) within the page's used bytes",
-                        format!("position length {l}, move-byte count {m:?}"),
-                    ));
+            match bytes.get(at + l) {
+                Some(&m) if l >= 2 && m % 2 == 1 => {
+                    at += l + usize::from(m) + crate::raw::STATS_LEN
+                }
+                m => {
+                    return Err(Damage::Record {
+                        offset: base + at as u64,
+                        len: l as u8,
+                        moves: m.copied(),
+                    });
                 }
             }
         }
@@ -382,7 +395,10 @@ impl<D: AsRef<[u8]>> Book<D> {
         let Some(key) = ctg_key(pos) else {
             return Ok(None);
         };
-        let Some(rec) = self.lookup(key.as_bytes())? else {
+        let Some(rec) = self
+            .lookup_inner(key.as_bytes())
+            .map_err(Damage::into_error)?
+        else {
             return Ok(None);
         };
         let n = normalize(pos);
@@ -411,7 +427,7 @@ impl<D: AsRef<[u8]>> Book<D> {
             };
             let mut child = position.clone();
             child.play_unchecked(m);
-            let child_stats = self.child_stats(&child)?;
+            let child_stats = self.child_stats(&child).map_err(Damage::into_error)?;
             out.moves.push(BookMove {
                 mv: transform.apply_move(m),
                 code,
@@ -422,11 +438,11 @@ impl<D: AsRef<[u8]>> Book<D> {
         Ok(out)
     }
 
-    fn child_stats(&self, child: &Chess) -> Result<Option<Stats>, ParseError> {
+    fn child_stats(&self, child: &Chess) -> Result<Option<Stats>, Damage> {
         let Some(key): Option<CtgKey> = ctg_key(child) else {
             return Ok(None);
         };
-        Ok(self.lookup(key.as_bytes())?.map(|r| r.raw.stats()))
+        Ok(self.lookup_inner(key.as_bytes())?.map(|r| r.raw.stats()))
     }
 }
 
@@ -493,6 +509,48 @@ impl<'a, D: AsRef<[u8]>> Iterator for Records<'a, D> {
                     return Some(Err(e.shifted(base + at as u64)));
                 }
             }
+        }
+    }
+}
+
+/// A damaged page met by the strict lookup (small and `Copy`: the hot path carries it).
+#[derive(Debug, Clone, Copy)]
+enum Damage {
+    Page {
+        base: u64,
+        page: u32,
+    },
+    Record {
+        offset: u64,
+        len: u8,
+        moves: Option<u8>,
+    },
+    Split {
+        offset: u64,
+        page: u32,
+    },
+}
+
+impl Damage {
+    #[cold]
+    #[inline(never)]
+    fn into_error(self) -> ParseError {
+        match self {
+            Damage::Page { base, page } => ParseError::new(
+                base,
+                "a data page within the file and the header's page count",
+                format!("page {page}"),
+            ),
+            Damage::Record { offset, len, moves } => ParseError::new(
+                offset,
+                "a record (position of 2-31 bytes, odd move-byte count) within the page's used bytes",
+                format!("position length {len}, move-byte count {moves:?}"),
+            ),
+            Damage::Split { offset, page } => ParseError::new(
+                offset,
+                "a whole record within its page's used bytes",
+                format!("a record cut short in page {page}"),
+            ),
         }
     }
 }

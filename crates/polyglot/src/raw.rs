@@ -7,8 +7,21 @@
 //! | 10..12 | weight |
 //! | 12..16 | learn (free-form: kept bit for bit) |
 
+use chess_core::ParseError;
+use chess_core::parse::{NomError, Parser, be_u16, be_u32, be_u64, fixed, run};
+
 /// Size of one entry in bytes.
 pub const ENTRY_SIZE: usize = 16;
+
+/// The entry layout as a nom parser (the one declaration of it).
+fn entry<'a>() -> impl Parser<&'a [u8], Output = Entry, Error = NomError<'a>> {
+    (be_u64, be_u16, be_u16, be_u32).map(|(key, raw_move, weight, learn)| Entry {
+        key,
+        raw_move,
+        weight,
+        learn,
+    })
+}
 
 /// One book entry as stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -25,15 +38,20 @@ pub struct Entry {
 
 impl Entry {
     /// Parses an entry from 16 bytes.
+    #[inline]
     pub fn from_bytes(b: &[u8; ENTRY_SIZE]) -> Entry {
-        let mut key = [0; 8];
-        key.copy_from_slice(&b[0..8]);
-        Entry {
-            key: u64::from_be_bytes(key),
-            raw_move: u16::from_be_bytes([b[8], b[9]]),
-            weight: u16::from_be_bytes([b[10], b[11]]),
-            learn: u32::from_be_bytes([b[12], b[13], b[14], b[15]]),
-        }
+        let zero = Entry {
+            key: 0,
+            raw_move: 0,
+            weight: 0,
+            learn: 0,
+        };
+        fixed(b, entry(), zero)
+    }
+
+    /// Parses the entry at the start of `data`, which starts at byte `base` of its file.
+    pub fn parse(data: &[u8], base: u64) -> Result<Entry, ParseError> {
+        run(data, base, "a 16-byte book entry", entry()).map(|(e, _)| e)
     }
 
     /// The 16 bytes of an entry.

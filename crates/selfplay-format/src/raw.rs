@@ -1,10 +1,12 @@
 //! On-disk layout: the 43-byte game header and the 16-bit move code. All little-endian.
 
+use chess_core::parse::{NomError, Parser, le_u8, le_u16, le_u64};
+
 /// Length of a game header in bytes.
 pub const GAME_HEADER_LEN: usize = 43;
 
 /// The game header as stored, every byte kept (files round-trip byte for byte).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct Header {
     /// `[black, rooks|queens|kings, knights|bishops|kings, pawns|bishops|queens]`.
     pub bitboards: [u64; 4],
@@ -25,6 +27,38 @@ pub struct Header {
     pub result: u8,
 }
 
+/// The 43-byte game header as a nom parser: four little-endian bitboards, side to move, ep
+/// byte, castling bits, half-move clock, full-move number (u16 LE), four rook files, result.
+fn header<'a>() -> impl Parser<&'a [u8], Output = Header, Error = NomError<'a>> {
+    (
+        (le_u64, le_u64, le_u64, le_u64),
+        (le_u8, le_u8, le_u8, le_u8),
+        le_u16,
+        (le_u8, le_u8, le_u8, le_u8),
+        le_u8,
+    )
+        .map(
+            |(
+                (b0, b1, b2, b3),
+                (stm, ep, castling, halfmove),
+                fullmove,
+                (r0, r1, r2, r3),
+                result,
+            )| {
+                Header {
+                    bitboards: [b0, b1, b2, b3],
+                    stm,
+                    ep,
+                    castling,
+                    halfmove,
+                    fullmove,
+                    rook_files: [r0, r1, r2, r3],
+                    result,
+                }
+            },
+        )
+}
+
 /// Castling bits of [`Header::castling`].
 pub mod castling_bits {
     /// White, queen side.
@@ -38,19 +72,15 @@ pub mod castling_bits {
 }
 
 impl Header {
-    /// Reads a header from its 43 bytes.
+    /// Reads a header from its 43 bytes (the layout is the nom parser [`header`]).
+    #[inline]
     pub fn from_bytes(b: &[u8; GAME_HEADER_LEN]) -> Header {
-        let u64_at = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
-        Header {
-            bitboards: [u64_at(0), u64_at(8), u64_at(16), u64_at(24)],
-            stm: b[32],
-            ep: b[33],
-            castling: b[34],
-            halfmove: b[35],
-            fullmove: u16::from_le_bytes([b[36], b[37]]),
-            rook_files: [b[38], b[39], b[40], b[41]],
-            result: b[42],
-        }
+        chess_core::parse::fixed(b, header(), Header::default())
+    }
+
+    /// Parses the header at the start of `data` (which starts at byte `base` of its file).
+    pub fn parse(data: &[u8], base: u64) -> Result<Header, chess_core::ParseError> {
+        chess_core::parse::run(data, base, "a 43-byte game header", header()).map(|(h, _)| h)
     }
 
     /// Reads the header at the start of `bytes`, zero-filled where `bytes` is shorter (framing
