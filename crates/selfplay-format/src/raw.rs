@@ -72,7 +72,7 @@ pub mod castling_bits {
 }
 
 impl Header {
-    /// Reads a header from its 43 bytes (the layout is the nom parser [`header`]).
+    /// Reads a header from its 43 bytes (the layout is declared once, as a nom parser).
     #[inline]
     pub fn from_bytes(b: &[u8; GAME_HEADER_LEN]) -> Header {
         chess_core::parse::fixed(b, header(), Header::default())
