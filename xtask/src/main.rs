@@ -146,8 +146,20 @@ fn test(_args: &[String]) -> bool {
     results.push(("light", Some(light_dependencies())));
     results.push(("wasm", Some(wasm_build())));
 
+    // Packages of the same version from an earlier run are cached by their version: clear
+    // them, or verification would build against stale sources.
+    let target = env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("target"));
+    // A target directory of its own, emptied first: registry crates (which our packaged
+    // crates are, during verification) are never rebuilt once built, whatever their source.
+    let verify_dir = target.join("package-verify");
+    let _ = std::fs::remove_dir_all(&verify_dir);
+    clear_packaged_sources();
     let mut package = cargo();
-    package.args(["package", "--workspace", "--locked", "--allow-dirty"]);
+    package
+        .args(["package", "--workspace", "--locked", "--allow-dirty"])
+        .env("CARGO_TARGET_DIR", &verify_dir);
     results.push((
         "package",
         Some(step("cargo package --workspace (verified)", package)),
@@ -198,6 +210,30 @@ fn test(_args: &[String]) -> bool {
         summary.join(", ")
     );
     ok
+}
+
+/// `cargo package --workspace` unpacks our own `.crate` files into a local-registry folder
+/// of `$CARGO_HOME/registry/src` (one not named after an index) and reuses an unpacked
+/// folder of the same name and version: remove ours so verification sees today's sources.
+fn clear_packaged_sources() {
+    let home = env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")));
+    let Some(src) = home.map(|h| h.join("registry/src")) else {
+        return;
+    };
+    let Ok(registries) = std::fs::read_dir(&src) else {
+        return;
+    };
+    let version = env!("CARGO_PKG_VERSION");
+    for reg in registries.flatten() {
+        if reg.file_name().to_string_lossy().starts_with("index.") {
+            continue;
+        }
+        for name in LIBRARIES.iter().chain(&["chessfmt"]) {
+            let _ = std::fs::remove_dir_all(reg.path().join(format!("{name}-{version}")));
+        }
+    }
 }
 
 /// The library crates, which must build without default features.
