@@ -40,12 +40,15 @@ impl Staged {
     }
 }
 
-fn refuse_existing(path: &Path) -> io::Result<()> {
+/// The message of the `AlreadyExists` error of a refused overwrite (programs may add how to
+/// allow it).
+pub const ALREADY_EXISTS: &str = "already exists (not overwritten)";
+
+/// An `AlreadyExists` error ([`ALREADY_EXISTS`]) when anything is at `path` (a dangling
+/// symlink included), for writers that check a whole set of outputs before writing any.
+pub fn refuse_existing(path: &Path) -> io::Result<()> {
     if fs::symlink_metadata(path).is_ok() {
-        return Err(io::Error::new(
-            io::ErrorKind::AlreadyExists,
-            "already exists (not overwritten)",
-        ));
+        return Err(io::Error::new(io::ErrorKind::AlreadyExists, ALREADY_EXISTS));
     }
     Ok(())
 }

@@ -70,6 +70,9 @@ impl Located for ParseError {
     }
 }
 
+/// How a truncation is written in [`ParseError::found`].
+const END_OF_DATA: &str = "end of data";
+
 /// A malformed or truncated input: where it happened and what was expected there.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -87,7 +90,7 @@ pub struct ParseError {
 impl ParseError {
     /// Whether the input simply ended too early (as opposed to holding a wrong value).
     pub fn is_truncated(&self) -> bool {
-        self.found.starts_with("end of data")
+        self.found.starts_with(END_OF_DATA)
     }
 }
 
@@ -108,10 +111,16 @@ impl ParseError {
 
     /// The input ended at `offset + available` while `needed` bytes were expected at `offset`.
     pub fn truncated(offset: u64, needed: u64, available: u64) -> Self {
+        ParseError::cut_short(offset, format!("{needed} more bytes"), available)
+    }
+
+    /// The input ended at `offset + available` while `expected` was being read at `offset`
+    /// ([`ParseError::is_truncated`] holds).
+    pub fn cut_short(offset: u64, expected: impl Into<Cow<'static, str>>, available: u64) -> Self {
         ParseError::new(
             offset,
-            format!("{needed} more bytes"),
-            format!("end of data after {available} bytes"),
+            expected,
+            format!("{END_OF_DATA} after {available} bytes"),
         )
     }
 

@@ -80,6 +80,42 @@ impl FileData {
     }
 }
 
+/// How a multi-file reader loads each of its files: read into memory (safe), or memory-mapped
+/// (chosen through an `unsafe` constructor, so loading itself is safe to call). The format
+/// crates' `open` and `unsafe open_mapped` share one opening routine that takes a `Loader`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Loader {
+    map: bool,
+}
+
+impl Loader {
+    /// Reads every file into memory ([`FileData::read`]).
+    pub const READ: Loader = Loader { map: false };
+
+    /// Memory-maps every file ([`FileData::map`]).
+    ///
+    /// # Safety
+    ///
+    /// The contract of [`FileData::map`] holds for every file loaded with the returned value.
+    #[cfg(feature = "mmap")]
+    #[allow(unsafe_code)]
+    pub unsafe fn mapped() -> Loader {
+        Loader { map: true }
+    }
+
+    /// The bytes of `path`, read or mapped.
+    pub fn load(self, path: &Path) -> io::Result<FileData> {
+        #[cfg(feature = "mmap")]
+        if self.map {
+            // SAFETY: a mapping `Loader` exists only through `Loader::mapped`, whose caller
+            // took on the contract of `FileData::map`.
+            #[allow(unsafe_code)]
+            return unsafe { FileData::map(path) };
+        }
+        FileData::read(path)
+    }
+}
+
 impl From<Vec<u8>> for FileData {
     fn from(v: Vec<u8>) -> FileData {
         FileData {

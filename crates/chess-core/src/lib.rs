@@ -39,6 +39,7 @@
 #[cfg(feature = "std")]
 pub mod atomic;
 pub mod bytes;
+pub mod choice;
 pub mod error;
 pub mod files;
 #[doc(hidden)]

@@ -39,10 +39,10 @@ pub fn run<'a, O>(
         Err(nom::Err::Error(e) | nom::Err::Failure(e)) => {
             let at = (data.len() - e.input.len()) as u64;
             if e.code == nom::error::ErrorKind::Eof {
-                Err(ParseError::new(
+                Err(ParseError::cut_short(
                     base + at,
                     expected,
-                    format!("end of data after {} bytes", e.input.len()),
+                    e.input.len() as u64,
                 ))
             } else {
                 Err(ParseError::new(

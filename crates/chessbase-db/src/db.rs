@@ -4,6 +4,8 @@ use std::path::{Path, PathBuf};
 
 use chess_core::ParseError;
 use chess_core::files::FileData;
+#[cfg(feature = "std")]
+use chess_core::files::Loader;
 
 use crate::annotations::parse_record;
 use crate::entities::EntityFile;
@@ -150,7 +152,7 @@ impl Database {
     /// it, in any letter case. Files are read into memory.
     #[cfg(feature = "std")]
     pub fn open(path: impl AsRef<Path>) -> Result<Database, Error> {
-        Self::open_with(path.as_ref(), |p| FileData::read(p))
+        Self::open_with(path.as_ref(), Loader::READ)
     }
 
     /// [`Database::open`] with the files memory-mapped (nothing is read until used).
@@ -163,15 +165,12 @@ impl Database {
     #[allow(unsafe_code)]
     pub unsafe fn open_mapped(path: impl AsRef<Path>) -> Result<Database, Error> {
         // SAFETY: forwarded to the caller (this function's contract).
-        Self::open_with(path.as_ref(), |p| unsafe { FileData::map(p) })
+        Self::open_with(path.as_ref(), unsafe { Loader::mapped() })
     }
 
     #[cfg(feature = "std")]
-    fn open_with(
-        path: &Path,
-        read: impl Fn(&Path) -> std::io::Result<FileData>,
-    ) -> Result<Database, Error> {
-        let map = |p: &Path| read(p).map_err(|e| Error::io(p, e));
+    fn open_with(path: &Path, loader: Loader) -> Result<Database, Error> {
+        let map = |p: &Path| loader.load(p).map_err(|e| Error::io(p, e));
         let cbh_path = chess_core::files::find_any_case(path).ok_or_else(|| Error::Missing {
             path: path.to_path_buf(),
         })?;

@@ -96,7 +96,7 @@ fn main() -> ExitCode {
         Err(CliError(msg)) => {
             // The libraries say what happened; the CLI says which flag overrides it.
             let line = msg.replace('\n', " ").replace(
-                "already exists (not overwritten)",
+                chess_core::atomic::ALREADY_EXISTS,
                 "exists (use --force to overwrite)",
             );
             eprintln!("chessfmt: error: {line}");

@@ -114,20 +114,9 @@ impl Policy {
     /// Picks a move at random with probability proportional to its weight; `None` when all
     /// weights are 0. `random` gives uniformly distributed `u64`s (with the `rand` crate:
     /// `|| rng.random()`).
-    pub fn pick(self, probe: &Probe, mut random: impl FnMut() -> u64) -> Option<&BookMove> {
+    pub fn pick(self, probe: &Probe, random: impl FnMut() -> u64) -> Option<&BookMove> {
         let weights = self.weights(probe);
-        let total: u64 = weights.iter().sum();
-        if total == 0 {
-            return None;
-        }
-        let mut x = ((u128::from(random()) * u128::from(total)) >> 64) as u64;
-        for (m, w) in probe.moves.iter().zip(weights) {
-            if x < w {
-                return Some(m);
-            }
-            x -= w;
-        }
-        None
+        chess_core::choice::weighted_index(weights.iter().copied(), random).map(|i| &probe.moves[i])
     }
 }
 

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 #[cfg(feature = "std")]
-use chess_core::files::{CompanionSet, FileData};
+use chess_core::files::{CompanionSet, FileData, Loader};
 use chess_core::{
     ParseError, Wdl,
     bytes::be_u32,
@@ -297,6 +297,8 @@ impl<D: AsRef<[u8]>> Book<D> {
             return Err(Damage::Page { base, page });
         };
         let mut at = PAGE_HEADER;
+        // Skip records by their length bytes; split (and check) only a record whose position
+        // bytes match. A record running past the used bytes ends the search.
         while at < bytes.len() {
             let l = usize::from(bytes[at] & 0x1f);
             if bytes.get(at..at + l) == Some(key) {
@@ -346,27 +348,8 @@ impl<D: AsRef<[u8]>> Book<D> {
 
     /// Searches one page for a key, up to its used-byte count and its first malformed record.
     pub fn search_page(&self, page: u32, key: &[u8]) -> Option<RecordRef<'_>> {
-        let (_, bytes) = self.page(page)?;
-        let mut at = PAGE_HEADER;
-        // Skip records by their length bytes; split (and check) only a record whose position
-        // bytes match. A record running past the used bytes ends the search.
-        while at < bytes.len() {
-            let l = usize::from(bytes[at] & 0x1f);
-            if bytes.get(at..at + l) == Some(key) {
-                let (raw, _) = RawRecord::split(&bytes[at..]).ok()?;
-                return Some(RecordRef {
-                    page,
-                    offset: page_offset(page) + at as u64,
-                    raw,
-                });
-            }
-            let m = usize::from(*bytes.get(at + l)?);
-            if l < 2 || m % 2 == 0 {
-                return None;
-            }
-            at += l + m + crate::raw::STATS_LEN;
-        }
-        None
+        // The strict search, with a damaged page read as not holding the key.
+        self.search_inner(page, key).ok().flatten()
     }
 
     /// The record of a position (normalised and encoded first).
@@ -576,7 +559,7 @@ impl Book<FileData> {
     /// Opens a book from the path of any of its files (`.ctg`, `.cto`, `.ctb`, in any letter
     /// case) or their common path without extension; the files are read into memory.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, Error> {
-        Self::open_with(path.as_ref(), |p| FileData::read(p))
+        Self::open_with(path.as_ref(), Loader::READ)
     }
 
     /// [`Book::open`] with the `.ctg` and `.cto` memory-mapped (nothing is read until probed).
@@ -590,13 +573,10 @@ impl Book<FileData> {
     #[allow(unsafe_code)]
     pub unsafe fn open_mapped(path: impl AsRef<Path>) -> Result<Self, Error> {
         // SAFETY: forwarded to the caller (this function's contract).
-        Self::open_with(path.as_ref(), |p| unsafe { FileData::map(p) })
+        Self::open_with(path.as_ref(), unsafe { Loader::mapped() })
     }
 
-    fn open_with(
-        path: &Path,
-        load: impl Fn(&Path) -> std::io::Result<FileData>,
-    ) -> Result<Self, Error> {
+    fn open_with(path: &Path, loader: Loader) -> Result<Self, Error> {
         let set = CompanionSet::find(path, &crate::EXTENSIONS);
         let file = |ext: &str| {
             set.get(ext).map(Path::to_path_buf).ok_or_else(|| {
@@ -607,8 +587,12 @@ impl Book<FileData> {
             })
         };
         let (ctg_path, cto_path, ctb_path) = (file("ctg")?, file("cto")?, file("ctb")?);
-        let ctg = load(&ctg_path).map_err(|e| Error::io(&ctg_path, e))?;
-        let cto = load(&cto_path).map_err(|e| Error::io(&cto_path, e))?;
+        let ctg = loader
+            .load(&ctg_path)
+            .map_err(|e| Error::io(&ctg_path, e))?;
+        let cto = loader
+            .load(&cto_path)
+            .map_err(|e| Error::io(&cto_path, e))?;
         let ctb = std::fs::read(&ctb_path).map_err(|e| Error::io(&ctb_path, e))?;
         // The checks of `Book::new`, run here first to name the file at fault.
         check_cto(&cto).map_err(|e| e.in_file(&cto_path))?;

@@ -250,15 +250,7 @@ pub fn write_book(
     let paths = book_paths(path.as_ref());
     if !overwrite {
         for p in &paths {
-            if std::fs::symlink_metadata(p).is_ok() {
-                return Err(Error::io(
-                    p,
-                    io::Error::new(
-                        io::ErrorKind::AlreadyExists,
-                        "already exists (not overwritten)",
-                    ),
-                ));
-            }
+            chess_core::atomic::refuse_existing(p).map_err(|e| Error::io(p, e))?;
         }
     }
     let layout = layout(records)?;

@@ -11,7 +11,7 @@ use std::{
 };
 
 #[cfg(feature = "std")]
-use chess_core::files::FileData;
+use chess_core::files::{FileData, Loader};
 use chess_core::{
     ParseError,
     huffman::kvetka_key,
@@ -620,7 +620,7 @@ impl Book<FileData> {
     /// `base_0.kob`, `base_1.kob`, … up to the first missing number, with `base.kin` and
     /// `base.ksf` when present (any letter case). Files are read into memory.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, Error> {
-        Self::open_with(path.as_ref(), |p| FileData::read(p))
+        Self::open_with(path.as_ref(), Loader::READ)
     }
 
     /// [`Book::open`] with the files memory-mapped (nothing is read until probed).
@@ -634,14 +634,11 @@ impl Book<FileData> {
     #[allow(unsafe_code)]
     pub unsafe fn open_mapped(path: impl AsRef<Path>) -> Result<Self, Error> {
         // SAFETY: forwarded to the caller (this function's contract).
-        Self::open_with(path.as_ref(), |p| unsafe { FileData::map(p) })
+        Self::open_with(path.as_ref(), unsafe { Loader::mapped() })
     }
 
-    fn open_with(
-        path: &Path,
-        load: impl Fn(&Path) -> std::io::Result<FileData>,
-    ) -> Result<Self, Error> {
-        let map = |p: &Path| load(p).map_err(|e| Error::io(p, e));
+    fn open_with(path: &Path, loader: Loader) -> Result<Self, Error> {
+        let map = |p: &Path| loader.load(p).map_err(|e| Error::io(p, e));
         let paths = BookPaths::from_any(path);
         let find = chess_core::files::find_any_case;
         let mut kobs = Vec::new();

@@ -4,8 +4,9 @@ use std::fmt;
 #[cfg(feature = "std")]
 use std::path::Path;
 
+use chess_core::choice::{below, weighted_index};
 #[cfg(feature = "std")]
-use chess_core::files::FileData;
+use chess_core::files::{FileData, Loader};
 use chess_core::{ParseError, polyglot_key};
 use shakmaty::{Chess, Move, Position};
 
@@ -268,31 +269,15 @@ impl<D: AsRef<[u8]>> Book<D> {
     }
 }
 
-/// A uniform index below `n` from a uniform `u64` (multiply-shift; the bias is below 2^-32
-/// for any book-sized `n`).
-pub(crate) fn below(n: u64, r: u64) -> u64 {
-    ((u128::from(r) * u128::from(n)) >> 64) as u64
-}
-
 /// Chooses among `moves` with probability proportional to weight (uniformly when every
 /// weight is 0); `random` gives uniformly distributed `u64`s.
 pub fn choose_weighted(moves: &[BookMove], mut random: impl FnMut() -> u64) -> Option<BookMove> {
-    let total: u64 = moves.iter().map(|m| u64::from(m.weight)).sum();
     if moves.is_empty() {
         return None;
     }
-    if total == 0 {
-        return Some(moves[below(moves.len() as u64, random()) as usize]);
-    }
-    let mut x = below(total, random());
-    for m in moves {
-        let w = u64::from(m.weight);
-        if x < w {
-            return Some(*m);
-        }
-        x -= w;
-    }
-    moves.last().copied()
+    let i = weighted_index(moves.iter().map(|m| u64::from(m.weight)), &mut random)
+        .unwrap_or_else(|| below(moves.len() as u64, random()) as usize);
+    Some(moves[i])
 }
 
 fn key_at(bytes: &[u8], i: usize) -> u64 {
@@ -320,9 +305,7 @@ pub type FileBook = Book<FileData>;
 impl Book<FileData> {
     /// Opens a book file, reading it into memory.
     pub fn open(path: impl AsRef<Path>, mode: OpenMode) -> Result<Self, Error> {
-        let path = path.as_ref();
-        let data = FileData::read(path).map_err(|e| Error::io(path, e))?;
-        Book::new(data, mode).map_err(|e| e.in_file(path))
+        Self::open_with(path.as_ref(), mode, Loader::READ)
     }
 
     /// Opens a book file memory-mapped: nothing is read until probed, so opening a
@@ -337,9 +320,12 @@ impl Book<FileData> {
     #[cfg(feature = "mmap")]
     #[allow(unsafe_code)]
     pub unsafe fn open_mapped(path: impl AsRef<Path>, mode: OpenMode) -> Result<Self, Error> {
-        let path = path.as_ref();
         // SAFETY: forwarded to the caller (this function's contract).
-        let data = unsafe { FileData::map(path) }.map_err(|e| Error::io(path, e))?;
+        Self::open_with(path.as_ref(), mode, unsafe { Loader::mapped() })
+    }
+
+    fn open_with(path: &Path, mode: OpenMode, loader: Loader) -> Result<Self, Error> {
+        let data = loader.load(path).map_err(|e| Error::io(path, e))?;
         Book::new(data, mode).map_err(|e| e.in_file(path))
     }
 }
