@@ -33,7 +33,7 @@ use std::{
     path::Path,
     sync::{
         Arc,
-        atomic::{AtomicU64, Ordering},
+        atomic::{AtomicU8, AtomicU64, Ordering},
     },
 };
 
@@ -216,6 +216,18 @@ pub enum SkipReason {
     /// A `[Variant]` other than standard chess or Chess960.
     #[error("unsupported variant {0:?}")]
     UnsupportedVariant(String),
+    /// The game is larger than the reader's limits ([`MAX_TAG_LINE`], [`MAX_TAGS`],
+    /// [`MAX_PLIES`]) or its text cannot be tokenised; the reader skipped to the next game.
+    #[error("unreadable game: {0}")]
+    Unreadable(&'static str),
+    /// The input ends inside this game (a cut-off download): the game is incomplete and was
+    /// left out. Only the last game of an input can have this problem.
+    #[error("the input ends inside this game ({0})")]
+    Truncated(&'static str),
+    /// The compressed stream is cut short or damaged before this game ended: reading stopped
+    /// here, and the game in progress was left out. The offset is in the decompressed text.
+    #[error("the compressed stream is cut short or damaged ({0}); reading stopped")]
+    DamagedStream(String),
 }
 
 impl SkipReason {
@@ -225,7 +237,18 @@ impl SkipReason {
             SkipReason::InvalidFen { .. } => "invalid FEN",
             SkipReason::IllegalMove { .. } => "illegal move",
             SkipReason::UnsupportedVariant(_) => "unsupported variant",
+            SkipReason::Unreadable(_) => "unreadable",
+            SkipReason::Truncated(_) | SkipReason::DamagedStream(_) => "truncated input",
         }
+    }
+
+    /// Whether the input ended early at this game (a truncated last game or a damaged
+    /// compressed stream), rather than one game being bad.
+    pub fn is_truncation(&self) -> bool {
+        matches!(
+            self,
+            SkipReason::Truncated(_) | SkipReason::DamagedStream(_)
+        )
     }
 }
 
@@ -385,16 +408,20 @@ impl SkipStats {
         }
     }
 
-    /// Adds another tally (for per-worker stats).
+    /// Adds another tally (for per-worker stats). The examples kept are the first ones in
+    /// input order.
     pub fn merge(&mut self, other: SkipStats) {
         for (k, n) in other.by_kind {
             *self.by_kind.entry(k).or_default() += n;
         }
-        for e in other.examples {
-            if self.examples.len() < Self::MAX_EXAMPLES {
-                self.examples.push(e);
-            }
-        }
+        self.examples.extend(other.examples);
+        self.examples.sort_by_key(|e| e.index);
+        self.examples.truncate(Self::MAX_EXAMPLES);
+    }
+
+    /// Whether the input ended early (a truncated last game or a damaged compressed stream).
+    pub fn truncated(&self) -> bool {
+        self.by_kind.contains_key("truncated input")
     }
 
     /// Total number of skipped games.
@@ -413,31 +440,93 @@ impl fmt::Display for SkipStats {
     }
 }
 
-/// A reader wrapper that counts the bytes it hands out.
+/// The tag line length (`[Name "value"]`, in bytes) the reader always accepts; a game with a
+/// tag line longer than its buffer (at least this) is skipped as [`SkipReason::Unreadable`].
+/// Real tag lines are well under 1 KiB.
+pub const MAX_TAG_LINE: usize = 1 << 16;
+/// The most tag pairs a game may have; a game with more is skipped as unreadable.
+pub const MAX_TAGS: usize = 4096;
+/// The longest main line the reader keeps, in plies (the longest possible game under the
+/// 75-move rule has fewer than 9,000); a game with more is skipped as unreadable. Comments,
+/// variations and NAGs may have any length: they are not kept.
+pub const MAX_PLIES: usize = 1 << 16;
+
+/// What the byte-counting wrapper knows about the input, shared with the reader.
+#[derive(Debug, Default)]
+struct Tally {
+    /// Bytes handed out.
+    count: AtomicU64,
+    /// The last byte handed out (`\n` tells a game cut at a line break from one cut inside a
+    /// line).
+    last: AtomicU8,
+    /// The decoding error that ended a damaged compressed stream (the wrapper reports the
+    /// end of the input instead, so that every game before the damage is read).
+    damage: std::sync::Mutex<Option<String>>,
+}
+
+impl Tally {
+    fn damage(&self) -> Option<String> {
+        self.damage.lock().map_or(None, |d| d.clone())
+    }
+}
+
+/// A reader wrapper that counts the bytes it hands out and turns the damage of a compressed
+/// stream into the end of the input.
 #[derive(Debug)]
 struct Counting<R> {
     inner: R,
-    count: Arc<AtomicU64>,
+    tally: Arc<Tally>,
+    damaged: bool,
 }
 
 impl<R: Read> Read for Counting<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.count.fetch_add(n as u64, Ordering::Relaxed);
+        if self.damaged {
+            return Ok(0);
+        }
+        let n = match self.inner.read(buf) {
+            Ok(n) => n,
+            Err(e) if is_stream_damage(&e) => {
+                self.damaged = true;
+                if let Ok(mut d) = self.tally.damage.lock() {
+                    *d = Some(e.to_string());
+                }
+                return Ok(0);
+            }
+            Err(e) => return Err(e),
+        };
+        self.tally.count.fetch_add(n as u64, Ordering::Relaxed);
+        if let Some(&b) = buf[..n].last() {
+            self.tally.last.store(b, Ordering::Relaxed);
+        }
         Ok(n)
     }
 }
 
+/// Errors of a decompressor on a cut or damaged stream (gzip, xz and zstd report these kinds);
+/// other kinds are I/O errors of the file itself.
+fn is_stream_damage(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::InvalidData | io::ErrorKind::UnexpectedEof | io::ErrorKind::InvalidInput
+    ) || e.to_string().contains("incomplete frame")
+}
+
+/// A game [`Collect`] gave up on: over a limit.
+type Collected = Result<(Vec<(String, String)>, Vec<SanPlus>, Option<Outcome>), &'static str>;
+
 struct Collect {
     keep_header: fn(&[u8]) -> bool,
+    tags: usize,
 }
 
 impl Visitor for Collect {
     type Tags = Vec<(String, String)>;
     type Movetext = (Vec<(String, String)>, Vec<SanPlus>, Option<Outcome>);
-    type Output = Self::Movetext;
+    type Output = Collected;
 
     fn begin_tags(&mut self) -> ControlFlow<Self::Output, Self::Tags> {
+        self.tags = 0;
         ControlFlow::Continue(Vec::new())
     }
 
@@ -447,6 +536,10 @@ impl Visitor for Collect {
         name: &[u8],
         value: RawTag<'_>,
     ) -> ControlFlow<Self::Output> {
+        self.tags += 1;
+        if self.tags > MAX_TAGS {
+            return ControlFlow::Break(Err("more tags than the limit (MAX_TAGS)"));
+        }
         if !(self.keep_header)(name) {
             return ControlFlow::Continue(());
         }
@@ -462,6 +555,9 @@ impl Visitor for Collect {
     }
 
     fn san(&mut self, m: &mut Self::Movetext, san_plus: SanPlus) -> ControlFlow<Self::Output> {
+        if m.1.len() >= MAX_PLIES {
+            return ControlFlow::Break(Err("a main line longer than the limit (MAX_PLIES)"));
+        }
         m.1.push(san_plus);
         ControlFlow::Continue(())
     }
@@ -472,8 +568,27 @@ impl Visitor for Collect {
     }
 
     fn end_game(&mut self, movetext: Self::Movetext) -> Self::Output {
-        movetext
+        Ok(movetext)
     }
+}
+
+/// Skips the rest of a game whose text could not be tokenised.
+struct SkipRest;
+
+impl Visitor for SkipRest {
+    type Tags = ();
+    type Movetext = ();
+    type Output = ();
+
+    fn begin_tags(&mut self) -> ControlFlow<(), ()> {
+        ControlFlow::Break(())
+    }
+
+    fn begin_movetext(&mut self, (): ()) -> ControlFlow<(), ()> {
+        ControlFlow::Break(())
+    }
+
+    fn end_game(&mut self, (): ()) {}
 }
 
 /// Compression of a PGN input.
@@ -534,11 +649,21 @@ fn unsupported(c: Compression) -> io::Error {
 }
 
 /// A streaming PGN reader.
+///
+/// Bulk input keeps going: a game over the reader's limits ([`MAX_TAG_LINE`], [`MAX_TAGS`],
+/// [`MAX_PLIES`]) or whose text cannot be tokenised is skipped; a last game cut off by the
+/// end of the input (inside a tag, a comment or a variation, or in mid-line without a
+/// termination marker) is left out; a compressed stream that is cut short or damaged ends the
+/// input cleanly after the last complete game. Each of these is recorded with the game's
+/// number and byte offset in [`PgnReader::skipped`]; only errors of the underlying file end
+/// reading with an error.
 pub struct PgnReader<R> {
     reader: Reader<Counting<R>>,
-    count: Arc<AtomicU64>,
+    tally: Arc<Tally>,
     next_index: u64,
     keep_header: fn(&[u8]) -> bool,
+    skipped: SkipStats,
+    done: bool,
 }
 
 /// The headers a game needs to be replayed and scored: `Result`, `FEN`, `SetUp`, `Variant`.
@@ -552,6 +677,7 @@ impl<R> fmt::Debug for PgnReader<R> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("PgnReader")
             .field("next_index", &self.next_index)
+            .field("skipped", &self.skipped)
             .finish_non_exhaustive()
     }
 }
@@ -567,18 +693,22 @@ impl PgnReader<Box<dyn Read + Send>> {
 impl<R: Read> PgnReader<R> {
     /// A reader over uncompressed PGN text.
     pub fn new(inner: R) -> Self {
-        let count = Arc::new(AtomicU64::new(0));
+        let tally = Arc::new(Tally::default());
         let reader = Reader::build(Counting {
             inner,
-            count: Arc::clone(&count),
+            tally: Arc::clone(&tally),
+            damaged: false,
         })
+        .set_supported_tag_line_length(MAX_TAG_LINE)
         .set_supported_comment_length(1 << 12)
         .finish();
         PgnReader {
             reader,
-            count,
+            tally,
             next_index: 0,
             keep_header: |_| true,
+            skipped: SkipStats::default(),
+            done: false,
         }
     }
 
@@ -590,34 +720,124 @@ impl<R: Read> PgnReader<R> {
         self
     }
 
-    fn position(&self) -> u64 {
-        self.count.load(Ordering::Relaxed) - self.reader.buffer().len() as u64
+    /// The games the reader itself skipped so far (unreadable, truncated), with offsets.
+    /// [`Games`] adds the games it could not replay.
+    pub fn skipped(&self) -> &SkipStats {
+        &self.skipped
     }
 
-    /// Tokenises the next game; `Ok(None)` at the end of the input.
-    pub fn next_raw(&mut self) -> io::Result<Option<RawGame>> {
-        if !self.reader.has_more()? {
-            return Ok(None);
-        }
-        let offset = self.position();
-        let Some((headers, sans, outcome)) = self.reader.read_game(&mut Collect {
-            keep_header: self.keep_header,
-        })?
-        else {
-            return Ok(None);
-        };
-        // Include the whitespace up to the next game in this game's span.
-        self.reader.has_more()?;
-        let index = self.next_index;
-        self.next_index += 1;
-        Ok(Some(RawGame {
+    /// Takes the tally of skipped games, leaving an empty one (for builders that merge it
+    /// with their own).
+    pub fn take_skipped(&mut self) -> SkipStats {
+        std::mem::take(&mut self.skipped)
+    }
+
+    fn position(&self) -> u64 {
+        self.tally.count.load(Ordering::Relaxed) - self.reader.buffer().len() as u64
+    }
+
+    fn skip(&mut self, index: u64, offset: u64, reason: SkipReason) {
+        self.skipped.record(GameError {
             index,
             offset,
-            length: self.position() - offset,
-            headers,
-            sans,
-            outcome,
-        }))
+            reason,
+        });
+    }
+
+    /// The end of the input: records the damage of a compressed stream, if any, once.
+    fn end(&mut self, index: u64, offset: u64) {
+        if !self.done {
+            self.done = true;
+            if let Some(e) = self.tally.damage() {
+                self.skip(index, offset, SkipReason::DamagedStream(e));
+            }
+        }
+    }
+
+    /// A last game cut off by the end of the input: a damaged stream says why.
+    fn truncated(&mut self, index: u64, offset: u64, inside: &'static str) {
+        if self.tally.damage().is_none() {
+            self.skip(index, offset, SkipReason::Truncated(inside));
+        }
+        self.end(index, offset);
+    }
+
+    /// Tokenises the next game; `Ok(None)` at the end of the input. Games that cannot be
+    /// tokenised are skipped and recorded in [`PgnReader::skipped`].
+    pub fn next_raw(&mut self) -> io::Result<Option<RawGame>> {
+        loop {
+            let index = self.next_index;
+            if self.done {
+                return Ok(None);
+            }
+            if !self.reader.has_more()? {
+                let offset = self.position();
+                self.end(index, offset);
+                return Ok(None);
+            }
+            let offset = self.position();
+            self.next_index += 1;
+            let read = self.reader.read_game(&mut Collect {
+                keep_header: self.keep_header,
+                tags: 0,
+            });
+            let collected = match read {
+                Ok(Some(c)) => c,
+                Ok(None) => {
+                    self.next_index -= 1;
+                    self.end(index, offset);
+                    return Ok(None);
+                }
+                Err(e) if e.kind() != io::ErrorKind::InvalidData => return Err(e),
+                Err(e) => {
+                    // pgn-reader's parse errors: "unterminated tag" (a tag line longer than
+                    // its buffer, or cut by the end of the input) and "unterminated comment"
+                    // (only at the end of the input).
+                    if !self.reader.has_more()? {
+                        let inside = if e.to_string().contains("comment") {
+                            "inside a comment"
+                        } else {
+                            "inside a tag"
+                        };
+                        self.truncated(index, offset, inside);
+                        return Ok(None);
+                    }
+                    self.skip(
+                        index,
+                        offset,
+                        SkipReason::Unreadable("a tag line longer than the limit (MAX_TAG_LINE)"),
+                    );
+                    // The rest of the game (its other tags and its movetext) follows.
+                    self.reader.read_game(&mut SkipRest)?;
+                    continue;
+                }
+            };
+            let (headers, sans, outcome) = match collected {
+                Ok(c) => c,
+                Err(limit) => {
+                    self.skip(index, offset, SkipReason::Unreadable(limit));
+                    continue;
+                }
+            };
+            // Include the whitespace up to the next game in this game's span.
+            let more = self.reader.has_more()?;
+            if !more
+                && outcome.is_none()
+                && self.tally.count.load(Ordering::Relaxed) > 0
+                && self.tally.last.load(Ordering::Relaxed) != b'\n'
+            {
+                self.truncated(index, offset, "in mid-line, without a termination marker");
+                return Ok(None);
+            }
+            return Ok(Some(RawGame {
+                index,
+                offset,
+                length: self.position() - offset,
+                headers,
+                sans,
+                outcome,
+            }));
+        }
     }
 
     /// An iterator of raw games (stops at the first I/O error, which it yields).
@@ -639,10 +859,7 @@ impl<R: Read> PgnReader<R> {
 
     /// An iterator of legal games that skips and counts the others.
     pub fn games(self) -> Games<R> {
-        Games {
-            reader: self,
-            skipped: SkipStats::default(),
-        }
+        Games { reader: self }
     }
 }
 
@@ -650,13 +867,13 @@ impl<R: Read> PgnReader<R> {
 #[derive(Debug)]
 pub struct Games<R> {
     reader: PgnReader<R>,
-    skipped: SkipStats,
 }
 
 impl<R> Games<R> {
-    /// The games skipped so far.
+    /// The games skipped so far: those the reader could not tokenise or that were cut off,
+    /// and those that could not be replayed.
     pub fn skipped(&self) -> &SkipStats {
-        &self.skipped
+        &self.reader.skipped
     }
 }
 
@@ -672,7 +889,7 @@ impl<R: Read> Iterator for Games<R> {
             };
             match raw.resolve() {
                 Ok(g) => return Some(Ok(g)),
-                Err(e) => self.skipped.record(e),
+                Err(e) => self.reader.skipped.record(e),
             }
         }
     }

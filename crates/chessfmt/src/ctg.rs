@@ -106,6 +106,11 @@ pub struct BuildArgs {
     /// Replace the output files if they exist.
     #[arg(long)]
     force: bool,
+    /// All or nothing: any game left out (illegal, unreadable, or cut off by the end of a
+    /// file or a damaged compressed stream) is an error and nothing is written. Without it
+    /// the good games are used and the others reported as warnings.
+    #[arg(long)]
+    strict: bool,
     /// Print a JSON summary.
     #[arg(long)]
     json: bool,
@@ -446,9 +451,8 @@ fn build(args: &BuildArgs) -> CliResult {
                 bar.inc(1);
             }
             skipped += games.skipped().total();
-            for e in &games.skipped().examples {
-                eprintln!("chessfmt: warning: {}: skipped game: {e}", input.display());
-            }
+            bar.suspend(|| crate::pgn_input::warn_skipped(Some(input), games.skipped()));
+            crate::pgn_input::check_strict(args.strict, input, games.skipped())?;
         }
         bar.finish_and_clear();
         let stats = builder.stats();

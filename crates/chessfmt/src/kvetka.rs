@@ -56,6 +56,11 @@ pub enum KvetkaCommand {
         /// PGN files (plain, .gz, .zst, .xz).
         #[arg(required = true)]
         pgn: Vec<PathBuf>,
+        /// All or nothing: add nothing when any game is left out (illegal, unreadable, or cut
+        /// off by the end of a file or a damaged compressed stream). Without it the good games
+        /// are added and the others reported as warnings.
+        #[arg(long)]
+        strict: bool,
         /// Print a JSON summary.
         #[arg(long)]
         json: bool,
@@ -140,6 +145,11 @@ pub struct BuildArgs {
     /// Replace an existing book.
     #[arg(long)]
     force: bool,
+    /// All or nothing: any game left out (illegal, unreadable, or cut off by the end of a
+    /// file or a damaged compressed stream) is an error and nothing is written. Without it
+    /// the good games are used and the others reported as warnings.
+    #[arg(long)]
+    strict: bool,
     /// Print a JSON summary.
     #[arg(long)]
     json: bool,
@@ -518,15 +528,11 @@ fn summary_json(stats: &BuildStats) -> serde_json::Value {
         "games_filtered": stats.games_filtered,
         "games_without_result": stats.games_without_result,
         "games_skipped": stats.skipped.total(),
+        "skipped_by_reason": stats.skipped.by_kind,
+        "truncated": stats.skipped.truncated(),
         "uncodable_moves": stats.uncodable_moves,
         "linked_moves": stats.linked_moves,
     })
-}
-
-fn warn_skipped(stats: &BuildStats) {
-    for e in &stats.skipped.examples {
-        eprintln!("chessfmt: warning: skipped game: {e}");
-    }
 }
 
 fn build(args: &BuildArgs) -> CliResult {
@@ -555,11 +561,12 @@ fn build(args: &BuildArgs) -> CliResult {
     let mut builder = Builder::new(header);
     let bar = progress::spinner("games");
     for p in &args.pgn {
-        builder.add_pgn(p, |n| bar.set_position(n))?;
+        let skipped = builder.add_pgn(p, |n| bar.set_position(n))?;
+        bar.suspend(|| crate::pgn_input::warn_skipped(Some(p), &skipped));
+        crate::pgn_input::check_strict(args.strict, p, &skipped)?;
     }
     bar.finish_and_clear();
     let (header, mut elements, sources, stats) = builder.finish();
-    warn_skipped(&stats);
     let w = write_book(
         &paths,
         &header,
@@ -591,13 +598,25 @@ fn build(args: &BuildArgs) -> CliResult {
     Ok(())
 }
 
-fn add(path: &Path, pgn: &[PathBuf], json: bool) -> CliResult {
+fn add(path: &Path, pgn: &[PathBuf], strict: bool, json: bool) -> CliResult {
     let paths = BookPaths::from_any(path);
     let bar = progress::spinner("games");
-    let stats =
-        kvetka_book::grow::add_pgn(&paths, pgn, DEFAULT_SPLIT_SIZE, |n| bar.set_position(n))?;
+    let mut options = kvetka_book::grow::AddOptions::default();
+    options.split_size = DEFAULT_SPLIT_SIZE;
+    options.strict = strict;
+    let stats = kvetka_book::grow::add_pgn_with(&paths, pgn, &options, |n| bar.set_position(n));
     bar.finish_and_clear();
-    warn_skipped(&stats.build);
+    let stats = match stats {
+        Err(kvetka_book::Error::InputSkipped(skipped)) => {
+            crate::pgn_input::warn_skipped(None, &skipped);
+            return Err(CliError(format!(
+                "{}: {skipped}; nothing added (--strict)",
+                path.display()
+            )));
+        }
+        other => other?,
+    };
+    crate::pgn_input::warn_skipped(None, &stats.build.skipped);
     if json {
         let mut v = summary_json(&stats.build);
         v["positions_added"] = stats.elements_added.into();
@@ -683,7 +702,12 @@ pub fn run(cmd: KvetkaCommand) -> CliResult {
         KvetkaCommand::Info { book, check, json } => info(&book, check, json),
         KvetkaCommand::Probe { book, fen, json } => probe(&book, fen.as_deref(), json),
         KvetkaCommand::Build(args) => build(&args),
-        KvetkaCommand::Add { book, pgn, json } => add(&book, &pgn, json),
+        KvetkaCommand::Add {
+            book,
+            pgn,
+            strict,
+            json,
+        } => add(&book, &pgn, strict, json),
         KvetkaCommand::Dump { book, json } => dump(&book, json),
         KvetkaCommand::ToPolyglot {
             book,

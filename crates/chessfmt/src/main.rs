@@ -9,6 +9,7 @@ mod info;
 mod kvetka;
 mod mapped;
 mod output;
+mod pgn_input;
 mod polyglot;
 mod progress;
 mod selfplay;

@@ -197,6 +197,11 @@ pub struct BuildArgs {
     /// Replace OUT if it exists.
     #[arg(long)]
     force: bool,
+    /// All or nothing: any game left out (illegal, unreadable, or cut off by the end of a
+    /// file or a damaged compressed stream) is an error and nothing is written. Without it
+    /// the good games are used and the others reported as warnings.
+    #[arg(long)]
+    strict: bool,
     /// Print the summary as JSON.
     #[arg(long)]
     json: bool,
@@ -245,8 +250,11 @@ fn build(args: &BuildArgs) -> CliResult {
         let reader = chess_core::pgn::PgnReader::open(path)
             .map_err(|e| CliError(format!("{}: {e}", path.display())))?;
         let before = bar.position();
-        pool.install(|| builder.add_pgn(reader, |n| bar.set_position(before + n)))
+        let skipped = pool
+            .install(|| builder.add_pgn(reader, |n| bar.set_position(before + n)))
             .map_err(|e| CliError(format!("{}: {e}", path.display())))?;
+        bar.suspend(|| crate::pgn_input::warn_skipped(Some(path), &skipped));
+        crate::pgn_input::check_strict(args.strict, path, &skipped)?;
     }
     bar.finish_and_clear();
     let stats = chess_core::atomic::write_atomically(&args.output, args.force, |w| {
@@ -262,6 +270,7 @@ fn build(args: &BuildArgs) -> CliResult {
             "games_read": stats.games_read,
             "games_skipped": stats.skipped.total(),
             "skipped_by_reason": stats.skipped.by_kind,
+            "truncated": stats.skipped.truncated(),
             "pairs": stats.pairs,
             "entries": stats.entries,
             "bytes_spilled": stats.bytes_spilled,
@@ -276,9 +285,6 @@ fn build(args: &BuildArgs) -> CliResult {
             stats.entries,
             args.output.display()
         );
-        for e in &stats.skipped.examples {
-            println!("  skipped {e}");
-        }
     }
     Ok(())
 }

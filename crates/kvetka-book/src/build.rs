@@ -59,7 +59,8 @@ pub struct BuildStats {
     pub games_filtered: u64,
     /// Games left out for an unknown result.
     pub games_without_result: u64,
-    /// Games that could not be replayed (illegal move, bad FEN…), by reason.
+    /// Games left out, by reason: not replayable (illegal move, bad FEN…), unreadable, or cut
+    /// off by the end of the input ([`SkipStats::truncated`]).
     pub skipped: SkipStats,
     /// Moves the table has no code for (skipped; their games still count).
     pub uncodable_moves: u64,
@@ -267,7 +268,27 @@ impl Builder {
 
     /// Adds every game of a PGN file (plain or compressed) as a new source; `progress` gets
     /// the number of games read so far.
-    pub fn add_pgn(&mut self, path: &Path, mut progress: impl FnMut(u64)) -> Result<(), Error> {
+    ///
+    /// Returns the games of this file that were left out (not replayable, unreadable, cut off
+    /// by the end of the input: see [`PgnReader`]); they are also added to
+    /// [`BuildStats::skipped`]. Only I/O errors end the call with an error.
+    pub fn add_pgn(
+        &mut self,
+        path: &Path,
+        mut progress: impl FnMut(u64),
+    ) -> Result<SkipStats, Error> {
+        let before = std::mem::take(&mut self.stats.skipped);
+        let result = self.add_pgn_counted(path, &mut progress);
+        let mine = std::mem::replace(&mut self.stats.skipped, before);
+        self.stats.skipped.merge(mine.clone());
+        result.map(|()| mine)
+    }
+
+    fn add_pgn_counted(
+        &mut self,
+        path: &Path,
+        progress: &mut impl FnMut(u64),
+    ) -> Result<(), Error> {
         let address = std::fs::canonicalize(path)
             .unwrap_or_else(|_| path.to_path_buf())
             .display()
@@ -286,6 +307,10 @@ impl Builder {
             self.add_games(&batch);
             progress(self.stats.games_read);
             if batch.len() < 2048 {
+                // Games the reader itself skipped (unreadable, cut off).
+                let skipped = reader.take_skipped();
+                self.stats.games_read += skipped.total();
+                self.stats.skipped.merge(skipped);
                 return Ok(());
             }
         }

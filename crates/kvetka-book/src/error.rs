@@ -31,6 +31,11 @@ pub enum Error {
     /// A book cannot be written as asked.
     #[error("cannot write the book")]
     Write(#[from] WriteError),
+    /// Games of the input were left out and strict mode asked for all or nothing: nothing
+    /// was written.
+    #[cfg(feature = "pgn")]
+    #[error("{0}; nothing written (strict)")]
+    InputSkipped(chess_core::pgn::SkipStats),
 }
 
 /// Why a book cannot be written.
@@ -79,6 +84,8 @@ impl Located for Error {
             Error::Parse(e) => e.path(),
             Error::UnsupportedType { path, .. } | Error::NotFound { path } => Some(path),
             Error::Write(_) => None,
+            #[cfg(feature = "pgn")]
+            Error::InputSkipped(_) => None,
         }
     }
     fn offset(&self) -> Option<u64> {
@@ -87,6 +94,8 @@ impl Located for Error {
             Error::Parse(e) => e.offset(),
             Error::UnsupportedType { .. } => Some(0),
             Error::NotFound { .. } | Error::Write(_) => None,
+            #[cfg(feature = "pgn")]
+            Error::InputSkipped(_) => None,
         }
     }
 }

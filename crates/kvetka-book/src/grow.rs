@@ -161,14 +161,51 @@ fn split_files(
     split_files(right, 0, split_size, out);
 }
 
+/// How [`add_pgn_with`] adds games.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct AddOptions {
+    /// The `.kob` size limit ([`crate::write::DEFAULT_SPLIT_SIZE`]).
+    pub split_size: u64,
+    /// Add nothing (and return [`Error::InputSkipped`]) when any game of the input was left
+    /// out: not replayable, unreadable, or cut off by the end of a file. Otherwise the good
+    /// games are added and the others counted in [`BuildStats::skipped`].
+    pub strict: bool,
+}
+
+impl Default for AddOptions {
+    fn default() -> Self {
+        AddOptions {
+            split_size: crate::write::DEFAULT_SPLIT_SIZE,
+            strict: false,
+        }
+    }
+}
+
 /// Adds the games of `pgns` to the book at `paths` (see the module notes). `split_size` is the
 /// `.kob` size limit ([`crate::write::DEFAULT_SPLIT_SIZE`]); `progress` gets the games read.
+/// Bad games are skipped and counted; see [`add_pgn_with`] for the strict mode.
 pub fn add_pgn(
     paths: &BookPaths,
     pgns: &[PathBuf],
     split_size: u64,
+    progress: impl FnMut(u64),
+) -> Result<GrowStats, Error> {
+    let options = AddOptions {
+        split_size,
+        ..AddOptions::default()
+    };
+    add_pgn_with(paths, pgns, &options, progress)
+}
+
+/// [`add_pgn`] with options.
+pub fn add_pgn_with(
+    paths: &BookPaths,
+    pgns: &[PathBuf],
+    options: &AddOptions,
     mut progress: impl FnMut(u64),
 ) -> Result<GrowStats, Error> {
+    let split_size = options.split_size;
     let book = Book::open(paths.base())?;
     let header = book.header().clone();
     let old_sources = match book.sources() {
@@ -178,6 +215,9 @@ pub fn add_pgn(
     let mut builder = Builder::continuing(header.clone(), old_sources.sources.len());
     for p in pgns {
         builder.add_pgn(p, &mut progress)?;
+    }
+    if options.strict && builder.stats().skipped.total() > 0 {
+        return Err(Error::InputSkipped(builder.stats().skipped.clone()));
     }
     let (changes, new_sources, build) = builder.into_parts();
     let mut sources = old_sources;

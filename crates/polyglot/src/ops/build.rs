@@ -105,7 +105,8 @@ impl Default for BuildOptions {
 pub struct BuildStats {
     /// Games read from the input (used and skipped).
     pub games_read: u64,
-    /// Games skipped, by reason.
+    /// Games left out, by reason: not replayable (illegal move, bad FEN…), unreadable, or cut
+    /// off by the end of the input ([`SkipStats::truncated`]).
     pub skipped: SkipStats,
     /// (position, move) pairs seen.
     pub pairs: usize,
@@ -506,17 +507,34 @@ impl BookBuilder {
     }
     /// Tokenises, replays (on the current rayon pool) and counts every game of a PGN stream,
     /// skipping bad games. `progress` is called with the number of games read so far.
+    ///
+    /// Returns the games of this stream that were left out (not replayable, unreadable, cut
+    /// off by the end of the input: see [`PgnReader`]); they are also added to
+    /// [`BuildStats::skipped`]. Only errors of the underlying reader (and of spilling) end
+    /// the call with an error.
     pub fn add_pgn<R: Read + Send>(
         &mut self,
         reader: PgnReader<R>,
         mut progress: impl FnMut(u64),
+    ) -> io::Result<SkipStats> {
+        let before = std::mem::take(&mut self.stats.skipped);
+        let result = self.add_pgn_counted(reader, &mut progress);
+        let mine = std::mem::replace(&mut self.stats.skipped, before);
+        self.stats.skipped.merge(mine.clone());
+        result.map(|()| mine)
+    }
+
+    fn add_pgn_counted<R: Read + Send>(
+        &mut self,
+        reader: PgnReader<R>,
+        progress: &mut impl FnMut(u64),
     ) -> io::Result<()> {
         const BATCH: usize = 512;
         let max_ply = self.options.max_ply;
         let mut reader = reader.with_header_filter(chess_core::pgn::essential_header);
         std::thread::scope(|scope| -> io::Result<()> {
             let (tx, rx) = mpsc::sync_channel::<io::Result<Vec<RawGame>>>(8);
-            scope.spawn(move || {
+            let tokeniser = scope.spawn(move || {
                 loop {
                     let batch = reader.next_batch(BATCH);
                     let done = matches!(&batch, Ok(b) if b.len() < BATCH) || batch.is_err();
@@ -524,6 +542,8 @@ impl BookBuilder {
                         break;
                     }
                 }
+                // Games the reader itself skipped (unreadable, cut off).
+                reader.take_skipped()
             });
             // Count batch k (in order, on one worker) while batch k + 1 is replayed on the
             // others.
@@ -547,6 +567,10 @@ impl BookBuilder {
             }
             self.add_all(pending);
             progress(self.stats.games_read);
+            if let Ok(skipped) = tokeniser.join() {
+                self.stats.games_read += skipped.total();
+                self.stats.skipped.merge(skipped);
+            }
             match self.spill_error.take() {
                 Some(e) => Err(e),
                 None => Ok(()),

@@ -1,0 +1,203 @@
+//! Bulk PGN input keeps going: oversized games are skipped, a cut-off last game and a cut
+//! compressed stream end the input cleanly, each reported with its game number and offset.
+
+use std::io::Write;
+
+use chess_core::pgn::{MAX_TAG_LINE, PgnReader, SkipReason, SkipStats};
+
+/// Game `i` of the synthetic inputs: four plies, a comment, a result.
+fn game(i: usize) -> String {
+    format!("[Event \"game {i}\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 {{a comment}} Nc6 1-0\n\n")
+}
+
+fn games(n: usize) -> String {
+    (0..n).map(game).collect()
+}
+
+/// (events of the games read, the skip tally).
+fn read(bytes: &[u8]) -> (Vec<String>, SkipStats) {
+    let mut it = PgnReader::new(bytes).games();
+    let events = it
+        .by_ref()
+        .map(|g| g.unwrap().header("Event").unwrap().to_owned())
+        .collect();
+    (events, it.skipped().clone())
+}
+
+fn events(range: std::ops::Range<usize>) -> Vec<String> {
+    range.map(|i| format!("game {i}")).collect()
+}
+
+#[test]
+fn an_oversized_tag_skips_one_game() {
+    for len in [
+        11_118,
+        MAX_TAG_LINE - 100,
+        3 * MAX_TAG_LINE,
+        40 * MAX_TAG_LINE,
+    ] {
+        let mut text = games(2);
+        let long = "x".repeat(len);
+        text +=
+            &format!("[Event \"long\"]\n[Annotator \"{long}\"]\n[Result \"0-1\"]\n\n1. d4 0-1\n\n");
+        text += &(2..5).map(game).collect::<String>();
+        let (read_events, skipped) = read(text.as_bytes());
+        if len < MAX_TAG_LINE {
+            assert_eq!(read_events.len(), 6, "a {len}-byte tag is within the limit");
+            assert_eq!(skipped.total(), 0);
+        } else {
+            let mut want = events(0..2);
+            want.extend(events(2..5));
+            assert_eq!(read_events, want, "{len}");
+            assert_eq!(skipped.total(), 1);
+            let e = &skipped.examples[0];
+            assert_eq!((e.index, e.offset), (2, 2 * game(0).len() as u64));
+            assert!(matches!(e.reason, SkipReason::Unreadable(_)), "{e}");
+            assert!(!skipped.truncated());
+        }
+    }
+}
+
+#[test]
+fn too_many_plies_or_tags_skip_one_game() {
+    let mut text = games(1);
+    text += "[Result \"*\"]\n\n";
+    for _ in 0..20_000 {
+        text += "Nf3 Nf6 Ng1 Ng8 ";
+    }
+    text += "*\n\n";
+    text += "[Result \"*\"]\n";
+    for i in 0..5000 {
+        text += &format!("[T{i} \"v\"]\n");
+    }
+    text += "\n1. e4 *\n\n";
+    text += &game(3);
+    let (read_events, skipped) = read(text.as_bytes());
+    assert_eq!(read_events, ["game 0", "game 3"]);
+    assert_eq!(skipped.total(), 2);
+    assert_eq!(skipped.by_kind["unreadable"], 2);
+    assert_eq!(
+        skipped.examples.iter().map(|e| e.index).collect::<Vec<_>>(),
+        [1, 2]
+    );
+}
+
+#[test]
+fn a_last_game_cut_inside_a_comment_or_a_tag_is_left_out() {
+    let text = games(4);
+    let last = 3 * game(0).len();
+    let cases = [
+        (text.find("game 3").unwrap() + 3, "inside a tag"),
+        (
+            last + game(0).find("a comm").unwrap() + 3,
+            "inside a comment",
+        ),
+        (last + game(0).find("Nf3").unwrap() + 1, "mid-line"),
+    ];
+    for (cut, what) in cases {
+        let (read_events, skipped) = read(&text.as_bytes()[..cut]);
+        assert_eq!(read_events, events(0..3), "cut {what}");
+        assert_eq!(skipped.total(), 1, "cut {what}");
+        let e = &skipped.examples[0];
+        assert_eq!((e.index, e.offset), (3, last as u64));
+        assert!(matches!(e.reason, SkipReason::Truncated(_)), "{e}");
+        assert!(e.to_string().contains(what) || what == "mid-line", "{e}");
+        assert!(skipped.truncated());
+    }
+    // Cut after a whole line: the moves so far are a game (no way to tell).
+    let cut = last + game(0).find("1. e4").unwrap();
+    let (read_events, skipped) = read(&text.as_bytes()[..cut]);
+    assert_eq!(read_events, events(0..4));
+    assert_eq!(skipped.total(), 0);
+}
+
+fn compressed(kind: &str, text: &[u8]) -> Vec<u8> {
+    match kind {
+        "gz" => {
+            let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+            e.write_all(text).unwrap();
+            e.finish().unwrap()
+        }
+        "zst" => zstd::encode_all(text, 3).unwrap(),
+        "xz" => {
+            let mut e = xz2::write::XzEncoder::new(Vec::new(), 6);
+            e.write_all(text).unwrap();
+            e.finish().unwrap()
+        }
+        _ => unreachable!(),
+    }
+}
+
+#[test]
+fn a_cut_compressed_stream_ends_the_input_cleanly() {
+    // Pseudo-random comments so that the stream does not compress to nothing.
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    let text: String = (0..3000)
+        .map(|i| {
+            let noise: String = (0..40)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    char::from(b'a' + (x % 26) as u8)
+                })
+                .collect();
+            game(i).replace("a comment", &noise)
+        })
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    for kind in ["gz", "zst", "xz"] {
+        let whole = compressed(kind, text.as_bytes());
+        let cut = &whole[..whole.len() * 9 / 10];
+        let path = dir.path().join(format!("cut.pgn.{kind}"));
+        std::fs::write(&path, cut).unwrap();
+        let mut it = PgnReader::open(&path).unwrap().games();
+        let got: Vec<_> = it.by_ref().map(|g| g.unwrap()).collect();
+        let skipped = it.skipped();
+        eprintln!(
+            "{kind}: {} games, {skipped}, {:?}",
+            got.len(),
+            skipped.examples
+        );
+        assert!(
+            got.len() > 1500 && got.len() < 3000,
+            "{kind}: {}",
+            got.len()
+        );
+        for (i, g) in got.iter().enumerate() {
+            assert_eq!(g.header("Event"), Some(format!("game {i}").as_str()));
+        }
+        assert_eq!(skipped.total(), 1, "{kind}");
+        let e = &skipped.examples[0];
+        assert!(
+            matches!(e.reason, SkipReason::DamagedStream(_)),
+            "{kind}: {e}"
+        );
+        assert_eq!(e.index, got.len() as u64, "{kind}: the game in progress");
+        assert!(skipped.truncated());
+    }
+}
+
+#[test]
+fn every_game_before_the_damage_is_read() {
+    // A complete first frame (member, stream) of 1000 games, then the first bytes of a second:
+    // exactly the 1000 games, and one "truncated input" at the end of the first frame.
+    let first = games(1000);
+    let dir = tempfile::tempdir().unwrap();
+    for kind in ["gz", "zst", "xz"] {
+        let mut bytes = compressed(kind, first.as_bytes());
+        bytes.extend_from_slice(&compressed(kind, games(5).as_bytes())[..12]);
+        let path = dir.path().join(format!("two.pgn.{kind}"));
+        std::fs::write(&path, &bytes).unwrap();
+        let mut it = PgnReader::open(&path).unwrap().games();
+        assert_eq!(it.by_ref().map(Result::unwrap).collect::<Vec<_>>().len(), 1000, "{kind}");
+        let skipped = it.skipped();
+        assert_eq!(skipped.total(), 1, "{kind}: {skipped}");
+        let e = &skipped.examples[0];
+        assert_eq!((e.index, e.offset), (1000, first.len() as u64), "{kind}");
+        assert!(
+            matches!(e.reason, SkipReason::DamagedStream(_)),
+            "{kind}: {e}"
+        );
+    }
+}

@@ -1,0 +1,37 @@
+//! What the builders tell about their PGN input: games left out are warnings (the book is
+//! written from the good games, exit 0) unless `--strict` asks for all or nothing.
+
+use std::path::Path;
+
+use chess_core::pgn::SkipStats;
+
+use crate::{CliError, CliResult};
+
+/// Prints the games of `file` that were left out (the first few with their number and byte
+/// offset, then the counts by reason) as warnings on stderr.
+pub fn warn_skipped(file: Option<&Path>, skipped: &SkipStats) {
+    if skipped.total() == 0 {
+        return;
+    }
+    let prefix = file.map_or(String::new(), |f| format!("{}: ", f.display()));
+    for e in &skipped.examples {
+        eprintln!("chessfmt: warning: {prefix}skipped {e}");
+    }
+    let truncated = if skipped.truncated() {
+        " (the input ends early)"
+    } else {
+        ""
+    };
+    eprintln!("chessfmt: warning: {prefix}{skipped}{truncated}");
+}
+
+/// Under `--strict`, any game left out (or a truncated input) is an error: nothing is written.
+pub fn check_strict(strict: bool, file: &Path, skipped: &SkipStats) -> CliResult {
+    if strict && skipped.total() > 0 {
+        return Err(CliError(format!(
+            "{}: {skipped}; nothing written (--strict)",
+            file.display()
+        )));
+    }
+    Ok(())
+}
