@@ -6,19 +6,155 @@
 //! truncated by a failed or interrupted run. [`write_files_atomically`] does the same for a set
 //! of files; [`stage`] is the first half (write beside the destination) for writers that
 //! rename files themselves between staging and committing.
+//!
+//! # Sets of files
+//!
+//! A format made of several files (CTG's `.ctg/.cto/.ctb`, Kvetka's `.kob…/.kin/.ksf`, the
+//! parts of a split) cannot be replaced by one rename. [`FileSet`] commits such a set with a
+//! redo journal: every new file is first written and synced under a temporary name; then a
+//! journal naming each rename (temporary → final) and each removal is written, synced and put
+//! in place by one rename — that is the commit point; then the renames and removals are done
+//! and the journal is deleted. Every step of the journal can be replayed, so after a crash,
+//! `kill -9` or a full disk at any point:
+//!
+//! - before the journal is in place, the old set is untouched (only temporary files remain);
+//! - once it is, [`recover`] finishes the renames: the new set, complete.
+//!
+//! The readers of this workspace call [`recover`] before they open a set, so they never see a
+//! mix (like SQLite's readers, which roll back a hot journal); in a read-only directory they
+//! refuse the set with an error saying that a commit is unfinished. The writers call it too
+//! before they write.
+//!
+//! Temporary files are named `.chessfmt-<pid>-<random>.tmp`. A temporary file whose process
+//! is gone (a crash) is removed by the next write into the same directory
+//! ([`clean_leftovers`]). While a process runs, its temporary files are listed in a registry
+//! that a signal handler can empty ([`remove_temporaries`]) before the process exits.
 
 use std::{
+    collections::BTreeSet,
+    ffi::OsStr,
     fs,
     io::{self, BufWriter, Write},
     path::{Path, PathBuf},
+    sync::{Mutex, MutexGuard},
 };
+
+/// The live temporary files of this process, and whether it is exiting on a signal.
+struct Registry {
+    temps: BTreeSet<PathBuf>,
+    exiting: bool,
+}
+
+static REGISTRY: Mutex<Registry> = Mutex::new(Registry {
+    temps: BTreeSet::new(),
+    exiting: false,
+});
+
+fn registry() -> MutexGuard<'static, Registry> {
+    REGISTRY.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn register(path: &Path) {
+    registry().temps.insert(path.to_path_buf());
+}
+
+fn unregister(path: &Path) {
+    registry().temps.remove(path);
+}
+
+/// Removes this process's temporary files (those not yet committed) and stops any commit from
+/// starting: for a signal handler running on an ordinary thread (not inside the signal
+/// handler itself) just before the process exits. A commit whose journal is already in place
+/// is left as it is: the next reader or writer finishes it. Returns how many files were
+/// removed.
+pub fn remove_temporaries() -> usize {
+    let mut r = registry();
+    r.exiting = true;
+    let mut n = 0;
+    for p in std::mem::take(&mut r.temps) {
+        if fs::remove_file(&p).is_ok() {
+            n += 1;
+        }
+    }
+    // Keep the lock: a commit waiting for it must not start while the process exits.
+    std::mem::forget(r);
+    n
+}
+
+fn temp_prefix() -> String {
+    format!(".chessfmt-{}-", std::process::id())
+}
+
+/// The process id in the name of one of our temporary files, if it is one.
+fn temp_owner(name: &OsStr) -> Option<u32> {
+    let name = name.to_str()?;
+    let rest = name.strip_prefix(".chessfmt-")?.strip_suffix(".tmp")?;
+    rest.split_once('-')?.0.parse().ok()
+}
+
+/// Whether process `pid` is (probably) still running: checked through `/proc` where it exists;
+/// elsewhere every process is assumed alive (nothing is removed).
+fn process_alive(pid: u32) -> bool {
+    if pid == std::process::id() {
+        return true;
+    }
+    let proc = Path::new("/proc");
+    if !proc.join("self").exists() {
+        return true;
+    }
+    proc.join(pid.to_string()).exists()
+}
+
+fn dir_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    }
+}
+
+/// Removes the temporary files left in `dir` by writers that are gone (crashed or killed),
+/// after finishing any commit whose journal is there. Returns how many files were removed.
+/// Errors (an unreadable directory) are ignored: cleaning is a courtesy.
+pub fn clean_leftovers(dir: &Path) -> usize {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return 0;
+    };
+    let mut journals = Vec::new();
+    let mut leftovers = Vec::new();
+    for e in entries.flatten() {
+        let name = e.file_name();
+        if name
+            .to_str()
+            .is_some_and(|n| n.starts_with('.') && n.ends_with(JOURNAL_SUFFIX))
+        {
+            journals.push(e.path());
+        } else if temp_owner(&name).is_some_and(|pid| !process_alive(pid)) {
+            leftovers.push(e.path());
+        }
+    }
+    for j in &journals {
+        let _ = replay_journal(j);
+    }
+    leftovers
+        .iter()
+        .filter(|p| p.exists() && fs::remove_file(p).is_ok())
+        .count()
+}
 
 /// A file written and synced beside its destination, not yet in place: [`Staged::commit`]
 /// renames it over the destination; dropping it removes it.
 #[derive(Debug)]
 pub struct Staged {
-    tmp: tempfile::NamedTempFile,
+    tmp: Option<tempfile::NamedTempFile>,
     path: PathBuf,
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        if let Some(t) = &self.tmp {
+            unregister(t.path());
+        }
+    }
 }
 
 impl Staged {
@@ -28,15 +164,31 @@ impl Staged {
     }
 
     /// Renames the file over its destination (refusing an existing one unless `overwrite`).
-    pub fn commit(self, overwrite: bool) -> io::Result<()> {
+    pub fn commit(mut self, overwrite: bool) -> io::Result<()> {
+        let Some(tmp) = self.tmp.take() else {
+            return Ok(());
+        };
+        {
+            let mut r = registry();
+            if r.exiting {
+                return Err(io::Error::new(io::ErrorKind::Interrupted, "exiting"));
+            }
+            r.temps.remove(tmp.path());
+        }
         if overwrite {
-            self.tmp.persist(&self.path).map_err(|e| e.error)?;
+            tmp.persist(&self.path).map_err(|e| e.error)?;
         } else {
-            self.tmp
-                .persist_noclobber(&self.path)
-                .map_err(|e| e.error)?;
+            tmp.persist_noclobber(&self.path).map_err(|e| e.error)?;
         }
         Ok(())
+    }
+
+    /// Keeps the temporary file (it is no longer removed on drop) and returns its path.
+    fn keep(mut self) -> io::Result<(PathBuf, PathBuf)> {
+        let tmp = self.tmp.take().expect("a staged file");
+        let path = std::mem::take(&mut self.path);
+        let kept = tmp.into_temp_path().keep().map_err(|e| e.error)?;
+        Ok((kept, path))
     }
 }
 
@@ -46,11 +198,19 @@ pub const ALREADY_EXISTS: &str = "already exists (not overwritten)";
 
 /// An `AlreadyExists` error ([`ALREADY_EXISTS`]) when anything is at `path` (a dangling
 /// symlink included), for writers that check a whole set of outputs before writing any.
+/// A device or FIFO ([`is_special`]) is not refused: it is written through.
 pub fn refuse_existing(path: &Path) -> io::Result<()> {
-    if fs::symlink_metadata(path).is_ok() {
+    if fs::symlink_metadata(path).is_ok() && !is_special(path) {
         return Err(io::Error::new(io::ErrorKind::AlreadyExists, ALREADY_EXISTS));
     }
     Ok(())
+}
+
+/// Whether `path` exists and is neither a regular file nor a directory (nor a link to one):
+/// a device such as `/dev/null`, a FIFO, a socket. Such outputs are written through, never
+/// replaced.
+pub fn is_special(path: &Path) -> bool {
+    fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
 }
 
 /// Writes a temporary file beside `path` through `write` and syncs it. Temporary files are
@@ -60,12 +220,10 @@ pub fn stage<T>(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> io::Result<T>,
 ) -> io::Result<(Staged, T)> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
+    let dir = dir_of(path);
     let mut builder = tempfile::Builder::new();
-    builder.prefix(".chessfmt-").suffix(".tmp");
+    let prefix = temp_prefix();
+    builder.prefix(&prefix).suffix(".tmp");
     let permissions = match fs::metadata(path) {
         Ok(m) => Some(m.permissions()),
         Err(_) => default_permissions(),
@@ -73,46 +231,441 @@ pub fn stage<T>(
     if let Some(p) = permissions {
         builder.permissions(p);
     }
-    let tmp = builder.tempfile_in(dir)?;
-    let mut w = BufWriter::with_capacity(1 << 16, tmp);
-    let out = write(&mut w)?;
-    let tmp = w.into_inner().map_err(|e| e.into_error())?;
-    tmp.as_file().sync_all()?;
-    let staged = Staged {
-        tmp,
+    let tmp = {
+        let r = registry();
+        if r.exiting {
+            return Err(io::Error::new(io::ErrorKind::Interrupted, "exiting"));
+        }
+        drop(r);
+        let tmp = builder.tempfile_in(dir)?;
+        register(tmp.path());
+        tmp
+    };
+    let mut staged = Staged {
+        tmp: Some(tmp),
         path: path.to_path_buf(),
     };
+    let file = staged.tmp.as_mut().expect("just set").as_file_mut();
+    let mut w = BufWriter::with_capacity(1 << 16, file);
+    let out = write(&mut w)?;
+    w.into_inner().map_err(|e| e.into_error())?.sync_all()?;
     Ok((staged, out))
 }
 
 /// Writes `path` through `write`, atomically. Refuses to replace an existing file unless
-/// `overwrite` is true.
+/// `overwrite` is true. A device or FIFO at `path` (`/dev/null`, `/dev/stdout`, a named pipe)
+/// is written through instead of replaced. Leftover temporary files of crashed writers in the
+/// directory are removed first ([`clean_leftovers`]).
 pub fn write_atomically<T>(
     path: &Path,
     overwrite: bool,
     write: impl FnOnce(&mut dyn Write) -> io::Result<T>,
 ) -> io::Result<T> {
+    if is_special(path) {
+        let file = fs::OpenOptions::new().write(true).open(path)?;
+        let mut w = BufWriter::with_capacity(1 << 16, file);
+        let out = write(&mut w)?;
+        w.flush()?;
+        return Ok(out);
+    }
     if !overwrite {
         refuse_existing(path)?;
     }
+    clean_leftovers(dir_of(path));
     let (staged, out) = stage(path, write)?;
     staged.commit(overwrite)?;
     Ok(out)
 }
 
-/// Writes several files as one step: each goes to a temporary file beside its destination;
-/// only when all of them are written and synced are they renamed over their destinations (in
-/// the given order). Refuses, before writing anything, when a destination exists and
-/// `overwrite` is false. A failure while writing leaves every destination untouched.
-pub fn write_files_atomically(files: &[(&Path, &[u8])], overwrite: bool) -> io::Result<()> {
+/// Writes several files as one step ([`FileSet`]): each goes to a temporary file beside its
+/// destination; only when all of them are written and synced are they renamed over their
+/// destinations, through a journal. Refuses, before writing anything, when a destination
+/// exists and `overwrite` is false. `anchor` names the set (see [`FileSet::new`]).
+pub fn write_files_atomically(
+    anchor: &Path,
+    files: &[(&Path, &[u8])],
+    overwrite: bool,
+) -> io::Result<()> {
     if !overwrite {
         files.iter().try_for_each(|(p, _)| refuse_existing(p))?;
     }
-    let mut staged = Vec::with_capacity(files.len());
+    let mut set = FileSet::new(anchor)?;
     for (path, bytes) in files {
-        staged.push(stage(path, |w| w.write_all(bytes))?.0);
+        set.stage(path, |w| w.write_all(bytes))?;
     }
-    staged.into_iter().try_for_each(|s| s.commit(overwrite))
+    set.commit()
+}
+
+/// The suffix of commit journals: `.<anchor file name>.chessfmt-commit`.
+const JOURNAL_SUFFIX: &str = ".chessfmt-commit";
+const JOURNAL_MAGIC: &str = "chessfmt-commit 1";
+
+/// The journal of the set named by `anchor` (its file name in lower case, so that any letter
+/// case of the anchor finds it).
+pub fn journal_path(anchor: &Path) -> PathBuf {
+    let mut name = std::ffi::OsString::from(".");
+    name.push(
+        anchor
+            .file_name()
+            .unwrap_or_else(|| OsStr::new("set"))
+            .to_string_lossy()
+            .to_lowercase(),
+    );
+    name.push(JOURNAL_SUFFIX);
+    dir_of(anchor).join(name)
+}
+
+/// One step of a commit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Step {
+    /// Rename a kept temporary file (file name in the directory) to its destination.
+    Rename(PathBuf, PathBuf),
+    /// Remove a file of the old set that the new one does not have.
+    Remove(PathBuf),
+}
+
+/// A set of files written as one commit (see the [module notes](self)): stage every new
+/// file, name the files of the old set that go away, then [`FileSet::commit`]. Dropping an
+/// uncommitted set removes its temporary files and leaves the old set as it was.
+///
+/// All files of a set live in one directory.
+#[derive(Debug)]
+pub struct FileSet {
+    dir: PathBuf,
+    journal: PathBuf,
+    staged: Vec<Staged>,
+    /// Existing files linked under temporary names, to be renamed to a new name.
+    moved: Vec<(PathBuf, PathBuf)>,
+    removals: Vec<PathBuf>,
+}
+
+impl FileSet {
+    /// A new set in the directory of `anchor`, whose file name names the set's journal
+    /// ([`journal_path`]: use the same anchor to read the set, e.g. the `.ctg` path of a CTG
+    /// book). Finishes an interrupted commit of the same set and removes leftover temporary
+    /// files of crashed writers first.
+    pub fn new(anchor: &Path) -> io::Result<FileSet> {
+        recover(anchor)?;
+        let dir = dir_of(anchor).to_path_buf();
+        clean_leftovers(&dir);
+        Ok(FileSet {
+            journal: journal_path(anchor),
+            dir,
+            staged: Vec::new(),
+            moved: Vec::new(),
+            removals: Vec::new(),
+        })
+    }
+
+    fn check_dir(&self, path: &Path) -> io::Result<()> {
+        if dir_of(path) != self.dir {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "{}: every file of a set must be in {}",
+                    path.display(),
+                    self.dir.display()
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Writes the new content of `path` (a temporary file, synced).
+    pub fn stage<T>(
+        &mut self,
+        path: &Path,
+        write: impl FnOnce(&mut dyn Write) -> io::Result<T>,
+    ) -> io::Result<T> {
+        self.check_dir(path)?;
+        let (staged, out) = stage(path, write)?;
+        self.staged.push(staged);
+        Ok(out)
+    }
+
+    /// Gives the existing file `from` the name `to` at the commit (a hard link under a
+    /// temporary name now, a copy where links are not possible).
+    pub fn rename_existing(&mut self, from: &Path, to: &Path) -> io::Result<()> {
+        self.check_dir(to)?;
+        let (staged, ()) = stage(to, |_| Ok(()))?;
+        let (tmp, _) = staged.keep()?;
+        register(&tmp);
+        fs::remove_file(&tmp)?;
+        if fs::hard_link(from, &tmp).is_err() {
+            fs::copy(from, &tmp)?;
+            fs::File::open(&tmp)?.sync_all()?;
+        }
+        self.moved.push((tmp, to.to_path_buf()));
+        Ok(())
+    }
+
+    /// Removes `path` at the commit (a file of the old set that the new set does not have).
+    pub fn remove(&mut self, path: &Path) -> io::Result<()> {
+        self.check_dir(path)?;
+        self.removals.push(path.to_path_buf());
+        Ok(())
+    }
+
+    /// Commits the set: after this returns, the new set is in place; if the process dies
+    /// during it, [`recover`] (which every reader and writer of this workspace calls) finishes
+    /// it. Destinations are replaced (check with [`refuse_existing`] before staging).
+    pub fn commit(self) -> io::Result<()> {
+        let FileSet {
+            dir,
+            journal,
+            staged,
+            moved,
+            removals,
+        } = self;
+        failpoint("staged");
+        // The commit point: the journal in place. Temporary files become part of it.
+        let mut steps = Vec::new();
+        {
+            let r = registry();
+            if r.exiting {
+                return Err(io::Error::new(io::ErrorKind::Interrupted, "exiting"));
+            }
+        }
+        let mut kept = Vec::new();
+        for s in staged {
+            let (tmp, path) = s.keep()?;
+            register(&tmp);
+            kept.push((tmp, path));
+        }
+        kept.extend(moved);
+        for (tmp, path) in &kept {
+            steps.push(Step::Rename(name_in(tmp)?, name_in(path)?));
+        }
+        for p in &removals {
+            steps.push(Step::Remove(name_in(p)?));
+        }
+        let text = journal_text(&steps);
+        let (j, ()) = stage(&journal, |w| w.write_all(text.as_bytes()))?;
+        {
+            let mut r = registry();
+            if r.exiting {
+                drop(r);
+                drop(j);
+                return Err(io::Error::new(io::ErrorKind::Interrupted, "exiting"));
+            }
+            for (tmp, _) in &kept {
+                r.temps.remove(tmp);
+            }
+        }
+        j.commit(true)?;
+        sync_dir(&dir);
+        failpoint("journal");
+        apply(&dir, &steps)?;
+        sync_dir(&dir);
+        failpoint("applied");
+        fs::remove_file(&journal)?;
+        sync_dir(&dir);
+        Ok(())
+    }
+}
+
+fn name_in(path: &Path) -> io::Result<PathBuf> {
+    path.file_name().map(PathBuf::from).ok_or_else(|| {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{}: not a file name", path.display()),
+        )
+    })
+}
+
+/// File names are written as hex of their bytes: any name survives the journal.
+fn hex_name(p: &Path) -> String {
+    p.as_os_str()
+        .as_encoded_bytes()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+fn unhex_name(s: &str) -> Option<PathBuf> {
+    if !s.len().is_multiple_of(2) || s.is_empty() {
+        return None;
+    }
+    let bytes: Option<Vec<u8>> = (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok())
+        .collect();
+    let bytes = bytes?;
+    if bytes.contains(&b'/') || bytes.contains(&0) {
+        return None;
+    }
+    // Names come from `as_encoded_bytes` of this platform's paths.
+    let s = String::from_utf8(bytes.clone()).ok();
+    match s {
+        Some(s) => Some(PathBuf::from(s)),
+        None => {
+            #[cfg(unix)]
+            {
+                use std::os::unix::ffi::OsStringExt;
+                Some(PathBuf::from(std::ffi::OsString::from_vec(bytes)))
+            }
+            #[cfg(not(unix))]
+            None
+        }
+    }
+}
+
+fn journal_text(steps: &[Step]) -> String {
+    let mut t = format!("{JOURNAL_MAGIC}\n");
+    for s in steps {
+        match s {
+            Step::Rename(a, b) => t += &format!("rename {} {}\n", hex_name(a), hex_name(b)),
+            Step::Remove(a) => t += &format!("remove {}\n", hex_name(a)),
+        }
+    }
+    t += "end\n";
+    t
+}
+
+fn parse_journal(text: &str) -> Option<Vec<Step>> {
+    let mut lines = text.lines();
+    if lines.next()? != JOURNAL_MAGIC {
+        return None;
+    }
+    let mut steps = Vec::new();
+    for line in lines {
+        let mut w = line.split(' ');
+        match (w.next()?, w.next(), w.next(), w.next()) {
+            ("rename", Some(a), Some(b), None) => {
+                steps.push(Step::Rename(unhex_name(a)?, unhex_name(b)?));
+            }
+            ("remove", Some(a), None, None) => steps.push(Step::Remove(unhex_name(a)?)),
+            ("end", None, None, None) => return Some(steps),
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// Does the steps of a journal; each can be done again (a rename whose temporary file is gone
+/// was done; a removal of a missing file was done).
+fn apply(dir: &Path, steps: &[Step]) -> io::Result<()> {
+    let mut n = 0;
+    for s in steps {
+        match s {
+            Step::Rename(tmp, to) => {
+                let tmp = dir.join(tmp);
+                if fs::symlink_metadata(&tmp).is_ok() {
+                    fs::rename(&tmp, dir.join(to))?;
+                    n += 1;
+                    failpoint_n("rename", n);
+                }
+            }
+            Step::Remove(p) => {
+                let p = dir.join(p);
+                // Never remove what a rename of this commit put there (a name that differs
+                // only in letter case on a case-insensitive file system).
+                let same_as_new = steps.iter().any(|t| match t {
+                    Step::Rename(_, to) => {
+                        let (a, b) = (p.file_name(), Some(to.as_os_str()));
+                        a.map(|a| a.to_string_lossy().to_lowercase())
+                            == b.map(|b| b.to_string_lossy().to_lowercase())
+                            && same_file(&p, &dir.join(to))
+                    }
+                    Step::Remove(_) => false,
+                });
+                if !same_as_new {
+                    match fs::remove_file(&p) {
+                        Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+                        _ => {}
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        match (fs::metadata(a), fs::metadata(b)) {
+            (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
+            _ => false,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        a.to_string_lossy()
+            .eq_ignore_ascii_case(&b.to_string_lossy())
+    }
+}
+
+fn replay_journal(journal: &Path) -> io::Result<bool> {
+    let text = match fs::read_to_string(journal) {
+        Ok(t) => t,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
+        Err(e) => return Err(e),
+    };
+    let steps = parse_journal(&text).ok_or_else(|| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{}: not a chessfmt commit journal", journal.display()),
+        )
+    })?;
+    let dir = dir_of(journal);
+    apply(dir, &steps)?;
+    sync_dir(dir);
+    fs::remove_file(journal)?;
+    sync_dir(dir);
+    Ok(true)
+}
+
+/// Finishes an interrupted commit of the set named by `anchor` ([`FileSet`]), if its journal
+/// is there: the new set, complete. `Ok(true)` when one was finished. An error (a read-only
+/// directory) means the set is half committed and must not be read.
+pub fn recover(anchor: &Path) -> io::Result<bool> {
+    let journal = journal_path(anchor);
+    if fs::symlink_metadata(&journal).is_err() {
+        return Ok(false);
+    }
+    replay_journal(&journal).map_err(|e| {
+        io::Error::new(
+            e.kind(),
+            format!(
+                "an interrupted write left a half-committed set ({}); finishing it failed: {e}",
+                journal.display()
+            ),
+        )
+    })
+}
+
+fn sync_dir(dir: &Path) {
+    #[cfg(unix)]
+    if let Ok(d) = fs::File::open(dir) {
+        let _ = d.sync_all();
+    }
+    #[cfg(not(unix))]
+    let _ = dir;
+}
+
+/// Test hook: `CHESSFMT_FAILPOINT_COMMIT=<n>` aborts the process (as `kill -9` would stop it:
+/// no destructor runs) at the n-th commit point it reaches: after staging, after the journal,
+/// after each rename, after the last step.
+fn failpoint(_what: &str) {
+    failpoint_hit();
+}
+
+fn failpoint_n(_what: &str, _n: usize) {
+    failpoint_hit();
+}
+
+fn failpoint_hit() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static HITS: AtomicUsize = AtomicUsize::new(0);
+    let Some(at) = std::env::var_os("CHESSFMT_FAILPOINT_COMMIT") else {
+        return;
+    };
+    let at: usize = at.to_str().and_then(|s| s.parse().ok()).unwrap_or(0);
+    if HITS.fetch_add(1, Ordering::SeqCst) + 1 == at {
+        std::process::abort();
+    }
 }
 
 #[cfg(unix)]
@@ -162,15 +715,104 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let a = dir.path().join("a");
         let b = dir.path().join("b");
-        write_files_atomically(&[(&a, b"1"), (&b, b"2")], false).unwrap();
+        write_files_atomically(&a, &[(&a, b"1"), (&b, b"2")], false).unwrap();
         assert_eq!(fs::read(&b).unwrap(), b"2");
         // Refused as a whole when one exists.
         let c = dir.path().join("c");
-        let e = write_files_atomically(&[(&c, b"3"), (&a, b"4")], false).unwrap_err();
+        let e = write_files_atomically(&a, &[(&c, b"3"), (&a, b"4")], false).unwrap_err();
         assert_eq!(e.kind(), io::ErrorKind::AlreadyExists);
         assert!(!c.exists());
-        write_files_atomically(&[(&a, b"5"), (&b, b"6")], true).unwrap();
+        write_files_atomically(&a, &[(&a, b"5"), (&b, b"6")], true).unwrap();
         assert_eq!(fs::read(&a).unwrap(), b"5");
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 2);
+    }
+
+    #[test]
+    fn an_interrupted_commit_is_finished_by_recover() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b, c, d) = (
+            dir.path().join("x.a"),
+            dir.path().join("x.b"),
+            dir.path().join("x.c"),
+            dir.path().join("x.d"),
+        );
+        fs::write(&a, "old a").unwrap();
+        fs::write(&b, "old b").unwrap();
+        fs::write(&c, "old c").unwrap();
+        // Stage a new set by hand and write its journal, as a commit that died right after
+        // its commit point would have left it.
+        let mut steps = Vec::new();
+        for (path, text) in [(&a, "new a"), (&d, "new d")] {
+            let (s, ()) = stage(path, |w| w.write_all(text.as_bytes())).unwrap();
+            let (tmp, _) = s.keep().unwrap();
+            steps.push(Step::Rename(name_in(&tmp).unwrap(), name_in(path).unwrap()));
+        }
+        let (tmp, _) = stage(&dir.path().join("moved"), |_| Ok(()))
+            .unwrap()
+            .0
+            .keep()
+            .unwrap();
+        fs::remove_file(&tmp).unwrap();
+        fs::hard_link(&b, &tmp).unwrap();
+        steps.push(Step::Rename(name_in(&tmp).unwrap(), name_in(&c).unwrap()));
+        steps.push(Step::Remove(name_in(&b).unwrap()));
+        // The first rename already done.
+        let Step::Rename(first, _) = &steps[0] else {
+            unreachable!()
+        };
+        fs::rename(dir.path().join(first), &a).unwrap();
+        let anchor = dir.path().join("x");
+        fs::write(journal_path(&anchor), journal_text(&steps)).unwrap();
+        assert!(recover(&anchor).unwrap());
+        assert!(!recover(&anchor).unwrap());
+        let read = |p: &Path| fs::read_to_string(p).ok();
+        assert_eq!(read(&a).as_deref(), Some("new a"));
+        assert_eq!(read(&b), None);
+        assert_eq!(read(&c).as_deref(), Some("old b"));
+        assert_eq!(read(&d).as_deref(), Some("new d"));
+        assert_eq!(
+            fs::read_dir(dir.path()).unwrap().count(),
+            3,
+            "no journal, no temporaries"
+        );
+    }
+
+    #[test]
+    fn leftovers_of_dead_writers_are_cleaned() {
+        let dir = tempfile::tempdir().unwrap();
+        // A pid that does not run: beyond the kernel's pid_max.
+        let dead = dir.path().join(".chessfmt-4294967-abc.tmp");
+        let mine = dir
+            .path()
+            .join(format!(".chessfmt-{}-abc.tmp", std::process::id()));
+        let other = dir.path().join(".chessfmt-abcdef.tmp");
+        for p in [&dead, &mine, &other] {
+            fs::write(p, "x").unwrap();
+        }
+        let removed = clean_leftovers(dir.path());
+        if Path::new("/proc/self").exists() {
+            assert_eq!(removed, 1);
+            assert!(!dead.exists());
+        }
+        assert!(mine.exists() && other.exists());
+    }
+
+    #[test]
+    fn journal_names_round_trip() {
+        let steps = vec![
+            Step::Rename(".chessfmt-1-a b.tmp".into(), "bööк name.ctg".into()),
+            Step::Remove("x y".into()),
+        ];
+        assert_eq!(parse_journal(&journal_text(&steps)), Some(steps));
+        assert_eq!(
+            parse_journal("chessfmt-commit 1\nremove 7878\n"),
+            None,
+            "no end"
+        );
+        assert_eq!(
+            parse_journal("chessfmt-commit 1\nremove 2f78\nend\n"),
+            None,
+            "a slash"
+        );
     }
 }

@@ -190,7 +190,11 @@ fn every_game_before_the_damage_is_read() {
         let path = dir.path().join(format!("two.pgn.{kind}"));
         std::fs::write(&path, &bytes).unwrap();
         let mut it = PgnReader::open(&path).unwrap().games();
-        assert_eq!(it.by_ref().map(Result::unwrap).collect::<Vec<_>>().len(), 1000, "{kind}");
+        assert_eq!(
+            it.by_ref().map(Result::unwrap).collect::<Vec<_>>().len(),
+            1000,
+            "{kind}"
+        );
         let skipped = it.skipped();
         assert_eq!(skipped.total(), 1, "{kind}: {skipped}");
         let e = &skipped.examples[0];

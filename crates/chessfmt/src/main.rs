@@ -13,6 +13,7 @@ mod pgn_input;
 mod polyglot;
 mod progress;
 mod selfplay;
+mod signals;
 
 use std::process::ExitCode;
 
@@ -83,6 +84,7 @@ fn quiet_on_closed_pipe() {
 fn main() -> ExitCode {
     quiet_on_closed_pipe();
     mapped::install();
+    signals::install();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Info(args) => info::run(&args),

@@ -207,6 +207,17 @@ impl OutArgs {
 }
 
 fn open(path: &Path) -> Result<FileData, CliError> {
+    // A part of a split (`prefix.NNN`) whose commit was interrupted: finish it first, so that
+    // the parts read are all of the new split.
+    if let Some(name) = path.file_name().and_then(|n| n.to_str())
+        && let Some((prefix, n)) = name.rsplit_once('.')
+        && n.len() >= 3
+        && n.bytes().all(|b| b.is_ascii_digit())
+    {
+        let anchor = path.with_file_name(prefix);
+        chess_core::atomic::recover(&anchor)
+            .map_err(|e| CliError(format!("{}: {e}", path.display())))?;
+    }
     crate::mapped::file(path)
 }
 
@@ -567,6 +578,32 @@ fn validate(file: &Path, lenient: bool, json: bool) -> CliResult {
     }
 }
 
+/// The parts of a split of `prefix` that exist: `prefix.NNN` (three or more digits).
+fn existing_parts(prefix: &Path) -> Vec<PathBuf> {
+    let dir = match prefix.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let Some(stem) = prefix.file_name().map(|n| n.to_string_lossy().into_owned()) else {
+        return Vec::new();
+    };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut parts: Vec<PathBuf> = entries
+        .flatten()
+        .filter(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            name.strip_prefix(&stem)
+                .and_then(|r| r.strip_prefix('.'))
+                .is_some_and(|n| n.len() >= 3 && n.bytes().all(|b| b.is_ascii_digit()))
+        })
+        .map(|e| prefix.with_file_name(e.file_name()))
+        .collect();
+    parts.sort();
+    parts
+}
+
 fn split(file: &Path, parts: Option<usize>, games: Option<usize>, out: &OutArgs) -> CliResult {
     let by = match (parts, games) {
         (Some(p), _) if p > 0 => SplitBy::Parts(p),
@@ -580,15 +617,41 @@ fn split(file: &Path, parts: Option<usize>, games: Option<usize>, out: &OutArgs)
     let data = open(file)?;
     let ranges = tools::split_ranges(&data, by, out.mode()).map_err(in_file(file))?;
     let digits = ranges.len().saturating_sub(1).to_string().len().max(3);
-    let mut names = Vec::new();
-    for (i, r) in ranges.iter().enumerate() {
+    let part = |i: usize| {
         let mut name = out.output.clone().into_os_string();
         name.push(format!(".{i:0digits$}"));
-        let path = PathBuf::from(name);
-        chess_core::atomic::write_atomically(&path, out.force, |w| w.write_all(&data[r.clone()]))
-            .map_err(|e| CliError(format!("{}: {e}", path.display())))?;
+        PathBuf::from(name)
+    };
+    let at = |p: &Path| {
+        let p = p.to_path_buf();
+        move |e: std::io::Error| CliError(format!("{}: {e}", p.display()))
+    };
+    // Parts of an earlier split with the same prefix: replaced (or refused) as a whole, so
+    // that no old part is left beside the new ones.
+    let old_parts = existing_parts(&out.output);
+    if !out.force
+        && let Some(p) = old_parts.first()
+    {
+        return Err(CliError(format!(
+            "{} exists (use --force to overwrite)",
+            p.display()
+        )));
+    }
+    let mut set = chess_core::atomic::FileSet::new(&out.output).map_err(at(&out.output))?;
+    let mut names = Vec::new();
+    for (i, r) in ranges.iter().enumerate() {
+        let path = part(i);
+        set.stage(&path, |w| w.write_all(&data[r.clone()]))
+            .map_err(at(&path))?;
         names.push((path, frames(&data[r.clone()]).count(), r.len()));
     }
+    for p in old_parts
+        .iter()
+        .filter(|p| !names.iter().any(|(n, ..)| n == *p))
+    {
+        set.remove(p).map_err(at(p))?;
+    }
+    set.commit().map_err(at(&out.output))?;
     if out.json {
         let parts: Vec<_> = names
             .iter()

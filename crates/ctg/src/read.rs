@@ -577,7 +577,13 @@ impl Book<FileData> {
     }
 
     fn open_with(path: &Path, loader: Loader) -> Result<Self, Error> {
-        let set = CompanionSet::find(path, &crate::EXTENSIONS);
+        let mut set = CompanionSet::find(path, &crate::EXTENSIONS);
+        // A write of this book that was interrupted after its commit point is finished
+        // first: the new book, never a mix of old and new files.
+        let anchor = chess_core::files::with_added_extension(set.base(), "ctg");
+        if chess_core::atomic::recover(&anchor).map_err(|e| Error::io(&anchor, e))? {
+            set = CompanionSet::find(path, &crate::EXTENSIONS);
+        }
         let file = |ext: &str| {
             set.get(ext).map(Path::to_path_buf).ok_or_else(|| {
                 Error::io(

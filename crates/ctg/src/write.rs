@@ -14,7 +14,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 #[cfg(feature = "std")]
-use chess_core::atomic::write_atomically;
+use chess_core::atomic::FileSet;
 
 use crate::{
     Error,
@@ -254,16 +254,19 @@ pub fn write_book(
         }
     }
     let layout = layout(records)?;
-    write_atomically(&paths[0], overwrite, |w| {
-        write_ctg(w, records, &layout, games)
-    })
-    .map_err(|e| Error::io(&paths[0], e))?;
+    // The three files are one set: committed together through a journal, so that a crash
+    // leaves the old book or the new one, never a new .ctg beside an old .cto.
+    let mut set = FileSet::new(&paths[0]).map_err(|e| Error::io(&paths[0], e))?;
+    set.stage(&paths[0], |w| write_ctg(w, records, &layout, games))
+        .map_err(|e| Error::io(&paths[0], e))?;
     for (p, bytes) in paths[1..]
         .iter()
         .zip([cto_bytes(&layout), ctb_bytes(&layout)])
     {
-        write_atomically(p, overwrite, |w| w.write_all(&bytes)).map_err(|e| Error::io(p, e))?;
+        set.stage(p, |w| w.write_all(&bytes))
+            .map_err(|e| Error::io(p, e))?;
     }
+    set.commit().map_err(|e| Error::io(&paths[0], e))?;
     Ok(WriteSummary {
         records: records.len(),
         pages: layout.pages.len() as u32,

@@ -14,12 +14,13 @@
 //! `links` flag the whole book is relinked (every position's moves to other book positions),
 //! which reads every element — the description warns that this mode is slow.
 //!
-//! New files are written to temporary files first; then unchanged files that move up are
-//! renamed (highest first) and the new files renamed into place.
+//! New files are written to temporary files first, unchanged files that move up are linked
+//! under temporary names, and everything is committed as one set through a journal
+//! ([`chess_core::atomic::FileSet`]): a crash at any point leaves the old book or the new one.
 
-use std::{collections::HashMap, fs, path::PathBuf};
+use std::{collections::HashMap, path::PathBuf};
 
-use chess_core::atomic::stage;
+use chess_core::atomic::FileSet;
 
 use crate::{
     Book, Error,
@@ -323,14 +324,23 @@ pub fn add_pgn_with(
     }
     stats.files = plans.len() as u64;
 
-    // Write the changed files to temporary files.
-    let mut temps = Vec::new();
+    // One set: the changed files staged, the unchanged files that move up linked under
+    // temporary names, the old names that differ in letter case removed, all committed
+    // together through a journal (a crash leaves the old book or the new one).
+    let anchor = paths.anchor();
+    let mut set = FileSet::new(&anchor).map_err(|e| Error::io(&anchor, e))?;
+    // The old files' real names (any letter case).
+    let old_names: Vec<PathBuf> = book.files().map(|(p, _)| p.to_path_buf()).collect();
     for (i, plan) in plans.iter().enumerate() {
-        if plan.unchanged.is_some() {
+        let target = paths.kob(i);
+        if let Some(old) = plan.unchanged {
+            if old != i {
+                set.rename_existing(&old_names[old], &target)
+                    .map_err(|e| Error::io(&target, e))?;
+            }
             continue;
         }
-        let target = paths.kob(i);
-        let (staged, ()) = stage(&target, |w| {
+        set.stage(&target, |w| {
             if i == 0 {
                 w.write_all(&new_header.to_bytes())?;
             }
@@ -343,44 +353,23 @@ pub fn add_pgn_with(
             Ok(())
         })
         .map_err(|e| Error::io(&target, e))?;
-        temps.push((i, staged));
+        // A file whose old name differs only in letter case is replaced, not duplicated.
+        if let Some(old) = old_names.get(i).filter(|o| **o != target) {
+            set.remove(old).map_err(|e| Error::io(old, e))?;
+        }
         stats.files_written += 1;
     }
-    let stage_bytes = |path: PathBuf, bytes: &[u8]| {
-        stage(&path, |w| w.write_all(bytes))
-            .map(|(s, ())| s)
-            .map_err(|e| Error::io(&path, e))
-    };
-    let kin_tmp = stage_bytes(paths.kin(), &kin)?;
-    let ksf_tmp = match &sources {
-        Some(s) => Some(stage_bytes(paths.ksf(), &s.to_bytes()?)?),
-        None => None,
-    };
-    // The old files' real names (any letter case).
-    let old_names: Vec<PathBuf> = book.files().map(|(p, _)| p.to_path_buf()).collect();
+    let kin_path = paths.kin();
+    set.stage(&kin_path, |w| w.write_all(&kin))
+        .map_err(|e| Error::io(&kin_path, e))?;
+    if let Some(s) = &sources {
+        let ksf_path = paths.ksf();
+        let bytes = s.to_bytes()?;
+        set.stage(&ksf_path, |w| w.write_all(&bytes))
+            .map_err(|e| Error::io(&ksf_path, e))?;
+    }
     drop(book);
-
-    // Unchanged files that moved up, highest first (targets are free by then).
-    for (i, plan) in plans.iter().enumerate().rev() {
-        if let Some(old) = plan.unchanged
-            && old != i
-        {
-            let to = paths.kob(i);
-            fs::rename(&old_names[old], &to).map_err(|e| Error::io(&to, e))?;
-        }
-    }
-    for (i, tmp) in temps.into_iter().rev() {
-        let to = paths.kob(i);
-        // A file whose old name differs only in letter case is replaced, not duplicated.
-        if let Some(old) = old_names.get(i).filter(|o| **o != to) {
-            let _ = fs::remove_file(old);
-        }
-        tmp.commit(true).map_err(|e| Error::io(&to, e))?;
-    }
-    for t in std::iter::once(kin_tmp).chain(ksf_tmp) {
-        let to = t.path().to_path_buf();
-        t.commit(true).map_err(|e| Error::io(&to, e))?;
-    }
+    set.commit().map_err(|e| Error::io(&anchor, e))?;
     Ok(stats)
 }
 

@@ -70,6 +70,13 @@ impl BookPaths {
         PathBuf::from(s)
     }
 
+    /// The name of the book's files as one set: its commit journal is named after it
+    /// ([`chess_core::atomic::FileSet`]).
+    #[cfg(feature = "std")]
+    pub fn anchor(&self) -> PathBuf {
+        chess_core::files::with_added_extension(self.base(), "kob")
+    }
+
     /// `base_n.kob`.
     pub fn kob(&self, n: usize) -> PathBuf {
         self.with_suffix(&format!("_{n}.kob"))
@@ -640,6 +647,10 @@ impl Book<FileData> {
     fn open_with(path: &Path, loader: Loader) -> Result<Self, Error> {
         let map = |p: &Path| loader.load(p).map_err(|e| Error::io(p, e));
         let paths = BookPaths::from_any(path);
+        // A write of this book that was interrupted after its commit point is finished
+        // first: the new book, never a mix of old and new files.
+        let anchor = paths.anchor();
+        chess_core::atomic::recover(&anchor).map_err(|e| Error::io(&anchor, e))?;
         let find = chess_core::files::find_any_case;
         let mut kobs = Vec::new();
         while let Some(p) = find(&paths.kob(kobs.len())) {

@@ -7,7 +7,7 @@
 use std::ops::Range;
 
 #[cfg(feature = "std")]
-use chess_core::atomic::write_files_atomically;
+use chess_core::atomic::FileSet;
 
 #[cfg(feature = "std")]
 use crate::read::BookPaths;
@@ -176,39 +176,53 @@ impl BookFiles {
     /// Writes the files as `paths` names them (see the module notes).
     #[cfg(feature = "std")]
     pub fn save(&self, paths: &BookPaths, overwrite: bool) -> Result<(), Error> {
+        let anchor = paths.anchor();
+        let io = |p: &std::path::Path| {
+            let p = p.to_path_buf();
+            move |e| Error::io(p, e)
+        };
         let mut list: Vec<(std::path::PathBuf, &[u8])> = Vec::new();
-        // Later files first, `_0.kob` (with the block count) after them, the index last.
-        for (i, k) in self.kobs.iter().enumerate().rev() {
+        for (i, k) in self.kobs.iter().enumerate() {
             list.push((paths.kob(i), k));
         }
         list.push((paths.kin(), &self.kin));
         if let Some(ksf) = &self.ksf {
             list.push((paths.ksf(), ksf));
         }
-        let refs: Vec<(&std::path::Path, &[u8])> =
-            list.iter().map(|(p, b)| (p.as_path(), *b)).collect();
-        let first = paths.kob(0);
-        write_files_atomically(&refs, overwrite).map_err(|e| Error::io(&first, e))?;
-        if overwrite {
-            remove_stale(paths, self.kobs.len(), self.ksf.is_none())?;
+        if !overwrite {
+            for (p, _) in &list {
+                chess_core::atomic::refuse_existing(p).map_err(io(p))?;
+            }
         }
-        Ok(())
+        // One set: the new files, and the removal of what the old book had beyond them (more
+        // `.kob` files, a `.ksf`), committed together through a journal.
+        let mut set = FileSet::new(&anchor).map_err(io(&anchor))?;
+        for (p, bytes) in &list {
+            set.stage(p, |w| w.write_all(bytes)).map_err(io(p))?;
+        }
+        if overwrite {
+            for p in stale_files(paths, self.kobs.len(), self.ksf.is_none()) {
+                set.remove(&p).map_err(io(&p))?;
+            }
+        }
+        set.commit().map_err(io(&anchor))
     }
 }
 
-/// Removes `.kob` files numbered from `from` on, and the `.ksf` when `ksf` is set, left over
-/// from an older, larger book.
+/// The `.kob` files numbered from `from` on, and the `.ksf` when `ksf` is set, of an older,
+/// larger book (their real names, any letter case).
 #[cfg(feature = "std")]
-pub(crate) fn remove_stale(paths: &BookPaths, from: usize, ksf: bool) -> Result<(), Error> {
+pub(crate) fn stale_files(paths: &BookPaths, from: usize, ksf: bool) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
     let mut n = from;
     while let Some(p) = chess_core::files::find_any_case(&paths.kob(n)) {
-        std::fs::remove_file(&p).map_err(|e| Error::io(&p, e))?;
+        out.push(p);
         n += 1;
     }
     if ksf && let Some(p) = chess_core::files::find_any_case(&paths.ksf()) {
-        std::fs::remove_file(&p).map_err(|e| Error::io(&p, e))?;
+        out.push(p);
     }
-    Ok(())
+    out
 }
 
 /// Writes a complete book: see [`BookFiles::build`] and [`BookFiles::save`].
