@@ -241,6 +241,12 @@ pub fn stage<T>(
         register(tmp.path());
         tmp
     };
+    // Test hook: a slow write, to deliver a signal while the temporary file exists.
+    if let Some(ms) = std::env::var_os("CHESSFMT_FAILPOINT_STAGE_SLEEP_MS")
+        .and_then(|v| v.to_str().and_then(|v| v.parse().ok()))
+    {
+        std::thread::sleep(std::time::Duration::from_millis(ms));
+    }
     let mut staged = Staged {
         tmp: Some(tmp),
         path: path.to_path_buf(),

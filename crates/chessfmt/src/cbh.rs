@@ -93,7 +93,16 @@ pub fn run(cmd: CbhCommand) -> CliResult {
             threads,
             json,
         } => {
-            let db = crate::mapped::chessbase(&db)?;
+            let path = db;
+            let db = crate::mapped::chessbase(&path)?;
+            // Without the .cbg there are no moves: every game would be skipped and the PGN
+            // empty. Refuse before writing anything.
+            if !db.files().iter().any(|f| f.extension == "cbg") && !db.is_empty() {
+                return Err(CliError(format!(
+                    "{}: the database has no .cbg file (the games' moves): nothing to export",
+                    path.display()
+                )));
+            }
             let range = parse_range(range.as_deref(), db.len())?;
             let mut opts = PgnOptions::default();
             opts.annotations = !no_annotations;

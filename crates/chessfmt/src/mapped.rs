@@ -105,6 +105,18 @@ pub fn chessbase(path: &Path) -> Result<chessbase_db::Database, CliError> {
 
 /// A whole file (self-play data), mapped.
 pub fn file(path: &Path) -> Result<chess_core::files::FileData, CliError> {
+    // Standard input (`-`) and anything that is not a regular file (a pipe, `/dev/stdin`,
+    // `<(…)`) cannot be mapped (a map of a pipe is empty): it is read to its end instead.
+    if path == Path::new("-") {
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes)
+            .map_err(|e| CliError::from(chess_core::IoError::new(path, e)))?;
+        return Ok(bytes.into());
+    }
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        return chess_core::files::FileData::read(path)
+            .map_err(|e| CliError::from(chess_core::IoError::new(path, e)));
+    }
     // SAFETY: as for `polyglot`.
     let data = unsafe { chess_core::files::FileData::map(path) }
         .map_err(|e| CliError::from(chess_core::IoError::new(path, e)))?;

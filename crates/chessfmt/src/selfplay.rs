@@ -23,9 +23,13 @@ pub enum SelfplayCommand {
     /// Count games, positions and results, with game-length and legal-move histograms
     /// (framing only, no move generation).
     Stats {
-        /// Policy-format files.
+        /// Policy-format files (`-` or a pipe is read to its end).
         #[arg(required = true)]
         files: Vec<PathBuf>,
+        /// A file whose last game is cut short is reported (a warning) and the statistics of
+        /// its complete games are printed; without it that is an error.
+        #[arg(long)]
+        lenient: bool,
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -286,7 +290,11 @@ fn print_summary(verb: &str, s: &Summary, json: bool) -> CliResult {
 /// Runs a selfplay verb.
 pub fn run(cmd: SelfplayCommand) -> CliResult {
     match cmd {
-        SelfplayCommand::Stats { files, json } => stats(&files, json),
+        SelfplayCommand::Stats {
+            files,
+            lenient,
+            json,
+        } => stats(&files, lenient, json),
         SelfplayCommand::Head { file, n, json } => head(&file, n, json),
         SelfplayCommand::Positions {
             file,
@@ -377,13 +385,26 @@ pub fn run(cmd: SelfplayCommand) -> CliResult {
     }
 }
 
-fn stats(files: &[PathBuf], json: bool) -> CliResult {
+fn stats(files: &[PathBuf], lenient: bool, json: bool) -> CliResult {
     let mut all = tools::Stats::default();
+    let mut truncated = Vec::new();
     for f in files {
         let data = open(f)?;
         let s = tools::stats(&data);
         if let Some(e) = &s.truncated {
-            return Err(in_file(f)(e.clone()));
+            if !lenient {
+                return Err(CliError(format!(
+                    "{}: {e} (--lenient prints the statistics of the complete games)",
+                    f.display()
+                )));
+            }
+            eprintln!(
+                "chessfmt: warning: {}: {e}; statistics of the {} complete games",
+                f.display(),
+                s.games
+            );
+            truncated
+                .push(serde_json::json!({"file": f.display().to_string(), "error": e.to_string()}));
         }
         all.merge(&s);
     }
@@ -405,6 +426,7 @@ fn stats(files: &[PathBuf], json: bool) -> CliResult {
             "white_wins": all.results[2], "draws": all.results[1], "black_wins": all.results[0],
             "bad_results": all.bad_results,
             "game_lengths": lengths, "legal_moves": legal,
+            "truncated": truncated,
         }))?;
     } else {
         println!("games:      {}", all.games);
