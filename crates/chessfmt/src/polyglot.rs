@@ -323,24 +323,31 @@ pub struct MergeArgs {
 }
 
 fn merge(args: &MergeArgs) -> CliResult {
-    use polyglot_book::ops::merge::{MergeStrategy, merge, merge_reference};
+    use polyglot_book::ops::merge::{MergeStrategy, merge_reference, merge_sorted};
+    if args.output.exists() && !args.force && !chess_core::atomic::is_special(&args.output) {
+        return Err(CliError(format!(
+            "{} exists (use --force to overwrite)",
+            args.output.display()
+        )));
+    }
+    // Books are mapped, not loaded: the streaming merge holds one position at a time.
     let books = args
         .books
         .iter()
-        .map(|p| {
-            Ok(crate::mapped::polyglot(p, OpenMode::Strict)?
-                .entries()
-                .collect::<Vec<_>>())
-        })
+        .map(|p| crate::mapped::polyglot(p, OpenMode::Strict))
         .collect::<Result<Vec<_>, CliError>>()?;
-    let out = match args.strategy {
+    let (input, output) = match args.strategy {
         StrategyArg::Reference => {
             if books.len() != 2 {
                 return Err(CliError(
                     "--strategy reference merges exactly two books".into(),
                 ));
             }
-            merge_reference(&books[0], &books[1])
+            let a: Vec<_> = books[0].entries().collect();
+            let b: Vec<_> = books[1].entries().collect();
+            let out = merge_reference(&a, &b);
+            polyglot_book::write::save(&args.output, &out, args.force)?;
+            (a.len() as u64 + b.len() as u64, out.len() as u64)
         }
         s => {
             let strategy = match s {
@@ -348,20 +355,24 @@ fn merge(args: &MergeArgs) -> CliResult {
                 StrategyArg::First => MergeStrategy::First,
                 _ => MergeStrategy::Sum,
             };
-            let slices: Vec<&[polyglot_book::Entry]> = books.iter().map(Vec::as_slice).collect();
-            merge(&slices, strategy)
+            let counts = chess_core::atomic::write_atomically(&args.output, args.force, |w| {
+                let iters: Vec<Box<dyn Iterator<Item = polyglot_book::Entry> + '_>> = books
+                    .iter()
+                    .map(|b| Box::new(b.entries()) as Box<dyn Iterator<Item = _>>)
+                    .collect();
+                merge_sorted(iters, strategy, |e| w.write_all(&e.to_bytes()))
+            })
+            .map_err(|e| CliError(format!("{}: {e}", args.output.display())))?;
+            (counts.input, counts.output)
         }
     };
-    polyglot_book::write::save(&args.output, &out, args.force)?;
-    let input: usize = books.iter().map(Vec::len).sum();
     if args.json {
         json_line(
-            &serde_json::json!({"input_entries": input, "entries": out.len(), "output": args.output.display().to_string()}),
+            &serde_json::json!({"input_entries": input, "entries": output, "output": args.output.display().to_string()}),
         )?;
     } else {
         println!(
-            "{input} entries in, {} entries written to {}",
-            out.len(),
+            "{input} entries in, {output} entries written to {}",
             args.output.display()
         );
     }

@@ -20,20 +20,26 @@ pub enum MergeStrategy {
 /// [`MergeStrategy::First`]). The result is sorted by key, then weight descending, then move,
 /// so `Sum` and `Max` give the same bytes whatever the order of the books. The learn value of a
 /// combined move is the first book's for `First` and the largest for `Sum` and `Max`.
+///
+/// The slices need not be sorted; for sorted books of any size, [`merge_sorted`] gives the
+/// same entries in memory independent of the books' sizes.
 pub fn merge(books: &[&[Entry]], strategy: MergeStrategy) -> Vec<Entry> {
     let mut all: Vec<Entry> = books.iter().flat_map(|b| b.iter().copied()).collect();
     // Stable: within a key, book order then file order.
     all.sort_by_key(|e| e.key);
     let mut out: Vec<Entry> = Vec::with_capacity(all.len());
-    let mut group_start = 0;
-    for e in all {
-        if out.last().is_some_and(|last| last.key != e.key) {
-            group_start = out.len();
-        }
-        match out[group_start..]
-            .iter_mut()
-            .find(|o| o.raw_move == e.raw_move)
-        {
+    for group in all.chunk_by(|a, b| a.key == b.key) {
+        combine(group.iter().copied(), strategy, &mut out);
+    }
+    out
+}
+
+/// Combines the entries of one key (in book order, then file order) and appends them to `out`
+/// in output order.
+fn combine(group: impl Iterator<Item = Entry>, strategy: MergeStrategy, out: &mut Vec<Entry>) {
+    let start = out.len();
+    for e in group {
+        match out[start..].iter_mut().find(|o| o.raw_move == e.raw_move) {
             Some(o) => match strategy {
                 MergeStrategy::Sum => {
                     o.weight = o.weight.saturating_add(e.weight);
@@ -48,18 +54,86 @@ pub fn merge(books: &[&[Entry]], strategy: MergeStrategy) -> Vec<Entry> {
             None => out.push(e),
         }
     }
+    let group = &mut out[start..];
     if strategy == MergeStrategy::First {
-        sort_entries(&mut out);
+        sort_entries(group);
     } else {
-        out.sort_by(|a, b| {
-            a.key
-                .cmp(&b.key)
-                .then(b.weight.cmp(&a.weight))
+        group.sort_by(|a, b| {
+            b.weight
+                .cmp(&a.weight)
                 .then(a.raw_move.cmp(&b.raw_move))
                 .then(a.learn.cmp(&b.learn))
         });
     }
-    out
+}
+
+/// Counts of [`merge_sorted`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct MergeCounts {
+    /// Entries read from all books.
+    pub input: u64,
+    /// Entries emitted.
+    pub output: u64,
+}
+
+/// [`merge`] as a stream: a k-way merge of books whose entries come sorted by key (as every
+/// valid Polyglot book is), in priority order; each merged entry goes to `emit` in output
+/// order. Memory holds one position's entries, whatever the size of the books (read them
+/// from maps or files, not from vectors, to keep it so). The entries are those [`merge`]
+/// returns; an input whose keys go down is an `InvalidData` error.
+pub fn merge_sorted<E>(
+    books: Vec<Box<dyn Iterator<Item = Entry> + '_>>,
+    strategy: MergeStrategy,
+    mut emit: impl FnMut(&Entry) -> Result<(), E>,
+) -> Result<MergeCounts, E>
+where
+    E: From<std::io::Error>,
+{
+    let mut books: Vec<std::iter::Peekable<_>> =
+        books.into_iter().map(Iterator::peekable).collect();
+    let mut counts = MergeCounts::default();
+    let mut group = Vec::new();
+    let mut out = Vec::new();
+    let mut last_key = None;
+    while let Some(key) = books
+        .iter_mut()
+        .filter_map(|b| b.peek().map(|e| e.key))
+        .min()
+    {
+        if last_key.is_some_and(|k| key <= k) {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!(
+                    "keys not sorted: {key:016x} after {:016x}",
+                    last_key.unwrap_or(0)
+                ),
+            )
+            .into());
+        }
+        last_key = Some(key);
+        group.clear();
+        for b in &mut books {
+            while let Some(e) = b.next_if(|e| e.key == key) {
+                group.push(e);
+            }
+            if b.peek().is_some_and(|e| e.key < key) {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    format!("keys not sorted: a key below {key:016x} after it"),
+                )
+                .into());
+            }
+        }
+        counts.input += group.len() as u64;
+        out.clear();
+        combine(group.iter().copied(), strategy, &mut out);
+        for e in &out {
+            emit(e)?;
+        }
+        counts.output += out.len() as u64;
+    }
+    Ok(counts)
 }
 
 /// The merge of `polyglot merge-book` 2.0.4, for byte-identical comparisons: a sorted merge
@@ -164,6 +238,27 @@ mod tests {
     }
 
     proptest! {
+        #[test]
+        fn the_streaming_merge_equals_the_in_memory_one(a in book(), b in book(), c in book()) {
+            for s in [MergeStrategy::Sum, MergeStrategy::Max, MergeStrategy::First] {
+                let mut streamed = Vec::new();
+                let books: Vec<Box<dyn Iterator<Item = Entry>>> = vec![
+                    Box::new(a.iter().copied()),
+                    Box::new(b.iter().copied()),
+                    Box::new(c.iter().copied()),
+                ];
+                let counts = merge_sorted(books, s, |e| {
+                    streamed.push(*e);
+                    Ok::<(), std::io::Error>(())
+                })
+                .unwrap();
+                let in_memory = merge(&[&a, &b, &c], s);
+                prop_assert_eq!(&streamed, &in_memory);
+                prop_assert_eq!(counts.output, in_memory.len() as u64);
+                prop_assert_eq!(counts.input, (a.len() + b.len() + c.len()) as u64);
+            }
+        }
+
         #[test]
         fn sum_and_max_are_order_independent(a in book(), b in book(), c in book()) {
             for s in [MergeStrategy::Sum, MergeStrategy::Max] {
