@@ -142,6 +142,11 @@ pub struct BuildArgs {
     /// Largest .kob file in bytes (Kvetka splits at 20 MB).
     #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_SPLIT_SIZE, hide = true)]
     split_size: u64,
+    /// Memory for the table of positions, in MiB: past it, sorted runs go to temporary files
+    /// beside the output and are merged while writing (same bytes as an in-memory build; a
+    /// book with --links merges them back into memory for its links pass).
+    #[arg(long, value_name = "MIB", default_value_t = 256)]
+    memory_limit: usize,
     /// Replace an existing book.
     #[arg(long)]
     force: bool,
@@ -558,7 +563,12 @@ fn build(args: &BuildArgs) -> CliResult {
             p.display()
         )));
     }
-    let mut builder = Builder::new(header);
+    let dir = match args.output.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let mut builder =
+        Builder::with_memory_limit(header, args.memory_limit.saturating_mul(1 << 20), dir);
     let bar = progress::spinner("games");
     for p in &args.pgn {
         let skipped = builder.add_pgn(p, |n| bar.set_position(n))?;
@@ -566,15 +576,7 @@ fn build(args: &BuildArgs) -> CliResult {
         crate::pgn_input::check_strict(args.strict, p, &skipped)?;
     }
     bar.finish_and_clear();
-    let (header, mut elements, sources, stats) = builder.finish();
-    let w = write_book(
-        &paths,
-        &header,
-        &mut elements,
-        sources.as_ref(),
-        args.split_size,
-        args.force,
-    )?;
+    let (stats, w) = builder.write(&paths, args.split_size, args.force)?;
     if args.json {
         let mut v = summary_json(&stats);
         v["positions"] = w.elements.into();

@@ -14,7 +14,7 @@ use crate::read::BookPaths;
 use crate::{
     Error, WriteError,
     ksf::Sources,
-    raw::{BLOCK_SIZE, Element, Header, KEY_LEN, MAX_ELEMENT_SIZE, Trimmed},
+    raw::{BLOCK_SIZE, Element, Header, Key, MAX_ELEMENT_SIZE, Trimmed},
 };
 
 /// Kvetka's file size limit: a `.kob` file larger than 20 MB is split in two.
@@ -88,6 +88,72 @@ pub fn file_ranges(header_len: usize, blocks: usize, split_size: u64) -> Vec<Ran
     out
 }
 
+/// Packs elements (sorted by key) greedily into blocks: each element is fitted to 682 bytes
+/// ([`Element::fit`]) and encoded; a full block goes to the sink with its first key. Shared by
+/// the in-memory layout ([`BookFiles::build`]) and the streaming writer ([`StreamWriter`]).
+struct BlockPacker {
+    games: bool,
+    current: Vec<u8>,
+    first: Option<Key>,
+    prev: Option<Key>,
+    buf: Vec<u8>,
+    stats: WriteStats,
+}
+
+impl BlockPacker {
+    fn new(games: bool) -> BlockPacker {
+        BlockPacker {
+            games,
+            current: Vec::with_capacity(BLOCK_ROOM),
+            first: None,
+            prev: None,
+            buf: Vec::with_capacity(MAX_ELEMENT_SIZE),
+            stats: WriteStats::default(),
+        }
+    }
+
+    fn push<E>(
+        &mut self,
+        e: &mut Element,
+        sink: &mut impl FnMut(Vec<u8>, Key) -> Result<(), E>,
+    ) -> Result<(), E>
+    where
+        E: From<Error>,
+    {
+        if self.prev.is_some_and(|p| p >= e.key) {
+            return Err(Error::from(WriteError::Unsorted).into());
+        }
+        self.prev = Some(e.key);
+        self.stats.count_trim(e.fit(self.games));
+        self.buf.clear();
+        e.write(self.games, &mut self.buf);
+        if self.buf.len() > MAX_ELEMENT_SIZE {
+            return Err(Error::from(WriteError::ElementTooLarge {
+                size: self.buf.len(),
+                max: MAX_ELEMENT_SIZE,
+            })
+            .into());
+        }
+        if self.current.len() + self.buf.len() > BLOCK_ROOM {
+            self.flush(sink)?;
+        }
+        self.first.get_or_insert(e.key);
+        self.current.extend_from_slice(&self.buf);
+        self.stats.elements += 1;
+        Ok(())
+    }
+
+    fn flush<E>(&mut self, sink: &mut impl FnMut(Vec<u8>, Key) -> Result<(), E>) -> Result<(), E> {
+        if !self.current.is_empty() {
+            let block = encode_block([self.current.as_slice()]);
+            self.current.clear();
+            self.stats.blocks += 1;
+            sink(block, self.first.take().unwrap_or_default())?;
+        }
+        Ok(())
+    }
+}
+
 impl BookFiles {
     /// Lays out a book. `elements` must be sorted by key without duplicates; each is fitted to
     /// 682 bytes ([`Element::fit`]) and packed greedily into blocks.
@@ -97,44 +163,20 @@ impl BookFiles {
         sources: Option<&Sources>,
         split_size: u64,
     ) -> Result<(BookFiles, WriteStats), Error> {
-        let games = header.stores_games();
-        let mut stats = WriteStats::default();
+        let mut packer = BlockPacker::new(header.stores_games());
         let mut blocks: Vec<Vec<u8>> = Vec::new();
         let mut kin = Vec::new();
-        let mut current: Vec<u8> = Vec::with_capacity(BLOCK_ROOM);
-        let mut first: Option<[u8; KEY_LEN]> = None;
-        let mut prev: Option<[u8; KEY_LEN]> = None;
-        let mut buf = Vec::with_capacity(MAX_ELEMENT_SIZE);
+        let mut sink = |block: Vec<u8>, first: Key| -> Result<(), Error> {
+            blocks.push(block);
+            kin.extend_from_slice(&first);
+            Ok(())
+        };
         for e in elements.iter_mut() {
-            if prev.is_some_and(|p| p >= e.key) {
-                return Err(WriteError::Unsorted.into());
-            }
-            prev = Some(e.key);
-            stats.count_trim(e.fit(games));
-            buf.clear();
-            e.write(games, &mut buf);
-            if buf.len() > MAX_ELEMENT_SIZE {
-                return Err(WriteError::ElementTooLarge {
-                    size: buf.len(),
-                    max: MAX_ELEMENT_SIZE,
-                }
-                .into());
-            }
-            if current.len() + buf.len() > BLOCK_ROOM {
-                blocks.push(encode_block([current.as_slice()]));
-                kin.extend_from_slice(&first.take().unwrap_or_default());
-                current.clear();
-            }
-            first.get_or_insert(e.key);
-            current.extend_from_slice(&buf);
-            stats.elements += 1;
+            packer.push(e, &mut sink)?;
         }
-        if !current.is_empty() {
-            blocks.push(encode_block([current.as_slice()]));
-            kin.extend_from_slice(&first.take().unwrap_or_default());
-        }
+        packer.flush(&mut sink)?;
+        let mut stats = packer.stats;
         let files = BookFiles::from_blocks(header, &blocks, kin, sources, split_size)?;
-        stats.blocks = blocks.len() as u64;
         stats.files = files.kobs.len() as u64;
         Ok((files, stats))
     }
@@ -240,9 +282,170 @@ pub fn write_book(
     Ok(stats)
 }
 
+/// Writes a book from elements that arrive sorted by key, without holding them: blocks are
+/// packed as elements come and each `.kob` file is staged as soon as it is full (file 0, whose
+/// header carries the block count, is kept until the end: at most `split_size` bytes). The
+/// files are committed as one set, like [`BookFiles::save`]. Memory: two `.kob` files and the
+/// `.kin`, whatever the size of the book. The bytes are those of [`write_book`].
+#[cfg(feature = "std")]
+#[derive(Debug)]
+pub struct StreamWriter {
+    paths: BookPaths,
+    header: Header,
+    split_size: u64,
+    overwrite: bool,
+    packer: BlockPacker,
+    set: FileSet,
+    kin: Vec<u8>,
+    /// File 0 (header included), kept in memory.
+    file0: Vec<u8>,
+    /// The file being filled (index > 0).
+    current: Vec<u8>,
+    index: usize,
+    used: u64,
+    blocks_in_file: usize,
+}
+
+#[cfg(feature = "std")]
+impl std::fmt::Debug for BlockPacker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BlockPacker")
+            .field("stats", &self.stats)
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "std")]
+impl StreamWriter {
+    /// Starts a book at `paths` (refusing existing files unless `overwrite`).
+    pub fn new(
+        paths: &BookPaths,
+        header: &Header,
+        split_size: u64,
+        overwrite: bool,
+    ) -> Result<StreamWriter, Error> {
+        let anchor = paths.anchor();
+        if !overwrite {
+            for p in [paths.kob(0), paths.kin(), paths.ksf()] {
+                chess_core::atomic::refuse_existing(&p).map_err(|e| Error::io(&p, e))?;
+            }
+        }
+        let set = FileSet::new(&anchor).map_err(|e| Error::io(&anchor, e))?;
+        let head = header.to_bytes();
+        Ok(StreamWriter {
+            paths: paths.clone(),
+            header: header.clone(),
+            split_size,
+            overwrite,
+            packer: BlockPacker::new(header.stores_games()),
+            set,
+            kin: Vec::new(),
+            used: head.len() as u64,
+            file0: head,
+            current: Vec::new(),
+            index: 0,
+            blocks_in_file: 0,
+        })
+    }
+
+    fn add_block(&mut self, block: Vec<u8>, first: Key) -> Result<(), Error> {
+        self.kin.extend_from_slice(&first);
+        // The split rule of `file_ranges`: a new file when this block would pass the limit
+        // (a file has at least one block).
+        if self.blocks_in_file > 0 && self.used + BLOCK_SIZE as u64 > self.split_size {
+            if self.index > 0 {
+                let p = self.paths.kob(self.index);
+                let bytes = std::mem::take(&mut self.current);
+                self.set
+                    .stage(&p, |w| w.write_all(&bytes))
+                    .map_err(|e| Error::io(&p, e))?;
+            }
+            self.index += 1;
+            self.used = 0;
+            self.blocks_in_file = 0;
+        }
+        if self.index == 0 {
+            self.file0.extend_from_slice(&block);
+        } else {
+            self.current.extend_from_slice(&block);
+        }
+        self.used += BLOCK_SIZE as u64;
+        self.blocks_in_file += 1;
+        Ok(())
+    }
+
+    /// Adds the next element (keys strictly ascending).
+    pub fn push(&mut self, mut e: Element) -> Result<(), Error> {
+        let mut blocks = Vec::new();
+        self.packer.push(&mut e, &mut |b, k| {
+            blocks.push((b, k));
+            Ok::<(), Error>(())
+        })?;
+        for (b, k) in blocks {
+            self.add_block(b, k)?;
+        }
+        Ok(())
+    }
+
+    /// Writes the last blocks, the `.kin` and the `.ksf` (`sources`, when the book stores
+    /// games) and commits the set.
+    pub fn finish(mut self, sources: Option<&Sources>) -> Result<WriteStats, Error> {
+        let mut blocks = Vec::new();
+        self.packer.flush(&mut |b, k| {
+            blocks.push((b, k));
+            Ok::<(), Error>(())
+        })?;
+        for (b, k) in blocks {
+            self.add_block(b, k)?;
+        }
+        let io = |p: std::path::PathBuf| move |e| Error::io(p, e);
+        if self.index > 0 {
+            let p = self.paths.kob(self.index);
+            let bytes = std::mem::take(&mut self.current);
+            self.set
+                .stage(&p, |w| w.write_all(&bytes))
+                .map_err(io(p.clone()))?;
+        }
+        let mut stats = self.packer.stats;
+        let header = Header {
+            block_count: u32::try_from(stats.blocks).map_err(|_| WriteError::TooManyBlocks)?,
+            ..self.header.clone()
+        };
+        let head = header.to_bytes();
+        self.file0[..head.len()].copy_from_slice(&head);
+        let p0 = self.paths.kob(0);
+        let file0 = std::mem::take(&mut self.file0);
+        self.set
+            .stage(&p0, |w| w.write_all(&file0))
+            .map_err(io(p0.clone()))?;
+        let kin = self.paths.kin();
+        let kin_bytes = std::mem::take(&mut self.kin);
+        self.set
+            .stage(&kin, |w| w.write_all(&kin_bytes))
+            .map_err(io(kin.clone()))?;
+        if let Some(s) = sources {
+            let ksf = self.paths.ksf();
+            let bytes = s.to_bytes()?;
+            self.set
+                .stage(&ksf, |w| w.write_all(&bytes))
+                .map_err(io(ksf.clone()))?;
+        }
+        stats.files = self.index as u64 + 1;
+        if self.overwrite {
+            for p in stale_files(&self.paths, self.index + 1, sources.is_none()) {
+                self.set.remove(&p).map_err(io(p.clone()))?;
+            }
+        }
+        let anchor = self.paths.anchor();
+        self.set.commit().map_err(io(anchor))?;
+        Ok(stats)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::raw::KEY_LEN;
 
     #[test]
     fn file_ranges_split_on_block_boundaries() {
