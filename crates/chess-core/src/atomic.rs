@@ -415,50 +415,72 @@ impl FileSet {
     /// Commits the set: after this returns, the new set is in place; if the process dies
     /// during it, [`recover`] (which every reader and writer of this workspace calls) finishes
     /// it. Destinations are replaced (check with [`refuse_existing`] before staging).
-    pub fn commit(self) -> io::Result<()> {
-        let FileSet {
-            dir,
-            journal,
-            staged,
-            moved,
-            removals,
-        } = self;
+    pub fn commit(mut self) -> io::Result<()> {
+        let dir = self.dir.clone();
+        let journal = self.journal.clone();
+        let staged = std::mem::take(&mut self.staged);
+        let moved = std::mem::take(&mut self.moved);
+        let removals = std::mem::take(&mut self.removals);
         failpoint("staged");
-        // The commit point: the journal in place. Temporary files become part of it.
-        let mut steps = Vec::new();
         {
             let r = registry();
             if r.exiting {
                 return Err(io::Error::new(io::ErrorKind::Interrupted, "exiting"));
             }
         }
-        let mut kept = Vec::new();
-        for s in staged {
-            let (tmp, path) = s.keep()?;
-            register(&tmp);
-            kept.push((tmp, path));
+        // The journal is written (beside, under a temporary name) before the staged files are
+        // kept: if it cannot be written (a full disk), dropping them removes them.
+        let mut steps = Vec::new();
+        for s in &staged {
+            let tmp = s.tmp.as_ref().map(|t| t.path()).unwrap_or(Path::new(""));
+            steps.push(Step::Rename(name_in(tmp)?, name_in(&s.path)?));
         }
-        kept.extend(moved);
-        for (tmp, path) in &kept {
+        for (tmp, path) in &moved {
             steps.push(Step::Rename(name_in(tmp)?, name_in(path)?));
         }
         for p in &removals {
             steps.push(Step::Remove(name_in(p)?));
         }
         let text = journal_text(&steps);
-        let (j, ()) = stage(&journal, |w| w.write_all(text.as_bytes()))?;
+        let moved_cleanup = |moved: &[(PathBuf, PathBuf)]| {
+            for (tmp, _) in moved {
+                let _ = fs::remove_file(tmp);
+                unregister(tmp);
+            }
+        };
+        let j = match stage(&journal, |w| w.write_all(text.as_bytes())) {
+            Ok((j, ())) => j,
+            Err(e) => {
+                moved_cleanup(&moved);
+                return Err(e);
+            }
+        };
+        // The commit point: the journal in place. Temporary files become part of it.
+        let mut kept = Vec::new();
+        for s in staged {
+            kept.push(s.keep()?.0);
+        }
+        kept.extend(moved.iter().map(|(t, _)| t.clone()));
         {
             let mut r = registry();
             if r.exiting {
                 drop(r);
                 drop(j);
+                for t in &kept {
+                    let _ = fs::remove_file(t);
+                }
                 return Err(io::Error::new(io::ErrorKind::Interrupted, "exiting"));
             }
-            for (tmp, _) in &kept {
+            for tmp in &kept {
                 r.temps.remove(tmp);
             }
         }
-        j.commit(true)?;
+        if let Err(e) = j.commit(true) {
+            for t in &kept {
+                let _ = fs::remove_file(t);
+            }
+            return Err(e);
+        }
         sync_dir(&dir);
         failpoint("journal");
         apply(&dir, &steps)?;
@@ -467,6 +489,17 @@ impl FileSet {
         fs::remove_file(&journal)?;
         sync_dir(&dir);
         Ok(())
+    }
+}
+
+impl Drop for FileSet {
+    /// An uncommitted set: its staged files are removed (by their own drop), and so are the
+    /// links of moved files.
+    fn drop(&mut self) {
+        for (tmp, _) in &self.moved {
+            let _ = fs::remove_file(tmp);
+            unregister(tmp);
+        }
     }
 }
 

@@ -239,3 +239,108 @@ fn selfplay_split_over_an_older_split() {
         ],
     );
 }
+
+/// A full disk at every point of a write: on a small tmpfs (skipped where mounting is not
+/// allowed), the space left before `ctg build --force` and `kvetka build --force` goes up 4 KiB
+/// at a time; every failed write exits 1 with one line, keeps the old book byte for byte and
+/// leaves no temporary file; the first that fits writes the new book.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_full_disk_keeps_the_old_book() {
+    let mnt = tempfile::tempdir().unwrap();
+    let ok = Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=2m", "tmpfs"])
+        .arg(mnt.path())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        eprintln!("skipping: cannot mount a tmpfs here (not root?)");
+        return;
+    }
+    struct Unmount<'a>(&'a Path);
+    impl Drop for Unmount<'_> {
+        fn drop(&mut self) {
+            let _ = Command::new("umount").arg(self.0).status();
+        }
+    }
+    let _guard = Unmount(mnt.path());
+    let avail = |dir: &Path| -> u64 {
+        let out = Command::new("df")
+            .args(["--output=avail", "-B1"])
+            .arg(dir)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .nth(1)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap()
+    };
+    let cases: [(&str, &[&str], &[&str]); 2] = [
+        (
+            "ctg",
+            &["ctg", "build", "a.pgn", "-o", "book.ctg"],
+            &["ctg", "build", "b.pgn", "-o", "book.ctg", "--force"],
+        ),
+        (
+            "kvetka",
+            &["kvetka", "build", "a.pgn", "-o", "book", "--with-games"],
+            &[
+                "kvetka",
+                "build",
+                "b.pgn",
+                "-o",
+                "book",
+                "--with-games",
+                "--force",
+            ],
+        ),
+    ];
+    for (name, old_cmd, new_cmd) in cases {
+        let dir = mnt.path().join(name);
+        std::fs::create_dir(&dir).unwrap();
+        std::fs::write(dir.join("a.pgn"), first_games(1)).unwrap();
+        std::fs::write(dir.join("b.pgn"), first_games(6)).unwrap();
+        let out = chessfmt_in(&dir, old_cmd, None);
+        assert!(out.status.success(), "{name}");
+        let old = snapshot(&dir);
+        let mut failures = 0;
+        for free_pages in 0.. {
+            let filler = dir.join("filler");
+            let _ = std::fs::remove_file(&filler);
+            let room = avail(&dir);
+            let want = free_pages * 4096;
+            assert!(room > want, "{name}: the new book never fitted");
+            std::fs::write(&filler, vec![1u8; (room - want) as usize]).unwrap();
+            let out = chessfmt_in(&dir, new_cmd, None);
+            let err = String::from_utf8_lossy(&out.stderr).into_owned();
+            std::fs::remove_file(&filler).unwrap();
+            if out.status.success() {
+                assert_ne!(snapshot(&dir), old, "{name}: the new book");
+                break;
+            }
+            failures += 1;
+            assert_eq!(
+                out.status.code(),
+                Some(1),
+                "{name} ({want} bytes free): {err}"
+            );
+            assert_eq!(err.lines().count(), 1, "{name}: {err}");
+            assert!(err.contains("No space left"), "{name}: {err}");
+            assert_eq!(
+                snapshot(&dir),
+                old,
+                "{name} ({want} bytes free): the old book is kept"
+            );
+            assert_eq!(
+                hidden(&dir),
+                Vec::<String>::new(),
+                "{name} ({want} bytes free): leftovers"
+            );
+        }
+        assert!(failures > 2, "{name}: {failures} failed attempts");
+    }
+}
