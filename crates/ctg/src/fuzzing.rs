@@ -93,3 +93,26 @@ fn exercise(ctg: Vec<u8>, cto: &[u8], ctb: &[u8]) {
         }
     }
 }
+
+/// `ctg build` on arbitrary PGN bytes: never panics; the book written reads back with as many
+/// records, and its moves from the start position are legal.
+#[cfg(feature = "pgn")]
+pub fn build_from_pgn(data: &[u8]) {
+    let mut builder = crate::build::Builder::new(16);
+    let mut games = chess_core::pgn::PgnReader::new(data).games();
+    for g in games.by_ref().take(200) {
+        builder.add_game(&g.expect("in-memory input"));
+    }
+    let (records, _) = builder.finish();
+    let Ok([ctg, cto, ctb]) = to_bytes(&records, 0) else {
+        return;
+    };
+    let book = Book::new(ctg, cto, &ctb).expect("a written book opens");
+    assert_eq!(book.records().count(), records.len());
+    let start = Chess::default();
+    if let Ok(Some(p)) = book.probe(&start) {
+        for m in &p.moves {
+            assert!(start.is_legal(m.mv));
+        }
+    }
+}

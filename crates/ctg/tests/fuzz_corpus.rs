@@ -13,3 +13,12 @@ fn replay_corpus_and_mutations() {
         ctg::fuzzing::book(&data);
     }
 }
+
+/// PGN replayed into this crate's builder (fuzz/corpus/pgn_builders, target pgn_builders).
+#[test]
+fn replay_pgn_builders_corpus() {
+    let dir =
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/pgn_builders");
+    let seeds = chess_core::fuzzing::replay_corpus(&dir, 20, ctg::fuzzing::build_from_pgn);
+    assert!(seeds >= 3);
+}

@@ -23,9 +23,52 @@ pub fn book(data: &[u8]) {
         assert!(start.is_legal(m.mv));
     }
     let _ = book.best(&start);
+    // `polyglot merge`: the streaming merge of a sorted book with itself equals the
+    // in-memory merge (and refuses unsorted input with an error, never a panic).
+    let entries: Vec<_> = book.entries().take(4096).collect();
+    for strategy in [
+        crate::ops::merge::MergeStrategy::Sum,
+        crate::ops::merge::MergeStrategy::First,
+    ] {
+        let mut streamed = Vec::new();
+        let streams: Vec<Box<dyn Iterator<Item = crate::Entry>>> = vec![
+            Box::new(entries.iter().copied()),
+            Box::new(entries.iter().copied()),
+        ];
+        let r = crate::ops::merge::merge_sorted(streams, strategy, |e| {
+            streamed.push(*e);
+            Ok::<(), std::io::Error>(())
+        });
+        if book.is_sorted() {
+            assert_eq!(r.ok().map(|c| c.output as usize), Some(streamed.len()));
+            assert_eq!(
+                streamed,
+                crate::ops::merge::merge(&[&entries, &entries], strategy)
+            );
+        }
+    }
+    let _ = crate::ops::merge::merge_reference(&entries, &entries);
     // The tree walks visit at most every position of the book once.
     if book.len() <= 4096 {
         let info = crate::ops::tree::info(&book);
         assert!(info.positions_white + info.positions_black <= info.positions.max(1) * 2);
+    }
+}
+
+/// `polyglot build` on arbitrary PGN bytes: never panics; the book is sorted, opens in strict
+/// mode, counts every game of the input as read, and every move it gives is legal.
+#[cfg(feature = "pgn")]
+pub fn build_from_pgn(data: &[u8]) {
+    use crate::ops::build::{BookBuilder, BuildOptions};
+    let mut builder = BookBuilder::new(BuildOptions::default());
+    let reader = chess_core::pgn::PgnReader::new(data);
+    let skipped = builder.add_pgn(reader, |_| {}).expect("in-memory input");
+    let mut bytes = Vec::new();
+    let stats = builder.write_to(&mut bytes).expect("in-memory output");
+    assert!(stats.skipped.total() >= skipped.total());
+    let book = Book::new(&bytes[..], OpenMode::Strict).expect("a valid book");
+    let start = Chess::default();
+    for m in book.moves(&start) {
+        assert!(start.is_legal(m.mv));
     }
 }

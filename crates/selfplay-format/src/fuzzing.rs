@@ -85,6 +85,20 @@ pub fn policy(data: &[u8]) {
     );
     let v = tools::validate(data, Mode::Lenient);
     assert!(v.valid as usize >= decoded_plies.len());
+    // The writing tools of the CLI: they never fail in lenient mode, and what they write is
+    // valid data (dedup) or text (to-pgn).
+    let mut out = Vec::new();
+    let s = tools::dedup(data, Mode::Lenient, &mut out).expect("lenient dedup");
+    assert!(s.written <= s.positions);
+    let check = tools::validate(&out, Mode::Strict);
+    assert_eq!(
+        (check.bad, check.valid),
+        (0, s.written),
+        "dedup writes valid games"
+    );
+    let mut text = Vec::new();
+    tools::to_pgn(data, Mode::Lenient, &mut text).expect("lenient to-pgn");
+    assert!(std::str::from_utf8(&text).is_ok());
 }
 
 /// Frames and decodes arbitrary bytes as value-format data: never panics; decoded games
