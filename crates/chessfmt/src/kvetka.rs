@@ -145,7 +145,7 @@ pub struct BuildArgs {
     /// Memory for the table of positions, in MiB: past it, sorted runs go to temporary files
     /// beside the output and are merged while writing (same bytes as an in-memory build; a
     /// book with --links merges them back into memory for its links pass).
-    #[arg(long, value_name = "MIB", default_value_t = 256)]
+    #[arg(long, value_name = "MIB", default_value_t = 64)]
     memory_limit: usize,
     /// Replace an existing book.
     #[arg(long)]
