@@ -61,6 +61,10 @@ pub enum KvetkaCommand {
         /// are added and the others reported as warnings.
         #[arg(long)]
         strict: bool,
+        /// Memory for the table of new positions, in MiB: past it, sorted runs go to
+        /// temporary files beside the book (same result).
+        #[arg(long, value_name = "MIB", default_value_t = 64)]
+        memory_limit: usize,
         /// Print a JSON summary.
         #[arg(long)]
         json: bool,
@@ -600,12 +604,13 @@ fn build(args: &BuildArgs) -> CliResult {
     Ok(())
 }
 
-fn add(path: &Path, pgn: &[PathBuf], strict: bool, json: bool) -> CliResult {
+fn add(path: &Path, pgn: &[PathBuf], strict: bool, memory_limit: usize, json: bool) -> CliResult {
     let paths = BookPaths::from_any(path);
     let bar = progress::spinner("games");
     let mut options = kvetka_book::grow::AddOptions::default();
     options.split_size = DEFAULT_SPLIT_SIZE;
     options.strict = strict;
+    options.memory_limit = Some(memory_limit.saturating_mul(1 << 20));
     let stats = kvetka_book::grow::add_pgn_with(&paths, pgn, &options, |n| bar.set_position(n));
     bar.finish_and_clear();
     let stats = match stats {
@@ -708,8 +713,9 @@ pub fn run(cmd: KvetkaCommand) -> CliResult {
             book,
             pgn,
             strict,
+            memory_limit,
             json,
-        } => add(&book, &pgn, strict, json),
+        } => add(&book, &pgn, strict, memory_limit, json),
         KvetkaCommand::Dump { book, json } => dump(&book, json),
         KvetkaCommand::ToPolyglot {
             book,

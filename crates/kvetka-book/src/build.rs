@@ -261,6 +261,39 @@ impl Builder {
         }
     }
 
+    /// Puts a builder under a memory limit (see [`Builder::with_memory_limit`]).
+    pub(crate) fn limit_memory(&mut self, limit: usize, dir: &Path) {
+        self.spill = Some(Spill {
+            max_positions: (limit / BYTES_PER_POSITION).max(1),
+            dir: dir.to_path_buf(),
+            runs: Vec::new(),
+        });
+    }
+
+    /// The whole table in memory (spilled runs read back), the sources and the counts.
+    pub(crate) fn into_parts_in_memory(
+        mut self,
+    ) -> Result<(HashMap<Key, Acc>, Sources, BuildStats), Error> {
+        self.unspill()?;
+        Ok(self.into_parts())
+    }
+
+    /// Every position with its accumulated data, in key order, to `sink` (merged from the
+    /// spilled runs and the table); then the sources and the counts.
+    pub(crate) fn into_sorted_changes(
+        mut self,
+        sink: impl FnMut(Key, Acc) -> Result<(), Error>,
+    ) -> Result<(Sources, BuildStats), Error> {
+        let mut last: Vec<(Key, Acc)> = std::mem::take(&mut self.positions).into_iter().collect();
+        last.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let (runs, dir) = match self.spill.take() {
+            Some(s) => (s.runs, s.dir),
+            None => (Vec::new(), std::path::PathBuf::from(".")),
+        };
+        run::merge(runs, last, sink).map_err(|e| e.into_error(&dir))?;
+        Ok((self.sources, self.stats))
+    }
+
     /// Writes the table, sorted, as a run when it is over the limit.
     fn spill_if_full(&mut self) -> Result<(), Error> {
         let Some(spill) = &mut self.spill else {

@@ -172,6 +172,9 @@ pub struct AddOptions {
     /// out: not replayable, unreadable, or cut off by the end of a file. Otherwise the good
     /// games are added and the others counted in [`BuildStats::skipped`].
     pub strict: bool,
+    /// Memory for the table of new positions, in bytes ([`Builder::with_memory_limit`]):
+    /// past it, sorted runs go to temporary files beside the book. `None`: no limit.
+    pub memory_limit: Option<usize>,
 }
 
 impl Default for AddOptions {
@@ -179,6 +182,7 @@ impl Default for AddOptions {
         AddOptions {
             split_size: crate::write::DEFAULT_SPLIT_SIZE,
             strict: false,
+            memory_limit: None,
         }
     }
 }
@@ -214,54 +218,79 @@ pub fn add_pgn_with(
         None => Sources::default(),
     };
     let mut builder = Builder::continuing(header.clone(), old_sources.sources.len());
+    if let Some(limit) = options.memory_limit {
+        builder.limit_memory(
+            limit,
+            paths.anchor().parent().unwrap_or(std::path::Path::new(".")),
+        );
+    }
     for p in pgns {
         builder.add_pgn(p, &mut progress)?;
     }
     if options.strict && builder.stats().skipped.total() > 0 {
         return Err(Error::InputSkipped(builder.stats().skipped.clone()));
     }
-    let (changes, new_sources, build) = builder.into_parts();
-    let mut sources = old_sources;
-    sources.sources.extend(new_sources.sources);
-    let sources = header.stores_games().then_some(sources);
-    let mut stats = GrowStats {
-        build,
-        ..GrowStats::default()
-    };
     if header.links != 0 || book.block_count() == 0 {
+        let (changes, new_sources, build) = builder.into_parts_in_memory()?;
+        let mut sources = old_sources;
+        sources.sources.extend(new_sources.sources);
+        let sources = header.stores_games().then_some(sources);
+        let stats = GrowStats {
+            build,
+            ..GrowStats::default()
+        };
         return rebuild_all(book, paths, changes, sources.as_ref(), split_size, stats);
     }
 
-    // Changes by block.
-    let mut changes: Vec<(Key, Acc)> = changes.into_iter().collect();
-    changes.sort_unstable_by_key(|c| c.0);
-    let first_block = book.index().next().map_or(0, |(_, b)| b);
-    let mut by_block: HashMap<usize, Vec<(Key, Acc)>> = HashMap::new();
-    for (k, a) in changes {
-        let b = book.block_for(&k).unwrap_or(first_block);
-        by_block.entry(b).or_default().push((k, a));
-    }
-
-    // New blocks for the changed ones, and the new first keys.
+    // The changes come sorted by key (merged from the spilled runs, if any); each block's
+    // changes are merged into it as soon as the next block's begin, so that only the
+    // rewritten blocks are held, not the changes.
     let games = header.stores_games();
+    let first_block = book.index().next().map_or(0, |(_, b)| b);
+    let mut stats = GrowStats::default();
     let mut replaced: HashMap<usize, (Vec<Vec<u8>>, Vec<Key>)> = HashMap::new();
-    for (b, list) in by_block {
-        stats.blocks_changed += 1;
-        let old = book.block_elements(b)?.into_iter().map(|(_, e)| e);
-        let merged = merge_sorted(old, list, &mut stats);
-        let mut encoded = Vec::with_capacity(merged.len());
-        let mut keys = Vec::with_capacity(merged.len());
-        for mut e in merged {
-            stats.trimmed.count_trim(e.fit(games));
-            encoded.push(e.to_bytes(games));
-            keys.push(e.key);
+    let mut process =
+        |b: usize, list: Vec<(Key, Acc)>, stats: &mut GrowStats| -> Result<(), Error> {
+            if replaced.contains_key(&b) {
+                return Err(Error::Write(crate::WriteError::Unsorted));
+            }
+            stats.blocks_changed += 1;
+            let old = book.block_elements(b)?.into_iter().map(|(_, e)| e);
+            let merged = merge_sorted(old, list, stats);
+            let mut encoded = Vec::with_capacity(merged.len());
+            let mut keys = Vec::with_capacity(merged.len());
+            for mut e in merged {
+                stats.trimmed.count_trim(e.fit(games));
+                encoded.push(e.to_bytes(games));
+                keys.push(e.key);
+            }
+            let mut blocks = Vec::new();
+            let mut kin = Vec::new();
+            split_blocks(&encoded, &mut blocks, &mut kin, &keys);
+            stats.blocks_added += blocks.len() as u64 - 1;
+            replaced.insert(b, (blocks, kin));
+            Ok(())
+        };
+    let mut current: Option<(usize, Vec<(Key, Acc)>)> = None;
+    let (new_sources, build) = builder.into_sorted_changes(|k, a| {
+        let b = book.block_for(&k).unwrap_or(first_block);
+        match &mut current {
+            Some((cb, list)) if *cb == b => list.push((k, a)),
+            _ => {
+                if let Some((cb, list)) = current.replace((b, vec![(k, a)])) {
+                    process(cb, list, &mut stats)?;
+                }
+            }
         }
-        let mut blocks = Vec::new();
-        let mut kin = Vec::new();
-        split_blocks(&encoded, &mut blocks, &mut kin, &keys);
-        stats.blocks_added += blocks.len() as u64 - 1;
-        replaced.insert(b, (blocks, kin));
+        Ok(())
+    })?;
+    if let Some((cb, list)) = current.take() {
+        process(cb, list, &mut stats)?;
     }
+    stats.build = build;
+    let mut sources = old_sources;
+    sources.sources.extend(new_sources.sources);
+    let sources = header.stores_games().then_some(sources);
 
     // File plans: each old file with its blocks replaced; split when too large.
     let head_len = {
