@@ -209,7 +209,7 @@ pub struct BuildArgs {
 
 fn build(args: &BuildArgs) -> CliResult {
     use polyglot_book::ops::build::{BookBuilder, BuildOptions};
-    if args.output.exists() && !args.force {
+    if args.output.exists() && !args.force && !chess_core::atomic::is_special(&args.output) {
         return Err(CliError(format!(
             "{} exists (use --force to overwrite)",
             args.output.display()
@@ -237,7 +237,10 @@ fn build(args: &BuildArgs) -> CliResult {
     let start = std::time::Instant::now();
     let mut builder = match args.memory_limit {
         Some(mib) => {
+            // Runs go beside the output, or to the temporary directory when the output is a
+            // device or a pipe.
             let dir = match args.output.parent() {
+                _ if chess_core::atomic::is_special(&args.output) => std::env::temp_dir(),
                 Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
                 _ => PathBuf::from("."),
             };

@@ -108,6 +108,9 @@ fn dev_null_is_written_through_not_replaced() {
     let pgn = testdata("kvetka/small.pgn");
     let (code, _, err) = chessfmt(&["polyglot", "build", &pgn, "-o", "/dev/null", "--force"]);
     assert_eq!(code, 0, "{err}");
+    // A device is written through, not overwritten: no --force needed.
+    let (code, _, err) = chessfmt(&["polyglot", "build", &pgn, "-o", "/dev/null"]);
+    assert_eq!(code, 0, "{err}");
     #[cfg(unix)]
     {
         use std::os::unix::fs::FileTypeExt;
