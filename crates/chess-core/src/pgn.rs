@@ -217,7 +217,8 @@ pub enum SkipReason {
     #[error("unsupported variant {0:?}")]
     UnsupportedVariant(String),
     /// The game is larger than the reader's limits ([`MAX_TAG_LINE`], [`MAX_TAGS`],
-    /// [`MAX_PLIES`]) or its text cannot be tokenised; the reader skipped to the next game.
+    /// [`MAX_TAG_BYTES`], [`MAX_PLIES`]) or its text cannot be tokenised; the reader skipped to
+    /// the next game.
     #[error("unreadable game: {0}")]
     Unreadable(&'static str),
     /// The input ends inside this game (a cut-off download): the game is incomplete and was
@@ -446,6 +447,9 @@ impl fmt::Display for SkipStats {
 pub const MAX_TAG_LINE: usize = 1 << 16;
 /// The most tag pairs a game may have; a game with more is skipped as unreadable.
 pub const MAX_TAGS: usize = 4096;
+/// The most bytes of tag names and values a game may have in all; a game with more is
+/// skipped as unreadable (this bounds what a game's tags cost in memory).
+pub const MAX_TAG_BYTES: usize = 1 << 20;
 /// The longest main line the reader keeps, in plies (the longest possible game under the
 /// 75-move rule has fewer than 9,000); a game with more is skipped as unreadable. Comments,
 /// variations and NAGs may have any length: they are not kept.
@@ -518,6 +522,7 @@ type Collected = Result<(Vec<(String, String)>, Vec<SanPlus>, Option<Outcome>), 
 struct Collect {
     keep_header: fn(&[u8]) -> bool,
     tags: usize,
+    tag_bytes: usize,
 }
 
 impl Visitor for Collect {
@@ -527,6 +532,7 @@ impl Visitor for Collect {
 
     fn begin_tags(&mut self) -> ControlFlow<Self::Output, Self::Tags> {
         self.tags = 0;
+        self.tag_bytes = 0;
         ControlFlow::Continue(Vec::new())
     }
 
@@ -537,8 +543,12 @@ impl Visitor for Collect {
         value: RawTag<'_>,
     ) -> ControlFlow<Self::Output> {
         self.tags += 1;
+        self.tag_bytes += name.len() + value.as_bytes().len();
         if self.tags > MAX_TAGS {
             return ControlFlow::Break(Err("more tags than the limit (MAX_TAGS)"));
+        }
+        if self.tag_bytes > MAX_TAG_BYTES {
+            return ControlFlow::Break(Err("more tag bytes than the limit (MAX_TAG_BYTES)"));
         }
         if !(self.keep_header)(name) {
             return ControlFlow::Continue(());
@@ -780,6 +790,7 @@ impl<R: Read> PgnReader<R> {
             let read = self.reader.read_game(&mut Collect {
                 keep_header: self.keep_header,
                 tags: 0,
+                tag_bytes: 0,
             });
             let collected = match read {
                 Ok(Some(c)) => c,

@@ -59,7 +59,7 @@ fn an_oversized_tag_skips_one_game() {
 }
 
 #[test]
-fn too_many_plies_or_tags_skip_one_game() {
+fn too_many_plies_tags_or_tag_bytes_skip_one_game_each() {
     let mut text = games(1);
     text += "[Result \"*\"]\n\n";
     for _ in 0..20_000 {
@@ -71,14 +71,25 @@ fn too_many_plies_or_tags_skip_one_game() {
         text += &format!("[T{i} \"v\"]\n");
     }
     text += "\n1. e4 *\n\n";
-    text += &game(3);
+    // 40 tags of 30 KB: each line within the limit, 1.2 MB in all.
+    text += "[Result \"*\"]\n";
+    for i in 0..40 {
+        text += &format!("[T{i} \"{}\"]\n", "v".repeat(30_000));
+    }
+    text += "\n1. e4 *\n\n";
+    text += &game(4);
     let (read_events, skipped) = read(text.as_bytes());
-    assert_eq!(read_events, ["game 0", "game 3"]);
-    assert_eq!(skipped.total(), 2);
-    assert_eq!(skipped.by_kind["unreadable"], 2);
+    assert_eq!(read_events, ["game 0", "game 4"]);
+    assert_eq!(skipped.total(), 3);
+    assert_eq!(skipped.by_kind["unreadable"], 3);
     assert_eq!(
         skipped.examples.iter().map(|e| e.index).collect::<Vec<_>>(),
-        [1, 2]
+        [1, 2, 3]
+    );
+    assert!(
+        skipped.examples[2].to_string().contains("MAX_TAG_BYTES"),
+        "{:?}",
+        skipped.examples[2]
     );
 }
 
