@@ -190,6 +190,7 @@ fn pgn_summary(path: &Path) -> Result<PgnSummary, CliError> {
     bar.finish_and_clear();
     s.skipped = games.skipped().total();
     s.skipped_by_reason = games.skipped().by_kind.clone();
+    crate::pgn_input::warn_skipped(Some(path), games.skipped());
     Ok(s)
 }
 
