@@ -59,6 +59,17 @@ pub fn book(data: &[u8]) {
 /// mode, counts every game of the input as read, and every move it gives is legal.
 #[cfg(feature = "pgn")]
 pub fn build_from_pgn(data: &[u8]) {
+    // One worker: the builder's parallel steps would otherwise cost more in thread
+    // hand-offs than the few games of a fuzz input.
+    static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
+    match POOL.get_or_init(|| rayon::ThreadPoolBuilder::new().num_threads(1).build().ok()) {
+        Some(pool) => pool.install(|| build_from_pgn_here(data)),
+        None => build_from_pgn_here(data),
+    }
+}
+
+#[cfg(feature = "pgn")]
+fn build_from_pgn_here(data: &[u8]) {
     use crate::ops::build::{BookBuilder, BuildOptions, KeyedGame};
     // The sequential path (the threaded `add_pgn` costs a thread per input): the same
     // replay and counting per game.
