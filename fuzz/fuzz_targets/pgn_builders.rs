@@ -1,10 +1,14 @@
 #![no_main]
-//! Fuzz target: PGN bytes replayed into every builder — `polyglot_book::fuzzing::build_from_pgn`,
-//! `ctg::fuzzing::build_from_pgn`, `kvetka_book::fuzzing::build_from_pgn` (its corpus in
-//! fuzz/corpus/pgn_builders is replayed by `cargo test` of the three crates).
+//! Fuzz target: PGN bytes tokenised once and replayed into every builder —
+//! `polyglot_book::fuzzing::build_from_games`, `ctg::fuzzing::build_from_games`,
+//! `kvetka_book::fuzzing::build_from_games` (its corpus in fuzz/corpus/pgn_builders is
+//! replayed by `cargo test` of the three crates through their `build_from_pgn`).
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    polyglot_book::fuzzing::build_from_pgn(data);
-    ctg::fuzzing::build_from_pgn(data);
-    kvetka_book::fuzzing::build_from_pgn(data);
+    let Ok(games) = chess_core::pgn::PgnReader::new(data).next_batch(200) else {
+        return;
+    };
+    polyglot_book::fuzzing::build_from_games(&games);
+    ctg::fuzzing::build_from_games(&games);
+    kvetka_book::fuzzing::build_from_games(&games);
 });

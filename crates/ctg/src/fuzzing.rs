@@ -104,10 +104,19 @@ fn exercise(ctg: Vec<u8>, cto: &[u8], ctb: &[u8]) {
 /// records, and its moves from the start position are legal.
 #[cfg(feature = "pgn")]
 pub fn build_from_pgn(data: &[u8]) {
+    let games = chess_core::pgn::PgnReader::new(data)
+        .next_batch(200)
+        .expect("in-memory input");
+    build_from_games(&games);
+}
+
+/// [`build_from_pgn`] on games already tokenised (the `pgn_builders` target reads the PGN
+/// once for the three builders).
+#[cfg(feature = "pgn")]
+pub fn build_from_games(games: &[chess_core::pgn::RawGame]) {
     let mut builder = crate::build::Builder::new(16);
-    let mut games = chess_core::pgn::PgnReader::new(data).games();
-    for g in games.by_ref().take(200) {
-        builder.add_game(&g.expect("in-memory input"));
+    for g in games.iter().filter_map(|raw| raw.resolve().ok()) {
+        builder.add_game(&g);
     }
     let (records, _) = builder.finish();
     let Ok([ctg, cto, ctb]) = to_bytes(&records, 0) else {

@@ -97,16 +97,23 @@ fn exercise(kobs: Vec<Vec<u8>>, kin: Option<Vec<u8>>, ksf: Option<Vec<u8>>) {
 /// validates without problems and has every element it was given.
 #[cfg(feature = "pgn")]
 pub fn build_from_pgn(data: &[u8]) {
+    let games = chess_core::pgn::PgnReader::new(data)
+        .next_batch(200)
+        .expect("in-memory input");
+    build_from_games(&games);
+}
+
+/// [`build_from_pgn`] on games already tokenised (the `pgn_builders` target reads the PGN
+/// once for the three builders).
+#[cfg(feature = "pgn")]
+pub fn build_from_games(games: &[chess_core::pgn::RawGame]) {
     let header = Header {
         element_type: 1,
         ..Header::default()
     };
     let mut builder = crate::build::Builder::new(header);
     builder.begin_source("fuzz.pgn");
-    let games = chess_core::pgn::PgnReader::new(data)
-        .next_batch(200)
-        .expect("in-memory input");
-    builder.add_games(&games);
+    builder.add_games(games);
     let (header, mut elements, sources, _) = builder.finish();
     let Ok((files, stats)) = BookFiles::build(&header, &mut elements, sources.as_ref(), 1 << 16)
     else {

@@ -56,34 +56,36 @@ pub fn book(data: &[u8]) {
 }
 
 /// `polyglot build` on arbitrary PGN bytes: never panics; the book is sorted, opens in strict
-/// mode, counts every game of the input as read, and every move it gives is legal.
+/// mode, and every move it gives is legal.
 #[cfg(feature = "pgn")]
 pub fn build_from_pgn(data: &[u8]) {
+    let games = chess_core::pgn::PgnReader::new(data)
+        .next_batch(200)
+        .expect("in-memory input");
+    build_from_games(&games);
+}
+
+/// [`build_from_pgn`] on games already tokenised (the `pgn_builders` target reads the PGN
+/// once for the three builders).
+#[cfg(feature = "pgn")]
+pub fn build_from_games(games: &[chess_core::pgn::RawGame]) {
     // One worker: the builder's parallel steps would otherwise cost more in thread
     // hand-offs than the few games of a fuzz input.
     static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
     match POOL.get_or_init(|| rayon::ThreadPoolBuilder::new().num_threads(1).build().ok()) {
-        Some(pool) => pool.install(|| build_from_pgn_here(data)),
-        None => build_from_pgn_here(data),
+        Some(pool) => pool.install(|| build_here(games)),
+        None => build_here(games),
     }
 }
 
 #[cfg(feature = "pgn")]
-fn build_from_pgn_here(data: &[u8]) {
+fn build_here(games: &[chess_core::pgn::RawGame]) {
     use crate::ops::build::{BookBuilder, BuildOptions, KeyedGame};
-    // The sequential path (the threaded `add_pgn` costs a thread per input): the same
-    // replay and counting per game.
     let mut builder = BookBuilder::new(BuildOptions::default());
-    let mut reader = chess_core::pgn::PgnReader::new(data);
     let max_ply = builder.options().max_ply;
-    let mut read = 0u64;
-    while let Some(raw) = reader.next_raw().expect("in-memory input") {
-        read += 1;
-        if let Ok(g) = KeyedGame::from_raw(&raw, max_ply) {
+    for raw in games {
+        if let Ok(g) = KeyedGame::from_raw(raw, max_ply) {
             builder.add(&g);
-        }
-        if read == 200 {
-            break;
         }
     }
     let mut bytes = Vec::new();
