@@ -416,78 +416,53 @@ impl FileSet {
     /// during it, [`recover`] (which every reader and writer of this workspace calls) finishes
     /// it. Destinations are replaced (check with [`refuse_existing`] before staging).
     pub fn commit(mut self) -> io::Result<()> {
-        let dir = self.dir.clone();
-        let journal = self.journal.clone();
-        let staged = std::mem::take(&mut self.staged);
-        let moved = std::mem::take(&mut self.moved);
-        let removals = std::mem::take(&mut self.removals);
-        failpoint("staged");
-        {
-            let r = registry();
-            if r.exiting {
-                return Err(io::Error::new(io::ErrorKind::Interrupted, "exiting"));
-            }
-        }
-        // The journal is written (beside, under a temporary name) before the staged files are
-        // kept: if it cannot be written (a full disk), dropping them removes them.
+        failpoint();
         let mut steps = Vec::new();
-        for s in &staged {
-            let tmp = s.tmp.as_ref().map(|t| t.path()).unwrap_or(Path::new(""));
+        for s in &self.staged {
+            let tmp = s.tmp.as_ref().map_or(Path::new(""), |t| t.path());
             steps.push(Step::Rename(name_in(tmp)?, name_in(&s.path)?));
         }
-        for (tmp, path) in &moved {
+        for (tmp, path) in &self.moved {
             steps.push(Step::Rename(name_in(tmp)?, name_in(path)?));
         }
-        for p in &removals {
+        for p in &self.removals {
             steps.push(Step::Remove(name_in(p)?));
         }
-        let text = journal_text(&steps);
-        let moved_cleanup = |moved: &[(PathBuf, PathBuf)]| {
-            for (tmp, _) in moved {
-                let _ = fs::remove_file(tmp);
-                unregister(tmp);
-            }
-        };
-        let j = match stage(&journal, |w| w.write_all(text.as_bytes())) {
-            Ok((j, ())) => j,
-            Err(e) => {
-                moved_cleanup(&moved);
-                return Err(e);
-            }
-        };
-        // The commit point: the journal in place. Temporary files become part of it.
+        // The journal is written (under a temporary name) while the set still owns its files:
+        // if it cannot be written (a full disk, a signal), dropping the set removes them.
+        let (journal, ()) = stage(&self.journal, |w| {
+            w.write_all(journal_text(&steps).as_bytes())
+        })?;
         let mut kept = Vec::new();
-        for s in staged {
+        for s in std::mem::take(&mut self.staged) {
             kept.push(s.keep()?.0);
         }
-        kept.extend(moved.iter().map(|(t, _)| t.clone()));
+        kept.extend(
+            std::mem::take(&mut self.moved)
+                .into_iter()
+                .map(|(tmp, _)| tmp),
+        );
         {
             let mut r = registry();
-            if r.exiting {
-                drop(r);
-                drop(j);
-                for t in &kept {
-                    let _ = fs::remove_file(t);
-                }
-                return Err(io::Error::new(io::ErrorKind::Interrupted, "exiting"));
-            }
             for tmp in &kept {
                 r.temps.remove(tmp);
             }
         }
-        if let Err(e) = j.commit(true) {
+        // The commit point: the journal in place. (Its rename refuses to happen once the
+        // process is exiting on a signal.)
+        if let Err(e) = journal.commit(true) {
             for t in &kept {
                 let _ = fs::remove_file(t);
             }
             return Err(e);
         }
-        sync_dir(&dir);
-        failpoint("journal");
-        apply(&dir, &steps)?;
-        sync_dir(&dir);
-        failpoint("applied");
-        fs::remove_file(&journal)?;
-        sync_dir(&dir);
+        sync_dir(&self.dir);
+        failpoint();
+        apply(&self.dir, &steps)?;
+        sync_dir(&self.dir);
+        failpoint();
+        fs::remove_file(&self.journal)?;
+        sync_dir(&self.dir);
         Ok(())
     }
 }
@@ -584,15 +559,13 @@ fn parse_journal(text: &str) -> Option<Vec<Step>> {
 /// Does the steps of a journal; each can be done again (a rename whose temporary file is gone
 /// was done; a removal of a missing file was done).
 fn apply(dir: &Path, steps: &[Step]) -> io::Result<()> {
-    let mut n = 0;
     for s in steps {
         match s {
             Step::Rename(tmp, to) => {
                 let tmp = dir.join(tmp);
                 if fs::symlink_metadata(&tmp).is_ok() {
                     fs::rename(&tmp, dir.join(to))?;
-                    n += 1;
-                    failpoint_n("rename", n);
+                    failpoint();
                 }
             }
             Step::Remove(p) => {
@@ -687,15 +660,7 @@ fn sync_dir(dir: &Path) {
 /// Test hook: `CHESSFMT_FAILPOINT_COMMIT=<n>` aborts the process (as `kill -9` would stop it:
 /// no destructor runs) at the n-th commit point it reaches: after staging, after the journal,
 /// after each rename, after the last step.
-fn failpoint(_what: &str) {
-    failpoint_hit();
-}
-
-fn failpoint_n(_what: &str, _n: usize) {
-    failpoint_hit();
-}
-
-fn failpoint_hit() {
+fn failpoint() {
     use std::sync::atomic::{AtomicUsize, Ordering};
     static HITS: AtomicUsize = AtomicUsize::new(0);
     let Some(at) = std::env::var_os("CHESSFMT_FAILPOINT_COMMIT") else {
