@@ -251,14 +251,9 @@ impl Builder {
         limit: usize,
         dir: impl Into<std::path::PathBuf>,
     ) -> Builder {
-        Builder {
-            spill: Some(Spill {
-                max_positions: (limit / BYTES_PER_POSITION).max(1),
-                dir: dir.into(),
-                runs: Vec::new(),
-            }),
-            ..Builder::new(header)
-        }
+        let mut b = Builder::new(header);
+        b.limit_memory(limit, &dir.into());
+        b
     }
 
     /// Puts a builder under a memory limit (see [`Builder::with_memory_limit`]).
@@ -284,14 +279,22 @@ impl Builder {
         mut self,
         sink: impl FnMut(Key, Acc) -> Result<(), Error>,
     ) -> Result<(Sources, BuildStats), Error> {
+        self.drain_sorted(sink)?;
+        Ok((self.sources, self.stats))
+    }
+
+    /// Empties the table and the spilled runs into `sink`, merged, in key order.
+    fn drain_sorted(
+        &mut self,
+        sink: impl FnMut(Key, Acc) -> Result<(), Error>,
+    ) -> Result<(), Error> {
         let mut last: Vec<(Key, Acc)> = std::mem::take(&mut self.positions).into_iter().collect();
         last.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
         let (runs, dir) = match self.spill.take() {
             Some(s) => (s.runs, s.dir),
             None => (Vec::new(), std::path::PathBuf::from(".")),
         };
-        run::merge(runs, last, sink).map_err(|e| e.into_error(&dir))?;
-        Ok((self.sources, self.stats))
+        run::merge(runs, last, sink).map_err(|e| e.into_error(&dir))
     }
 
     /// Writes the table, sorted, as a run when it is over the limit.
@@ -505,14 +508,7 @@ impl Builder {
         }
         let mut writer =
             crate::write::StreamWriter::new(paths, &self.header, split_size, overwrite)?;
-        let mut last: Vec<(Key, Acc)> = std::mem::take(&mut self.positions).into_iter().collect();
-        last.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        let spill = self.spill.take().expect("runs");
-        let dir = spill.dir.clone();
-        run::merge(spill.runs, last, |key, acc| {
-            writer.push(element_of(key, acc))
-        })
-        .map_err(|e| e.into_error(&dir))?;
+        self.drain_sorted(|key, acc| writer.push(element_of(key, acc)))?;
         let sources = self.header.stores_games().then_some(&self.sources);
         let w = writer.finish(sources)?;
         Ok((self.stats, w))
@@ -521,20 +517,15 @@ impl Builder {
     /// Reads the spilled runs back into the table (for the links pass, which needs every
     /// position at once).
     fn unspill(&mut self) -> Result<(), Error> {
-        let Some(spill) = self.spill.take() else {
-            return Ok(());
-        };
-        if spill.runs.is_empty() {
+        if self.spill.as_ref().is_none_or(|s| s.runs.is_empty()) {
+            self.spill = None;
             return Ok(());
         }
-        let mut last: Vec<(Key, Acc)> = std::mem::take(&mut self.positions).into_iter().collect();
-        last.sort_unstable_by_key(|a| a.0);
         let mut table = HashMap::new();
-        run::merge(spill.runs, last, |key, acc| {
+        self.drain_sorted(|key, acc| {
             table.insert(key, acc);
             Ok(())
-        })
-        .map_err(|e| e.into_error(&spill.dir))?;
+        })?;
         self.positions = table;
         Ok(())
     }
