@@ -214,9 +214,7 @@ fn open(path: &Path) -> Result<FileData, CliError> {
     // A part of a split (`prefix.NNN`) whose commit was interrupted: finish it first, so that
     // the parts read are all of the new split.
     if let Some(name) = path.file_name().and_then(|n| n.to_str())
-        && let Some((prefix, n)) = name.rsplit_once('.')
-        && n.len() >= 3
-        && n.bytes().all(|b| b.is_ascii_digit())
+        && let Some(prefix) = split_prefix(name)
     {
         let anchor = path.with_file_name(prefix);
         chess_core::atomic::recover(&anchor)
@@ -600,6 +598,12 @@ fn validate(file: &Path, lenient: bool, json: bool) -> CliResult {
     }
 }
 
+/// The prefix of the name of a split's part (`prefix.NNN`, three or more digits).
+fn split_prefix(name: &str) -> Option<&str> {
+    let (prefix, n) = name.rsplit_once('.')?;
+    (n.len() >= 3 && n.bytes().all(|b| b.is_ascii_digit())).then_some(prefix)
+}
+
 /// The parts of a split of `prefix` that exist: `prefix.NNN` (three or more digits).
 fn existing_parts(prefix: &Path) -> Vec<PathBuf> {
     let dir = match prefix.parent() {
@@ -616,9 +620,7 @@ fn existing_parts(prefix: &Path) -> Vec<PathBuf> {
         .flatten()
         .filter(|e| {
             let name = e.file_name().to_string_lossy().into_owned();
-            name.strip_prefix(&stem)
-                .and_then(|r| r.strip_prefix('.'))
-                .is_some_and(|n| n.len() >= 3 && n.bytes().all(|b| b.is_ascii_digit()))
+            split_prefix(&name) == Some(stem.as_str())
         })
         .map(|e| prefix.with_file_name(e.file_name()))
         .collect();
