@@ -1,19 +1,10 @@
 //! `chessfmt cbh …` on the corpus databases: snapshots of `list` and of exported games, JSON,
 //! exit codes. Skipped (with a message) when `../shared/corpus` is absent.
 
-use std::{path::PathBuf, process::Command};
+use std::path::PathBuf;
 
-fn chessfmt(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_chessfmt"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
-}
+mod common;
+use common::chessfmt;
 
 fn corpus(rel: &str) -> Option<String> {
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))

@@ -4,11 +4,10 @@
 //! --force`; the next reader then finds exactly the old set or exactly the new one, and the
 //! next write leaves no temporary file behind.
 
-use std::{
-    collections::BTreeMap,
-    path::{Path, PathBuf},
-    process::Command,
-};
+use std::{collections::BTreeMap, path::Path, process::Command};
+
+mod common;
+use common::testdata_path;
 
 fn chessfmt_in(dir: &Path, args: &[&str], failpoint: Option<usize>) -> std::process::Output {
     let mut c = Command::new(env!("CARGO_BIN_EXE_chessfmt"));
@@ -17,12 +16,6 @@ fn chessfmt_in(dir: &Path, args: &[&str], failpoint: Option<usize>) -> std::proc
         c.env("CHESSFMT_FAILPOINT_COMMIT", n.to_string());
     }
     c.output().unwrap()
-}
-
-fn testdata(p: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../testdata")
-        .join(p)
 }
 
 /// The visible files of a directory with their bytes (temporary files and journals are
@@ -131,7 +124,7 @@ fn crash_at_every_step(name: &str, old: &Path, write: &[&str], read: &[&str], cl
 
 /// The first `n` games of the bundled Kvetka PGN.
 fn first_games(n: usize) -> String {
-    let text = std::fs::read_to_string(testdata("kvetka/small.pgn")).unwrap();
+    let text = std::fs::read_to_string(testdata_path("kvetka/small.pgn")).unwrap();
     let starts: Vec<usize> = text.match_indices("[Event ").map(|(i, _)| i).collect();
     let end = starts.get(n).copied().unwrap_or(text.len());
     text[..end].to_owned()
@@ -211,7 +204,11 @@ fn kvetka_add_in_place() {
 #[test]
 fn selfplay_split_over_an_older_split() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::copy(testdata("selfplay/small.bin"), dir.path().join("data.bin")).unwrap();
+    std::fs::copy(
+        testdata_path("selfplay/small.bin"),
+        dir.path().join("data.bin"),
+    )
+    .unwrap();
     let old = setup(&[], &[]);
     copy_dir(dir.path(), old.path());
     let out = chessfmt_in(

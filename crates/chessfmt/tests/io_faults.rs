@@ -7,25 +7,8 @@ use std::{
     process::{Command, Stdio},
 };
 
-fn chessfmt(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_chessfmt"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
-}
-
-fn testdata(p: &str) -> String {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../testdata")
-        .join(p)
-        .display()
-        .to_string()
-}
+mod common;
+use common::{chessfmt, testdata};
 
 /// Runs chessfmt with `stdin` piped in.
 fn piped(args: &[&str], stdin: &[u8]) -> (i32, String, String) {

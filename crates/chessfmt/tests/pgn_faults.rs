@@ -7,20 +7,10 @@
 use std::{
     io::Write,
     path::{Path, PathBuf},
-    process::Command,
 };
 
-fn chessfmt(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_chessfmt"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
-}
+mod common;
+use common::chessfmt;
 
 /// Game `i`: its own first moves (so books differ), a comment, a result.
 fn game(i: usize, comment: &str) -> String {
