@@ -5,9 +5,7 @@
 //! replayed by `cargo test` of the three crates through their `build_from_pgn`).
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    let Ok(games) = chess_core::pgn::PgnReader::new(data).next_batch(200) else {
-        return;
-    };
+    let games = chess_core::fuzzing::pgn_games(data);
     polyglot_book::fuzzing::build_from_games(&games);
     ctg::fuzzing::build_from_games(&games);
     kvetka_book::fuzzing::build_from_games(&games);

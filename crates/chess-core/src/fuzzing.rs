@@ -63,6 +63,15 @@ pub fn pgn(data: &[u8]) {
     );
 }
 
+/// The games the builder fuzz entry points replay: the first 200 of the bytes as PGN
+/// (in memory, so reading cannot fail).
+#[cfg(feature = "pgn")]
+pub fn pgn_games(data: &[u8]) -> Vec<crate::pgn::RawGame> {
+    crate::pgn::PgnReader::new(data)
+        .next_batch(200)
+        .expect("in-memory input")
+}
+
 /// Deterministic pseudo-random inputs (xorshift64) of lengths `0, step, 2·step, …` below
 /// `max_len`: a cheap stand-in for fuzzing where no nightly toolchain exists.
 pub fn pseudo_random_inputs(

@@ -97,10 +97,7 @@ fn exercise(kobs: Vec<Vec<u8>>, kin: Option<Vec<u8>>, ksf: Option<Vec<u8>>) {
 /// validates without problems and has every element it was given.
 #[cfg(feature = "pgn")]
 pub fn build_from_pgn(data: &[u8]) {
-    let games = chess_core::pgn::PgnReader::new(data)
-        .next_batch(200)
-        .expect("in-memory input");
-    build_from_games(&games);
+    build_from_games(&chess_core::fuzzing::pgn_games(data));
 }
 
 /// [`build_from_pgn`] on games already tokenised (the `pgn_builders` target reads the PGN

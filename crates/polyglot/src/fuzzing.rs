@@ -59,10 +59,7 @@ pub fn book(data: &[u8]) {
 /// mode, and every move it gives is legal.
 #[cfg(feature = "pgn")]
 pub fn build_from_pgn(data: &[u8]) {
-    let games = chess_core::pgn::PgnReader::new(data)
-        .next_batch(200)
-        .expect("in-memory input");
-    build_from_games(&games);
+    build_from_games(&chess_core::fuzzing::pgn_games(data));
 }
 
 /// [`build_from_pgn`] on games already tokenised (the `pgn_builders` target reads the PGN
