@@ -218,37 +218,70 @@ impl BookFiles {
     /// Writes the files as `paths` names them (see the module notes).
     #[cfg(feature = "std")]
     pub fn save(&self, paths: &BookPaths, overwrite: bool) -> Result<(), Error> {
-        let anchor = paths.anchor();
-        let io = |p: &std::path::Path| {
-            let p = p.to_path_buf();
-            move |e| Error::io(p, e)
-        };
-        let mut list: Vec<(std::path::PathBuf, &[u8])> = Vec::new();
-        for (i, k) in self.kobs.iter().enumerate() {
-            list.push((paths.kob(i), k));
-        }
-        list.push((paths.kin(), &self.kin));
-        if let Some(ksf) = &self.ksf {
-            list.push((paths.ksf(), ksf));
-        }
         if !overwrite {
-            for (p, _) in &list {
-                chess_core::atomic::refuse_existing(p).map_err(io(p))?;
-            }
+            refuse_book(paths, self.kobs.len())?;
         }
-        // One set: the new files, and the removal of what the old book had beyond them (more
-        // `.kob` files, a `.ksf`), committed together through a journal.
-        let mut set = FileSet::new(&anchor).map_err(io(&anchor))?;
-        for (p, bytes) in &list {
-            set.stage(p, |w| w.write_all(bytes)).map_err(io(p))?;
+        let mut set = FileSet::new(&paths.anchor()).map_err(|e| Error::io(paths.anchor(), e))?;
+        for (i, k) in self.kobs.iter().enumerate() {
+            let p = paths.kob(i);
+            set.stage(&p, |w| w.write_all(k))
+                .map_err(|e| Error::io(&p, e))?;
         }
-        if overwrite {
-            for p in stale_files(paths, self.kobs.len(), self.ksf.is_none()) {
-                set.remove(&p).map_err(io(&p))?;
-            }
-        }
-        set.commit().map_err(io(&anchor))
+        commit_book(
+            set,
+            paths,
+            self.kobs.len(),
+            &self.kin,
+            self.ksf.as_deref(),
+            overwrite,
+        )
     }
+}
+
+/// Refuses (`AlreadyExists`) when a file a book of `kobs` `.kob` files would write is there:
+/// the `.kob` files, the `.kin`, the `.ksf`.
+#[cfg(feature = "std")]
+fn refuse_book(paths: &BookPaths, kobs: usize) -> Result<(), Error> {
+    let files = (0..kobs.max(1))
+        .map(|i| paths.kob(i))
+        .chain([paths.kin(), paths.ksf()]);
+    for p in files {
+        chess_core::atomic::refuse_existing(&p).map_err(|e| Error::io(&p, e))?;
+    }
+    Ok(())
+}
+
+/// The end of every book write: stages the `.kin` and the `.ksf` (when the book stores
+/// games) beside the `kobs` `.kob` files already staged, removes (with `overwrite`) what the
+/// old book had beyond them (more `.kob` files, a `.ksf`), and commits the set through its
+/// journal.
+#[cfg(feature = "std")]
+fn commit_book(
+    mut set: FileSet,
+    paths: &BookPaths,
+    kobs: usize,
+    kin: &[u8],
+    ksf: Option<&[u8]>,
+    overwrite: bool,
+) -> Result<(), Error> {
+    let io = |p: &std::path::Path| {
+        let p = p.to_path_buf();
+        move |e| Error::io(p, e)
+    };
+    let kin_path = paths.kin();
+    set.stage(&kin_path, |w| w.write_all(kin))
+        .map_err(io(&kin_path))?;
+    if let Some(ksf) = ksf {
+        let p = paths.ksf();
+        set.stage(&p, |w| w.write_all(ksf)).map_err(io(&p))?;
+    }
+    if overwrite {
+        for p in stale_files(paths, kobs, ksf.is_none()) {
+            set.remove(&p).map_err(io(&p))?;
+        }
+    }
+    let anchor = paths.anchor();
+    set.commit().map_err(io(&anchor))
 }
 
 /// The `.kob` files numbered from `from` on, and the `.ksf` when `ksf` is set, of an older,
@@ -326,9 +359,7 @@ impl StreamWriter {
     ) -> Result<StreamWriter, Error> {
         let anchor = paths.anchor();
         if !overwrite {
-            for p in [paths.kob(0), paths.kin(), paths.ksf()] {
-                chess_core::atomic::refuse_existing(&p).map_err(|e| Error::io(&p, e))?;
-            }
+            refuse_book(paths, 1)?;
         }
         let set = FileSet::new(&anchor).map_err(|e| Error::io(&anchor, e))?;
         let head = header.to_bytes();
@@ -418,26 +449,19 @@ impl StreamWriter {
         self.set
             .stage(&p0, |w| w.write_all(&file0))
             .map_err(io(p0.clone()))?;
-        let kin = self.paths.kin();
-        let kin_bytes = std::mem::take(&mut self.kin);
-        self.set
-            .stage(&kin, |w| w.write_all(&kin_bytes))
-            .map_err(io(kin.clone()))?;
-        if let Some(s) = sources {
-            let ksf = self.paths.ksf();
-            let bytes = s.to_bytes()?;
-            self.set
-                .stage(&ksf, |w| w.write_all(&bytes))
-                .map_err(io(ksf.clone()))?;
-        }
         stats.files = self.index as u64 + 1;
-        if self.overwrite {
-            for p in stale_files(&self.paths, self.index + 1, sources.is_none()) {
-                self.set.remove(&p).map_err(io(p.clone()))?;
-            }
-        }
-        let anchor = self.paths.anchor();
-        self.set.commit().map_err(io(anchor))?;
+        let ksf = match sources {
+            Some(s) => Some(s.to_bytes()?),
+            None => None,
+        };
+        commit_book(
+            self.set,
+            &self.paths,
+            self.index + 1,
+            &self.kin,
+            ksf.as_deref(),
+            self.overwrite,
+        )?;
         Ok(stats)
     }
 }
