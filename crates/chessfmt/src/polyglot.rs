@@ -327,12 +327,7 @@ pub struct MergeArgs {
 
 fn merge(args: &MergeArgs) -> CliResult {
     use polyglot_book::ops::merge::{MergeStrategy, merge_reference, merge_sorted};
-    if args.output.exists() && !args.force && !chess_core::atomic::is_special(&args.output) {
-        return Err(CliError(format!(
-            "{} exists (use --force to overwrite)",
-            args.output.display()
-        )));
-    }
+    // An existing output is refused (without --force) by the atomic write, before any merging.
     // Books are mapped, not loaded: the streaming merge holds one position at a time.
     let books = args
         .books

@@ -93,6 +93,9 @@ fn build_and_merge_refuse_to_overwrite() {
     let (code, _, _) = chessfmt(&["polyglot", "merge", o, o, "-o", merged.to_str().unwrap()]);
     assert_eq!(code, 0);
     assert_eq!(std::fs::read(&merged).unwrap().len(), before.len());
+    let (code, _, err) = chessfmt(&["polyglot", "merge", o, o, "-o", merged.to_str().unwrap()]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("--force"), "{err}");
 }
 
 #[test]
