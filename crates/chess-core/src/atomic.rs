@@ -393,15 +393,15 @@ impl FileSet {
     /// temporary name now, a copy where links are not possible).
     pub fn rename_existing(&mut self, from: &Path, to: &Path) -> io::Result<()> {
         self.check_dir(to)?;
-        let (staged, ()) = stage(to, |_| Ok(()))?;
-        let (tmp, _) = staged.keep()?;
-        register(&tmp);
+        // A fresh temporary name (still registered for the signal handler); from here on the
+        // set owns it, and its drop removes it if anything below fails.
+        let (tmp, _) = stage(to, |_| Ok(()))?.0.keep()?;
+        self.moved.push((tmp.clone(), to.to_path_buf()));
         fs::remove_file(&tmp)?;
         if fs::hard_link(from, &tmp).is_err() {
             fs::copy(from, &tmp)?;
             fs::File::open(&tmp)?.sync_all()?;
         }
-        self.moved.push((tmp, to.to_path_buf()));
         Ok(())
     }
 
