@@ -1,33 +1,6 @@
 //! Entry points shared by the fuzz targets (`fuzz/`) and the corpus replay tests: each runs a
 //! parser on arbitrary bytes and checks the invariants that must hold. Not a stable API.
 
-use crate::huffman;
-
-/// CTG position decoding: never panics; whatever decodes re-encodes to something that decodes
-/// to the same position.
-pub fn ctg_position(data: &[u8]) {
-    if let Ok((pos, len)) = huffman::decode_ctg(data) {
-        assert!(len <= data.len());
-        let again = huffman::encode_ctg(&pos);
-        if again.len() < 32 {
-            assert_eq!(huffman::decode_ctg(&again).map(|(p, _)| p), Ok(pos));
-        }
-    }
-}
-
-/// Kvetka key decoding: never panics; decoded keys re-encode to the same position.
-pub fn kvetka_key(data: &[u8]) {
-    let Some(key) = data.get(..huffman::KVETKA_KEY_LEN) else {
-        return;
-    };
-    let key: [u8; huffman::KVETKA_KEY_LEN] = key.try_into().expect("22 bytes");
-    if let Ok(pos) = huffman::decode_kvetka(&key)
-        && let Ok(again) = huffman::encode_kvetka(&pos)
-    {
-        assert_eq!(huffman::decode_kvetka(&again), Ok(pos));
-    }
-}
-
 /// PGN input: never panics, whatever the bytes; reading in 3-byte chunks gives the same games
 /// (up to the first I/O error).
 #[cfg(feature = "pgn")]

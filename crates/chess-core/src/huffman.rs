@@ -4,21 +4,21 @@
 //! as `0` (empty), `11c` (pawn), `1011c` (rook), `1010c` (bishop), `1001c` (knight),
 //! `10001c` (queen) or `10000c` (king), where `c` is 0 for White and 1 for Black.
 //!
-//! One bit codec ([`encode_board`], [`decode_board`]) carries two small framings:
+//! This module holds what both formats use: the bit codec ([`encode_board`], [`decode_board`]),
+//! the stored form of a position ([`HuffmanPosition`]) with the one rule that turns it back into
+//! a [`Chess`](shakmaty::Chess) ([`HuffmanPosition::to_position`]), and the allocation-free
+//! writer of a position's normalised code ([`write_normalised_code`], [`put_bits`]) that the
+//! formats' fast key functions build on. The two framings around the board bits live in their
+//! crates: `ctg::position` (a header byte, flags at the end of the last byte) and
+//! `kvetka_book::position` (exactly 22 bytes).
 //!
-//! * **CTG** ([`encode_ctg`], [`decode_ctg`]): a header byte (bits 0–4 = total length in bytes
-//!   including the header, `0x20` = en-passant bits present, `0x40` = castling bits present),
-//!   the board bits, zero padding, then the flag bits flush at the end of the last byte
-//!   (en-passant file in 3 bits, then 4 castling bits). Without flags at least one padding bit
-//!   is added.
-//! * **Kvetka** ([`encode_kvetka`], [`decode_kvetka`]): exactly 22 bytes: the board bits,
-//!   4 en-passant bits (0 = none, 1..8 = files a..h), 4 castling bits, zero padding. A board
-//!   that does not fit is an error.
-//!
-//! See `specs/NOTES.md`, "Shared by several formats" and "CTG".
+//! See `specs/NOTES.md`, "Shared by several formats".
 
 use bitvec::prelude::*;
-use shakmaty::{Bitboard, Board, Color, File, Piece, Rank, Role, Setup, Square};
+use shakmaty::{
+    Bitboard, Board, CastlingMode, Chess, Color, EnPassantMode, File, FromSetup, Piece,
+    PositionError, PositionErrorKinds, Rank, Role, Setup, Square,
+};
 
 use crate::error::ParseError;
 
@@ -124,25 +124,21 @@ pub struct HuffmanPosition {
 
 impl HuffmanPosition {
     /// The stored form of a position that is already normalised (White to move): its board,
-    /// castling flags, and the en-passant file only when an en-passant capture is legal.
-    pub fn from_position(pos: &shakmaty::Chess) -> Self {
-        use shakmaty::{EnPassantMode, Position};
-        HuffmanPosition {
-            board: pos.board().clone(),
-            ep_file: pos.ep_square(EnPassantMode::Legal).map(Square::file),
-            castling: CastlingFlags::from_setup(&pos.to_setup(EnPassantMode::Legal)),
-        }
+    /// castling flags, and the en-passant file only when an en-passant capture is legal (CTG's
+    /// rule).
+    pub fn from_position(pos: &Chess) -> Self {
+        HuffmanPosition::from_position_with(pos, EnPassantMode::Legal)
     }
 
-    /// The stored form of a normalised (White-to-move) position by Kvetka's rule: the
-    /// en-passant file is stored whenever an enemy pawn stands beside the pawn that just moved
-    /// two squares, whether or not the capture is legal (`specs/kvetka.ru.txt`, "Кодирование";
-    /// shakmaty's [`EnPassantMode::PseudoLegal`](shakmaty::EnPassantMode::PseudoLegal)).
-    pub fn from_position_kvetka(pos: &shakmaty::Chess) -> Self {
-        use shakmaty::{EnPassantMode, Position};
+    /// [`HuffmanPosition::from_position`] with the en-passant file stored by `ep_mode`: Kvetka
+    /// stores it whenever an enemy pawn stands beside the pawn that just moved two squares,
+    /// whether or not the capture is legal ([`EnPassantMode::PseudoLegal`]).
+    pub fn from_position_with(pos: &Chess, ep_mode: EnPassantMode) -> Self {
+        use shakmaty::Position;
         HuffmanPosition {
-            ep_file: pos.ep_square(EnPassantMode::PseudoLegal).map(Square::file),
-            ..HuffmanPosition::from_position(pos)
+            board: pos.board().clone(),
+            ep_file: pos.ep_square(ep_mode).map(Square::file),
+            castling: CastlingFlags::from_setup(&pos.to_setup(EnPassantMode::Legal)),
         }
     }
 
@@ -155,6 +151,20 @@ impl HuffmanPosition {
             ep_square: self.ep_file.map(|f| Square::from_coords(f, Rank::Sixth)),
             ..Setup::empty()
         }
+    }
+
+    /// The White-to-move position this stands for, by the one rule of the family (CTG and
+    /// Kvetka readers alike): standard chess; castling flags whose king or rook is not on its
+    /// home square, and an en-passant file with no pawn that can just have moved two squares,
+    /// are dropped (both formats store flags the board may not support: Kvetka records an
+    /// en-passant file by the pseudo-legal rule, and hand-made books set flags freely); any
+    /// other illegality (missing king, side not to move in check, …) is an error, given as
+    /// shakmaty's reasons.
+    pub fn to_position(&self) -> Result<Chess, PositionErrorKinds> {
+        Chess::from_setup(self.to_setup(), CastlingMode::Standard)
+            .or_else(PositionError::ignore_invalid_castling_rights)
+            .or_else(PositionError::ignore_invalid_ep_square)
+            .map_err(|e| e.kinds())
     }
 }
 
@@ -262,128 +272,55 @@ pub fn decode_board(bits: &BitSlice<u8, Msb0>) -> Result<(Board, usize), ParseEr
     Ok((board, i))
 }
 
-fn push_bits(out: &mut Bits, value: u8, n: usize) {
-    for i in (0..n).rev() {
+/// Appends the low `n` (≤ 8) bits of `value` to `out`, MSB first.
+pub fn push_bits(out: &mut Bits, value: u8, n: usize) {
+    for i in (0..n.min(8)).rev() {
         out.push(value >> i & 1 == 1);
     }
 }
 
-fn read_bits(bits: &BitSlice<u8, Msb0>, start: usize, n: usize) -> u8 {
-    bits[start..start + n]
-        .iter()
-        .fold(0, |acc, b| acc << 1 | u8::from(*b))
+/// Reads `n` (≤ 8) bits MSB first from bit `start` of `bits`; bits past the end read as 0.
+pub fn read_bits(bits: &BitSlice<u8, Msb0>, start: usize, n: usize) -> u8 {
+    (start..start + n.min(8)).fold(0, |acc, i| {
+        acc << 1 | u8::from(bits.get(i).is_some_and(|b| *b))
+    })
 }
 
-/// CTG header-byte flag: en-passant bits present.
-pub const CTG_EP_FLAG: u8 = 0x20;
-/// CTG header-byte flag: castling bits present.
-pub const CTG_CASTLING_FLAG: u8 = 0x40;
+/// Size of the buffer [`write_normalised_code`] writes into: 256 bits, more than any framing
+/// needs (a legal position's board code is at most 192 bits).
+pub const CODE_BUFFER_LEN: usize = 32;
 
-/// Encodes a position in the CTG framing (header byte included).
-pub fn encode_ctg(pos: &HuffmanPosition) -> Vec<u8> {
-    let mut bits = Bits::with_capacity(256);
-    bits.resize(8, false); // header byte, filled in below
-    encode_board(&pos.board, &mut bits);
-    let flag_bits = pos.ep_file.map_or(0, |_| 3) + if pos.castling.any() { 4 } else { 0 };
-    // With no flags at least one padding bit.
-    let used = bits.len() + flag_bits.max(1);
-    let total = used.div_ceil(8) * 8;
-    bits.resize(total - flag_bits, false);
-    let mut header = 0u8;
-    if let Some(file) = pos.ep_file {
-        push_bits(&mut bits, file as u8, 3);
-        header |= CTG_EP_FLAG;
-    }
-    if pos.castling.any() {
-        push_bits(&mut bits, pos.castling.to_nibble(), 4);
-        header |= CTG_CASTLING_FLAG;
-    }
-    let mut bytes = bits.into_vec();
-    bytes[0] = header | bytes.len() as u8;
-    bytes
+/// What [`write_normalised_code`] wrote and found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct NormalisedCode {
+    /// The bit after the board code.
+    pub end_bit: usize,
+    /// The en-passant file of the normalised position (by the `ep_mode` asked for).
+    pub ep_file: Option<File>,
+    /// The castling flags of the normalised position.
+    pub castling: CastlingFlags,
 }
 
-/// Decodes a CTG-framed position from the start of `bytes`; returns it and its length in bytes
-/// (the header's length field).
-pub fn decode_ctg(bytes: &[u8]) -> Result<(HuffmanPosition, usize), ParseError> {
-    let header = *bytes
-        .first()
-        .ok_or_else(|| ParseError::truncated(0, 1, 0))?;
-    let len = usize::from(header & 0x1f);
-    if len < 2 {
-        return Err(ParseError::new(
-            0,
-            "a position length of at least 2 bytes",
-            format!("header byte 0x{header:02x}"),
-        ));
-    }
-    let body = bytes
-        .get(1..len)
-        .ok_or_else(|| ParseError::truncated(0, len as u64, bytes.len() as u64))?;
-    let bits = body.view_bits::<Msb0>();
-    let has_ep = header & CTG_EP_FLAG != 0;
-    let has_castling = header & CTG_CASTLING_FLAG != 0;
-    let flag_bits = if has_ep { 3 } else { 0 } + if has_castling { 4 } else { 0 };
-    let board_end = bits.len() - flag_bits.min(bits.len());
-    let (board, used) = decode_board(&bits[..board_end]).map_err(|e| e.shifted(1))?;
-    debug_assert!(used <= board_end);
-    let mut at = board_end;
-    let ep_file = if has_ep {
-        let f = read_bits(bits, at, 3);
-        at += 3;
-        Some(File::new(u32::from(f)))
-    } else {
-        None
-    };
-    let castling = if has_castling {
-        CastlingFlags::from_nibble(read_bits(bits, at, 4))
-    } else {
-        CastlingFlags::NONE
-    };
-    Ok((
-        HuffmanPosition {
-            board,
-            ep_file,
-            castling,
-        },
-        len,
-    ))
-}
-
-/// A CTG-encoded position in a fixed buffer (no allocation): header byte included.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct CtgKey {
-    bytes: [u8; 32],
-    len: u8,
-}
-
-impl CtgKey {
-    /// The encoded bytes.
-    pub fn as_bytes(&self) -> &[u8] {
-        &self.bytes[..usize::from(self.len)]
-    }
-}
-
-impl std::fmt::Debug for CtgKey {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        for b in self.as_bytes() {
-            write!(f, "{b:02x}")?;
-        }
-        Ok(())
-    }
-}
-
-/// The normalised board code of any position written into `out` from bit `bit` on, with the
-/// normalised en-passant file (by `ep_mode`) and castling flags: the shared fast path of
-/// [`ctg_key`] and [`kvetka_key`]. Returns the bit after the board.
-fn normalised_code(
-    pos: &shakmaty::Chess,
-    ep_mode: shakmaty::EnPassantMode,
-    out: &mut [u8; 32],
+/// Writes the board code of `pos` normalised to White to move (colours swapped when Black is
+/// to move, files mirrored when there are no castling rights and the mover's king is on files
+/// a–d, as [`normalize`](crate::normalize::normalize) does) into the zeroed buffer `out` from
+/// bit `bit` on, without building the normalised position or allocating: the fast path of the
+/// CTG and Kvetka key functions, which add their framing around it.
+///
+/// `None` when `bit` is not on a byte boundary or the code would not fit the buffer (a board
+/// with more pieces than chess allows).
+pub fn write_normalised_code(
+    pos: &Chess,
+    ep_mode: EnPassantMode,
+    out: &mut [u8; CODE_BUFFER_LEN],
     mut bit: usize,
-) -> (usize, Option<File>, CastlingFlags) {
+) -> Option<NormalisedCode> {
     use shakmaty::Position;
     let board = pos.board();
+    if !bit.is_multiple_of(8) || bit + board_bit_len(board) > CODE_BUFFER_LEN * 8 {
+        return None;
+    }
     let flip = pos.turn() == Color::Black;
     let rights = pos.castles().castling_rights();
     let mirror = rights.is_empty()
@@ -405,9 +342,8 @@ fn normalised_code(
             }
         }
     }
-    // Codes are collected in a 64-bit accumulator and flushed a byte at a time; both framings
-    // start the board on a byte boundary.
-    debug_assert_eq!(bit % 8, 0);
+    // Codes are collected in a 64-bit accumulator and flushed a byte at a time (the board
+    // starts on a byte boundary and fits, checked above).
     let mut acc: u64 = 0;
     let mut pending = 0u32;
     let mut byte = bit / 8;
@@ -448,119 +384,24 @@ fn normalised_code(
             }
         }
     }
-    (bit, ep_file, castling)
-}
-
-/// Writes the low `n` bits of `value`, MSB first, at bit `*bit` of `out` (which is zeroed).
-fn put_bits(value: u32, n: usize, out: &mut [u8; 32], bit: &mut usize) {
-    for i in (0..n).rev() {
-        if value >> i & 1 == 1 {
-            out[*bit / 8] |= 0x80 >> (*bit % 8);
-        }
-        *bit += 1;
-    }
-}
-
-/// The CTG encoding of any position, normalised on the fly: the same bytes as
-/// [`encode_ctg`] of [`HuffmanPosition::from_position`] of the normalised position, without
-/// building the normalised position or allocating (the probe path of CTG readers).
-///
-/// `None` when the board does not fit the 31 bytes a CTG position may have (more than 32
-/// pieces, only possible for positions built while ignoring material limits).
-pub fn ctg_key(pos: &shakmaty::Chess) -> Option<CtgKey> {
-    use shakmaty::Position;
-    if 8 + board_bit_len(pos.board()) + 7 > CTG_MAX_LEN * 8 {
-        return None;
-    }
-    let mut out = [0u8; 32];
-    // The board starts after the header byte.
-    let (bit, ep_file, castling) =
-        normalised_code(pos, shakmaty::EnPassantMode::Legal, &mut out, 8);
-    let flag_bits = ep_file.map_or(0, |_| 3) + if castling.any() { 4 } else { 0 };
-    let total = (bit + flag_bits.max(1)).div_ceil(8) * 8;
-    let mut bit = total - flag_bits;
-    let mut header = 0u8;
-    if let Some(f) = ep_file {
-        put_bits(f as u32, 3, &mut out, &mut bit);
-        header |= CTG_EP_FLAG;
-    }
-    if castling.any() {
-        put_bits(u32::from(castling.to_nibble()), 4, &mut out, &mut bit);
-        header |= CTG_CASTLING_FLAG;
-    }
-    let len = (total / 8) as u8;
-    out[0] = header | len;
-    Some(CtgKey { bytes: out, len })
-}
-
-/// The Kvetka key of any position, normalised on the fly: the same bytes as
-/// [`encode_kvetka`] of the normalised position (with the en-passant file stored by Kvetka's
-/// rule, see [`HuffmanPosition::from_position_kvetka`]), without allocating.
-///
-/// `None` when the board code does not fit the key (more than 168 board bits, only possible
-/// with many promoted pieces).
-pub fn kvetka_key(pos: &shakmaty::Chess) -> Option<[u8; KVETKA_KEY_LEN]> {
-    use shakmaty::Position;
-    if board_bit_len(pos.board()) + 8 > KVETKA_KEY_LEN * 8 {
-        return None;
-    }
-    let mut out = [0u8; 32];
-    let (mut bit, ep_file, castling) =
-        normalised_code(pos, shakmaty::EnPassantMode::PseudoLegal, &mut out, 0);
-    put_bits(ep_file.map_or(0, |f| f as u32 + 1), 4, &mut out, &mut bit);
-    put_bits(u32::from(castling.to_nibble()), 4, &mut out, &mut bit);
-    let mut key = [0; KVETKA_KEY_LEN];
-    key.copy_from_slice(&out[..KVETKA_KEY_LEN]);
-    Some(key)
-}
-
-/// Longest CTG position encoding: the header byte's 5-bit length field.
-pub const CTG_MAX_LEN: usize = 31;
-
-/// Length of a Kvetka position key in bytes.
-pub const KVETKA_KEY_LEN: usize = 22;
-
-/// Encodes a position as a 22-byte Kvetka key; errors when the board code is too long.
-pub fn encode_kvetka(pos: &HuffmanPosition) -> Result<[u8; KVETKA_KEY_LEN], ParseError> {
-    let mut bits = Bits::with_capacity(KVETKA_KEY_LEN * 8);
-    encode_board(&pos.board, &mut bits);
-    if bits.len() + 8 > KVETKA_KEY_LEN * 8 {
-        return Err(ParseError::new(
-            0,
-            "a board code of at most 168 bits",
-            format!("{} bits", bits.len()),
-        ));
-    }
-    push_bits(&mut bits, pos.ep_file.map_or(0, |f| f as u8 + 1), 4);
-    push_bits(&mut bits, pos.castling.to_nibble(), 4);
-    bits.resize(KVETKA_KEY_LEN * 8, false);
-    let mut key = [0; KVETKA_KEY_LEN];
-    key.copy_from_slice(bits.as_raw_slice());
-    Ok(key)
-}
-
-/// Decodes a 22-byte Kvetka key.
-pub fn decode_kvetka(key: &[u8; KVETKA_KEY_LEN]) -> Result<HuffmanPosition, ParseError> {
-    let bits = key.view_bits::<Msb0>();
-    let (board, used) = decode_board(&bits[..KVETKA_KEY_LEN * 8 - 8])?;
-    let ep = read_bits(bits, used, 4);
-    let castling = CastlingFlags::from_nibble(read_bits(bits, used + 4, 4));
-    let ep_file = match ep {
-        0 => None,
-        1..=8 => Some(File::new(u32::from(ep - 1))),
-        _ => {
-            return Err(ParseError::new(
-                (used / 8) as u64,
-                "an en-passant nibble 0..8",
-                ep.to_string(),
-            ));
-        }
-    };
-    Ok(HuffmanPosition {
-        board,
+    Some(NormalisedCode {
+        end_bit: bit,
         ep_file,
         castling,
     })
+}
+
+/// Writes the low `n` bits of `value`, MSB first, at bit `*bit` of the zeroed buffer `out`
+/// and advances `*bit`; bits past the buffer's end are dropped.
+pub fn put_bits(value: u32, n: usize, out: &mut [u8; CODE_BUFFER_LEN], bit: &mut usize) {
+    for i in (0..n.min(32)).rev() {
+        if value >> i & 1 == 1
+            && let Some(byte) = out.get_mut(*bit / 8)
+        {
+            *byte |= 0x80 >> (*bit % 8);
+        }
+        *bit += 1;
+    }
 }
 
 #[cfg(test)]
@@ -568,43 +409,37 @@ mod tests {
     use super::*;
 
     #[test]
-    fn start_position_ctg_and_kvetka() {
-        let pos = HuffmanPosition {
-            board: Board::new(),
-            ep_file: None,
-            castling: CastlingFlags::from_nibble(0xf),
-        };
-        assert_eq!(board_bit_len(&pos.board), 164);
-        let ctg = encode_ctg(&pos);
-        assert_eq!(
-            ctg,
-            [
-                0x56, 0xb6, 0x0f, 0x79, 0x60, 0xf3, 0xa6, 0x0f, 0x58, 0xb0, 0x78, 0xe0, 0xc1, 0xe1,
-                0xa6, 0x0f, 0x59, 0x60, 0xf3, 0xb6, 0x0f, 0x7f
-            ]
-        );
-        assert_eq!(decode_ctg(&ctg).unwrap(), (pos.clone(), 22));
-        let key = encode_kvetka(&pos).unwrap();
-        assert_eq!(&key[..20], &ctg[1..21]);
-        assert_eq!(key[20], 0x70); // last board nibble 0111, ep 0000
-        assert_eq!(key[21], 0xf0); // castling 1111, padding
-        assert_eq!(decode_kvetka(&key).unwrap(), pos);
+    fn start_position_board_code() {
+        let mut bits = Bits::new();
+        encode_board(&Board::new(), &mut bits);
+        assert_eq!(bits.len(), 164);
+        assert_eq!(board_bit_len(&Board::new()), 164);
+        // a1 = white rook 10110, a2 = white pawn 110.
+        assert_eq!(read_bits(&bits, 0, 8), 0b1011_0110);
+        assert_eq!(decode_board(&bits).unwrap(), (Board::new(), 164));
+        // Too few bits: an error naming the byte, never a panic.
+        assert!(decode_board(&bits[..100]).is_err());
     }
 
     #[test]
-    fn fast_key_equals_normalise_then_encode() {
+    fn fast_code_equals_normalise_then_encode() {
         use crate::normalize::normalize;
-        use shakmaty::{Chess, Position};
-        // Random playouts: every position's fast key equals the two-step encoding.
+        use shakmaty::Position;
         let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        for _game in 0..60 {
+        for _game in 0..40 {
             let mut pos = Chess::default();
             for _ply in 0..120 {
                 let n = normalize(&pos);
-                let slow = encode_ctg(&HuffmanPosition::from_position(&n.position));
-                assert_eq!(ctg_key(&pos).unwrap().as_bytes(), &slow[..], "{pos:?}");
-                let slow = encode_kvetka(&HuffmanPosition::from_position_kvetka(&n.position));
-                assert_eq!(kvetka_key(&pos).unwrap(), slow.unwrap(), "{pos:?}");
+                let mut slow = Bits::new();
+                encode_board(n.position.board(), &mut slow);
+                let mut out = [0; CODE_BUFFER_LEN];
+                let code = write_normalised_code(&pos, EnPassantMode::Legal, &mut out, 8).unwrap();
+                assert_eq!(code.end_bit, 8 + slow.len());
+                let fast = &out.view_bits::<Msb0>()[8..code.end_bit];
+                assert_eq!(fast, &slow[..], "{pos:?}");
+                let hp = HuffmanPosition::from_position(&n.position);
+                assert_eq!((code.ep_file, code.castling), (hp.ep_file, hp.castling));
+                assert_eq!(hp.to_position().unwrap(), n.position);
                 let moves = pos.legal_moves();
                 if moves.is_empty() {
                     break;
@@ -618,55 +453,40 @@ mod tests {
     }
 
     #[test]
-    fn ctg_board_on_byte_boundary_gets_a_pad_byte() {
-        // 8 kings-free squares? Build a board of exactly 72 bits: two kings (12) + 60 empty... =
-        // 62 empty + 2 kings = 74; add a pawn: 61 + 12 + 3 = 76; use a rook: 61 + 12 + 5 = 78;
-        // two pawns: 60 + 12 + 6 = 78; pawn + rook: 60 + 12 + 8 = 80 = 10 bytes.
+    fn to_position_drops_flags_the_board_does_not_support() {
         let mut board = Board::empty();
         board.set_piece_at(Square::E1, Color::White.king());
         board.set_piece_at(Square::E8, Color::Black.king());
-        board.set_piece_at(Square::A2, Color::White.pawn());
-        board.set_piece_at(Square::H8, Color::Black.rook());
-        assert_eq!(board_bit_len(&board), 80);
-        let pos = HuffmanPosition {
-            board,
+        let hp = HuffmanPosition {
+            board: board.clone(),
+            ep_file: Some(File::C),
+            castling: CastlingFlags::from_nibble(0xf),
+        };
+        let pos = hp.to_position().unwrap();
+        assert_eq!(pos.board(), &board);
+        use shakmaty::Position;
+        assert!(pos.castles().is_empty());
+        assert_eq!(pos.ep_square(EnPassantMode::Always), None);
+        // A missing king stays an error.
+        let no_king = HuffmanPosition {
+            board: Board::empty(),
             ep_file: None,
             castling: CastlingFlags::NONE,
         };
-        let ctg = encode_ctg(&pos);
-        assert_eq!(ctg.len(), 12);
-        assert_eq!(ctg[0], 12);
-        assert_eq!(ctg[11], 0);
-        assert_eq!(decode_ctg(&ctg).unwrap().0, pos);
+        assert!(no_king.to_position().is_err());
     }
 
     #[test]
-    fn ctg_decode_rejects_bad_lengths() {
-        assert!(decode_ctg(&[]).is_err());
-        assert!(decode_ctg(&[0x01]).is_err());
-        assert!(decode_ctg(&[0x16, 0, 0]).is_err());
-        // A body too short to hold 64 squares.
-        assert!(decode_ctg(&[0x03, 0xff, 0xff]).is_err());
-    }
-
-    #[test]
-    fn kvetka_rejects_overlong_boards() {
-        // 16 queens of each colour cannot fit in 168 bits.
-        let mut board = Board::empty();
-        for (i, sq) in Square::ALL.iter().enumerate().take(40) {
-            board.set_piece_at(
-                *sq,
-                Piece {
-                    color: Color::from_white(i % 2 == 0),
-                    role: Role::Queen,
-                },
-            );
-        }
-        let pos = HuffmanPosition {
-            board,
-            ep_file: None,
-            castling: CastlingFlags::NONE,
-        };
-        assert!(encode_kvetka(&pos).is_err());
+    fn write_normalised_code_refuses_what_does_not_fit() {
+        let mut out = [0; CODE_BUFFER_LEN];
+        assert!(
+            write_normalised_code(&Chess::default(), EnPassantMode::Legal, &mut out, 3).is_none()
+        );
+        assert!(
+            write_normalised_code(&Chess::default(), EnPassantMode::Legal, &mut out, 96).is_none()
+        );
+        let mut bit = 250;
+        put_bits(0xff, 8, &mut out, &mut bit);
+        assert_eq!((bit, out[31]), (258, 0x3f));
     }
 }

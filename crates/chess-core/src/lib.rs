@@ -2,7 +2,8 @@
 //!
 //! One implementation of each mechanism that several chess file formats need:
 //!
-//! * [`huffman`]: the Huffman board code of CTG and Kvetka books, with both framings;
+//! * [`huffman`]: the Huffman board code of CTG and Kvetka books (their framings live in
+//!   their crates) and the one rule that turns a stored position back into a `Chess`;
 //! * [`normalize`]: positions normalised to White to move, with the transform to map moves
 //!   and squares back;
 //! * [`relative_move`]: "n-th piece of a kind moves by (dx, dy)" move bytes, with format
@@ -21,15 +22,16 @@
 //!
 //! ```
 //! use chess_core::{huffman, normalize::normalize, polyglot_key};
-//! use shakmaty::Chess;
+//! use shakmaty::{Chess, Position};
 //!
 //! let pos = Chess::default();
 //! assert_eq!(polyglot_key(&pos), 0x463b96181691fc9c);
 //!
-//! // The CTG encoding of the start position: header byte 0x56 = castling flags + 22 bytes.
+//! // The Huffman board code (shared by CTG and Kvetka) of the normalised start position.
 //! let n = normalize(&pos);
-//! let encoded = huffman::encode_ctg(&huffman::HuffmanPosition::from_position(&n.position));
-//! assert_eq!((encoded[0], encoded.len()), (0x56, 22));
+//! let mut bits = huffman::Bits::new();
+//! huffman::encode_board(n.position.board(), &mut bits);
+//! assert_eq!(bits.len(), 164);
 //! ```
 
 // One `unsafe` block in the project: memory-mapping a file (`files::map`).

@@ -1,4 +1,4 @@
-//! Replays the committed fuzz corpora (fuzz/corpus/{ctg_position,kvetka_key,pgn}) through the
+//! Replays the committed fuzz corpus (fuzz/corpus/pgn) through the
 //! same checks as the fuzz targets.
 
 use std::path::PathBuf;
@@ -17,16 +17,6 @@ fn replay(target: &str, check: fn(&[u8])) {
 }
 
 #[test]
-fn ctg_position_corpus() {
-    replay("ctg_position", chess_core::fuzzing::ctg_position);
-}
-
-#[test]
-fn kvetka_key_corpus() {
-    replay("kvetka_key", chess_core::fuzzing::kvetka_key);
-}
-
-#[test]
 fn pgn_corpus() {
     replay("pgn", chess_core::fuzzing::pgn);
 }
@@ -35,8 +25,6 @@ fn pgn_corpus() {
 fn arbitrary_bytes_do_not_panic() {
     // A cheap stand-in for fuzzing on machines without nightly: pseudo-random inputs.
     for data in chess_core::fuzzing::pseudo_random_inputs(0x9e37_79b9_7f4a_7c15, 400, 1) {
-        chess_core::fuzzing::ctg_position(&data);
-        chess_core::fuzzing::kvetka_key(&data);
         chess_core::fuzzing::pgn(&data);
     }
 }

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use clap::{Args, Subcommand};
 use kvetka_book::{
     Comment, FileBook, Header, SourceRef, Stats,
-    build::{BuildStats, Builder, position_of_key},
+    build::{BuildStats, Builder},
     read::{BookPaths, KinStatus},
     validate::validate,
     write::{DEFAULT_SPLIT_SIZE, write_book},
@@ -474,7 +474,7 @@ fn dump(path: &Path, json: bool) -> CliResult {
                 continue;
             }
         };
-        let pos = position_of_key(&e.key);
+        let pos = kvetka_book::position::position_of(&e.key);
         let fen = pos
             .as_ref()
             .map(|p| Fen::from_position(p, EnPassantMode::Always).to_string());

@@ -17,14 +17,13 @@
 use std::collections::{HashMap, HashSet};
 
 use chess_core::{
-    huffman::{CtgKey, ctg_key},
     normalize::normalize,
     pgn::{Game, GameResult},
 };
 use shakmaty::{Chess, Color, Position};
 
 use crate::{
-    moves,
+    moves, position,
     raw::{MAX_MOVES, RatingPair, Stats},
     write::RecordData,
 };
@@ -57,7 +56,7 @@ pub struct BuildStats {
 #[derive(Debug, Default)]
 pub struct Builder {
     max_ply: usize,
-    positions: HashMap<CtgKey, Acc>,
+    positions: HashMap<position::Key, Acc>,
     stats: BuildStats,
 }
 
@@ -108,11 +107,13 @@ impl Builder {
             _ => None, // unknown result
         };
         let elos = [elo(game, Color::White), elo(game, Color::Black)];
-        let mut seen: HashSet<CtgKey> = HashSet::new();
+        let mut seen: HashSet<position::Key> = HashSet::new();
         let mut pos: Chess = game.start.clone();
         let plies = game.moves.len().min(self.max_ply);
         for ply in 0..=plies {
-            let Some(key) = ctg_key(&pos) else { break };
+            let Some(key) = position::key_of(&pos) else {
+                break;
+            };
             let next = game.moves.get(ply).filter(|_| ply < plies).copied();
             let code = next.and_then(|m| {
                 let n = normalize(&pos);

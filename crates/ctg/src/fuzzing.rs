@@ -128,3 +128,16 @@ pub fn build_from_games(games: &[chess_core::pgn::RawGame]) {
         }
     }
 }
+
+/// CTG position decoding: never panics; whatever decodes re-encodes to something that decodes
+/// to the same position.
+pub fn position(data: &[u8]) {
+    use crate::position::{decode, encode};
+    if let Ok((pos, len)) = decode(data) {
+        assert!(len <= data.len());
+        let again = encode(&pos);
+        if again.len() < 32 {
+            assert_eq!(decode(&again).map(|(p, _)| p), Ok(pos));
+        }
+    }
+}

@@ -64,6 +64,7 @@ pub mod fuzzing;
 pub mod hash;
 pub mod moves;
 pub mod policy;
+pub mod position;
 pub mod raw;
 pub mod read;
 pub mod walk;

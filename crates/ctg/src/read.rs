@@ -8,15 +8,15 @@ use chess_core::files::{CompanionSet, FileData, Loader};
 use chess_core::{
     ParseError, Wdl,
     bytes::be_u32,
-    huffman::{CtgKey, HuffmanPosition, ctg_key, decode_ctg},
+    huffman::HuffmanPosition,
     normalize::{Transform, normalize},
 };
-use shakmaty::{CastlingMode, Chess, FromSetup, Move, Position};
+use shakmaty::{Chess, Move, Position};
 
 use crate::{
     Error,
     hash::{candidate_nodes, gen_hash},
-    moves,
+    moves, position,
     raw::{
         CTB_HEADER, CTO_HEADER, CtbHeader, Header, NO_PAGE, PAGE_HEADER, PAGE_SIZE, PageHeader,
         RawRecord, Recommendation, Stats, page_offset,
@@ -161,7 +161,7 @@ pub struct DecodedRecord {
 /// Decodes a record's position and moves. Errors when the position bytes are not a legal
 /// position.
 pub fn decode_record(raw: &RawRecord<'_>) -> Result<DecodedRecord, ParseError> {
-    let (hp, _) = decode_ctg(raw.position)?;
+    let (hp, _) = position::decode(raw.position)?;
     let position = position_of(&hp)?;
     let legal = position.legal_moves();
     let mut moves = Vec::with_capacity(raw.moves.len() / 2);
@@ -180,10 +180,11 @@ pub fn decode_record(raw: &RawRecord<'_>) -> Result<DecodedRecord, ParseError> {
     })
 }
 
-/// The White-to-move position of a decoded key.
+/// The White-to-move position of a decoded key, by the family's one rule
+/// ([`HuffmanPosition::to_position`]: unsupported castling and en-passant flags dropped).
 pub fn position_of(hp: &HuffmanPosition) -> Result<Chess, ParseError> {
-    Chess::from_setup(hp.to_setup(), CastlingMode::Standard)
-        .map_err(|e| ParseError::new(0, "a legal position", e.to_string()))
+    hp.to_position()
+        .map_err(|e| ParseError::new(0, "a legal position", format!("{e:?}")))
 }
 
 impl<D: AsRef<[u8]>> Book<D> {
@@ -354,7 +355,7 @@ impl<D: AsRef<[u8]>> Book<D> {
 
     /// The record of a position (normalised and encoded first).
     pub fn find_position(&self, pos: &Chess) -> Option<RecordRef<'_>> {
-        self.find(ctg_key(pos)?.as_bytes())
+        self.find(position::key_of(pos)?.as_bytes())
     }
 
     /// Every record in page order, each page read up to its used-byte count. A malformed
@@ -375,7 +376,7 @@ impl<D: AsRef<[u8]>> Book<D> {
     /// (sort them by [`BookMove::wdl`] games for display); moves whose position after has no
     /// record have no statistics.
     pub fn probe(&self, pos: &Chess) -> Result<Option<Probe>, Error> {
-        let Some(key) = ctg_key(pos) else {
+        let Some(key) = position::key_of(pos) else {
             return Ok(None);
         };
         let Some(rec) = self
@@ -422,7 +423,7 @@ impl<D: AsRef<[u8]>> Book<D> {
     }
 
     fn child_stats(&self, child: &Chess) -> Result<Option<Stats>, Damage> {
-        let Some(key): Option<CtgKey> = ctg_key(child) else {
+        let Some(key): Option<position::Key> = position::key_of(child) else {
             return Ok(None);
         };
         Ok(self.lookup_inner(key.as_bytes())?.map(|r| r.raw.stats()))

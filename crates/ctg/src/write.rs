@@ -29,7 +29,7 @@ use crate::{
 /// One record to write.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RecordData {
-    /// The encoded position, header byte included (see `chess_core::huffman::ctg_key`).
+    /// The encoded position, header byte included (see `ctg::position::key_of`).
     pub position: Vec<u8>,
     /// (move code, annotation) pairs, at most [`MAX_MOVES`].
     pub moves: Vec<(u8, u8)>,

@@ -188,10 +188,7 @@ fn many_records_round_trip() {
         let mut pos = g.start.clone();
         for m in g.moves {
             pos.play_unchecked(m);
-            let key = chess_core::huffman::ctg_key(&pos)
-                .unwrap()
-                .as_bytes()
-                .to_vec();
+            let key = ctg::position::key_of(&pos).unwrap().as_bytes().to_vec();
             let stats = Stats {
                 games: i as u32,
                 wins: (i % 7) as u32,
@@ -293,7 +290,7 @@ fn garbage_after_the_used_bytes_is_never_read() {
     // A stale record of a position not in the book right after the used bytes.
     let stale_pos = fen("4k3/8/8/8/8/8/8/4K2R w K - 0 1");
     let stale = RecordData {
-        position: chess_core::huffman::ctg_key(&stale_pos)
+        position: ctg::position::key_of(&stale_pos)
             .unwrap()
             .as_bytes()
             .to_vec(),

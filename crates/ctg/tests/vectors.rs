@@ -2,13 +2,9 @@
 
 mod common;
 
-use chess_core::{
-    huffman::{ctg_key, decode_ctg},
-    normalize::Transform,
-    relative_move::RelativeMove,
-};
+use chess_core::{normalize::Transform, relative_move::RelativeMove};
 use common::{corpus, csv, fen, hex};
-use ctg::{hash::gen_hash, moves, read::decode_record};
+use ctg::{hash::gen_hash, moves, position, read::decode_record};
 use shakmaty::{
     Board, CastlingMode, Chess, Color, FromSetup, Move, Piece, Position, Role, Setup, Square,
 };
@@ -22,7 +18,7 @@ fn encoding_vectors_bytes_hash_and_flags() {
     assert_eq!(rows.len(), 10);
     for row in rows {
         let pos = fen(&row[0]);
-        let key = ctg_key(&pos).unwrap();
+        let key = position::key_of(&pos).unwrap();
         assert_eq!(key.as_bytes(), &hex(&row[1])[..], "{}", row[0]);
         assert_eq!(
             gen_hash(key.as_bytes()),
@@ -34,7 +30,7 @@ fn encoding_vectors_bytes_hash_and_flags() {
         assert_eq!(t.mirror_files, row[3] == "1", "{}", row[0]);
         assert_eq!(t.flip_colors, row[4] == "1", "{}", row[0]);
         // And the bytes decode back to the normalised board.
-        let (hp, len) = decode_ctg(key.as_bytes()).unwrap();
+        let (hp, len) = position::decode(key.as_bytes()).unwrap();
         assert_eq!(len, key.as_bytes().len());
         assert_eq!(hp.board, t.apply(&pos).unwrap().board().clone());
     }

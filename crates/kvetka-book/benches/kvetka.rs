@@ -100,7 +100,7 @@ fn bench_gnuchess(c: &mut Criterion) {
     }
     let keys: Vec<[u8; 22]> = positions
         .iter()
-        .filter_map(chess_core::huffman::kvetka_key)
+        .filter_map(kvetka_book::position::key_of)
         .collect();
     g.sample_size(20);
     g.throughput(Throughput::Elements(positions.len() as u64));
@@ -120,7 +120,7 @@ fn bench_gnuchess(c: &mut Criterion) {
         b.iter(|| {
             positions
                 .iter()
-                .filter_map(|p| chess_core::huffman::kvetka_key(black_box(p)))
+                .filter_map(|p| kvetka_book::position::key_of(black_box(p)))
                 .filter(|k| book.stats(k).unwrap().is_some())
                 .count()
         })
@@ -136,7 +136,7 @@ fn bench_gnuchess(c: &mut Criterion) {
         b.iter(|| {
             positions
                 .iter()
-                .filter_map(|p| chess_core::huffman::kvetka_key(black_box(p)))
+                .filter_map(|p| kvetka_book::position::key_of(black_box(p)))
                 .count()
         })
     });

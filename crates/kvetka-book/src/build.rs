@@ -23,17 +23,14 @@ use std::{
     path::Path,
 };
 
-use chess_core::{
-    huffman::{HuffmanPosition, decode_kvetka, kvetka_key},
-    pgn::{GameError, GameResult, PgnReader, RawGame, SkipStats},
-};
+use chess_core::pgn::{GameError, GameResult, PgnReader, RawGame, SkipStats};
 use rayon::prelude::*;
-use shakmaty::{CastlingMode, Chess, Color, FromSetup, Position};
+use shakmaty::{Chess, Color, Position};
 
 use crate::{
     Error,
     ksf::{GameInfo, KsfResult, SOURCE_PGN, Source, Sources},
-    moves,
+    moves, position,
     raw::{Element, Header, Key, MAX_MOVE_ALL, SourceRef},
 };
 
@@ -148,7 +145,7 @@ fn prepare(raw: &RawGame, header: &Header) -> Prepared {
             uncodable += 1;
             NO_MOVE
         });
-        match kvetka_key(pos) {
+        match position::key_of(pos) {
             Some(key) => entries.push((key, code, outcome(pos.turn()))),
             None => unencodable += 1,
         }
@@ -162,7 +159,7 @@ fn prepare(raw: &RawGame, header: &Header) -> Prepared {
         Err(e) => return Prepared::Error(e),
     };
     let last = last.unwrap_or(replay.start);
-    match kvetka_key(&last) {
+    match position::key_of(&last) {
         Some(key) => entries.push((key, NO_MOVE, outcome(last.turn()))),
         None => unencodable += 1,
     }
@@ -567,19 +564,6 @@ pub(crate) fn to_elements(positions: HashMap<Key, Acc>) -> Vec<Element> {
     elements
 }
 
-/// The White-to-move position a key stands for (standard castling), if it is legal.
-pub fn position_of_key(key: &Key) -> Option<Chess> {
-    let hp: HuffmanPosition = decode_kvetka(key).ok()?;
-    let setup = hp.to_setup();
-    if let Ok(p) = Chess::from_setup(setup.clone(), CastlingMode::Standard) {
-        return Some(p);
-    }
-    // A stored en-passant file that shakmaty finds impossible: drop it.
-    let mut s = setup;
-    s.ep_square = None;
-    Chess::from_setup(s, CastlingMode::Standard).ok()
-}
-
 /// The links pass: every element gets the legal moves that lead to another element of the
 /// book (sorted `elements`), appended in code order. Returns the number of moves added.
 pub fn link(elements: &mut [Element]) -> u64 {
@@ -587,7 +571,7 @@ pub fn link(elements: &mut [Element]) -> u64 {
     let added: Vec<Vec<u8>> = elements
         .par_iter()
         .map(|e| {
-            let Some(pos) = position_of_key(&e.key) else {
+            let Some(pos) = position::position_of(&e.key) else {
                 return Vec::new();
             };
             let mut codes: Vec<u8> = pos
@@ -600,7 +584,7 @@ pub fn link(elements: &mut [Element]) -> u64 {
                     }
                     let mut child = pos.clone();
                     child.play_unchecked(m);
-                    let key = kvetka_key(&child)?;
+                    let key = position::key_of(&child)?;
                     keys.binary_search(&key).is_ok().then_some(code)
                 })
                 .collect();

@@ -17,14 +17,14 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use chess_core::{huffman::kvetka_key, normalize::Transform};
+use chess_core::normalize::Transform;
 use polyglot_book::{Entry, moves::encode_move, write::sort_entries};
 use shakmaty::{Chess, Position};
 
 use crate::{
     Book, Error,
-    build::{Acc, element_of, position_of_key},
-    moves,
+    build::{Acc, element_of},
+    moves, position,
     raw::{Element, Key},
 };
 
@@ -68,7 +68,7 @@ pub fn to_polyglot<D: AsRef<[u8]>>(book: &Book<D>) -> Result<(Vec<Entry>, Conver
     let mut entries = Vec::new();
     for e in book.elements() {
         let (_, e) = e?;
-        let Some(pos) = position_of_key(&e.key) else {
+        let Some(pos) = position::position_of(&e.key) else {
             stats.skipped_positions += 1;
             continue;
         };
@@ -82,7 +82,7 @@ pub fn to_polyglot<D: AsRef<[u8]>>(book: &Book<D>) -> Result<(Vec<Entry>, Conver
             };
             let mut child = pos.clone();
             child.play_unchecked(m);
-            let w = match kvetka_key(&child) {
+            let w = match position::key_of(&child) {
                 Some(k) => book
                     .stats(&k)?
                     .map_or(0, |s| 2u64.saturating_mul(s.losses).saturating_add(s.draws)),
@@ -103,7 +103,7 @@ pub fn to_polyglot<D: AsRef<[u8]>>(book: &Book<D>) -> Result<(Vec<Entry>, Conver
                 continue;
             }
             let Some(real) = t.apply(&pos) else { continue };
-            if kvetka_key(&real) != Some(e.key) {
+            if position::key_of(&real) != Some(e.key) {
                 continue;
             }
             let key = chess_core::polyglot_key(&real);
@@ -137,7 +137,7 @@ pub fn from_polyglot<D: AsRef<[u8]>>(
     let mut expanded: std::collections::HashSet<Key> = std::collections::HashSet::new();
     let mut queue = VecDeque::from([root]);
     while let Some(pos) = queue.pop_front() {
-        let Some(key) = kvetka_key(&pos) else {
+        let Some(key) = position::key_of(&pos) else {
             continue;
         };
         if !expanded.insert(key) {
@@ -156,7 +156,7 @@ pub fn from_polyglot<D: AsRef<[u8]>>(
             };
             let mut child = pos.clone();
             child.play_unchecked(bm.mv);
-            let Some(child_key) = kvetka_key(&child) else {
+            let Some(child_key) = position::key_of(&child) else {
                 stats.skipped_moves += 1;
                 continue;
             };

@@ -121,3 +121,17 @@ pub fn build_from_games(games: &[chess_core::pgn::RawGame]) {
     let report = validate(&book);
     assert!(report.is_ok(), "{report:?}");
 }
+
+/// Kvetka key decoding: never panics; decoded keys re-encode to the same position.
+pub fn key(data: &[u8]) {
+    use crate::position::{KEY_LEN, decode, encode};
+    let Some(key) = data.get(..KEY_LEN) else {
+        return;
+    };
+    let key: [u8; KEY_LEN] = key.try_into().expect("22 bytes");
+    if let Ok(pos) = decode(&key)
+        && let Ok(again) = encode(&pos)
+    {
+        assert_eq!(decode(&again), Ok(pos));
+    }
+}

@@ -54,6 +54,7 @@ pub mod fuzzing;
 pub mod grow;
 pub mod ksf;
 pub mod moves;
+pub mod position;
 pub mod raw;
 pub mod read;
 pub mod validate;

@@ -14,7 +14,7 @@ pub const BLOCK_SIZE: usize = 2048;
 /// Largest element, its `length` field included.
 pub const MAX_ELEMENT_SIZE: usize = 682;
 /// Length of a position key.
-pub const KEY_LEN: usize = chess_core::huffman::KVETKA_KEY_LEN;
+pub const KEY_LEN: usize = 22;
 /// The only book type the description defines.
 pub const BOOK_TYPE: u8 = 0x01;
 /// Longest comment, in characters (UTF-16 code units).
@@ -27,7 +27,7 @@ pub const ELEMENT_TYPE_GAMES: u8 = 0x01;
 pub const MAX_MOVE_ALL: u8 = 0xff;
 
 /// A position key: 22 bytes, compared as unsigned bytes (see
-/// [`chess_core::huffman::encode_kvetka`]).
+/// [`crate::position::encode`]).
 pub type Key = [u8; KEY_LEN];
 
 /// Element flag bits.

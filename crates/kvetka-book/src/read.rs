@@ -14,7 +14,6 @@ use std::{
 use chess_core::files::{FileData, Loader};
 use chess_core::{
     ParseError,
-    huffman::kvetka_key,
     normalize::{Transform, normalize},
 };
 use shakmaty::{Chess, Move, Position};
@@ -23,7 +22,7 @@ use crate::{
     Error,
     codec::peek_compact,
     ksf::{GameInfo, Source, Sources},
-    moves,
+    moves, position,
     raw::{BLOCK_SIZE, Element, Header, KEY_LEN, Key, SourceRef, block_payload, element_head},
 };
 
@@ -525,7 +524,7 @@ impl<D: AsRef<[u8]>> Book<D> {
 
     /// The element of a position (any side to move), parsed.
     pub fn find_position(&self, pos: &Chess) -> Result<Option<Element>, Error> {
-        match kvetka_key(pos) {
+        match position::key_of(pos) {
             Some(key) => self.find(&key),
             None => Ok(None),
         }
@@ -571,7 +570,7 @@ impl<D: AsRef<[u8]>> Book<D> {
             };
             let mut child = position.clone();
             child.play_unchecked(m);
-            let (stats, games) = match kvetka_key(&child) {
+            let (stats, games) = match position::key_of(&child) {
                 None => (None, Vec::new()),
                 Some(key) if want_games => match self.find(&key)? {
                     Some(e) => (

@@ -9,7 +9,7 @@
 
 use std::{fmt, path::PathBuf};
 
-use chess_core::huffman::{decode_kvetka, encode_kvetka};
+use crate::position;
 
 use crate::{
     Book,
@@ -153,10 +153,10 @@ fn e_offset(e: &crate::Error) -> u64 {
 }
 
 fn check_key(e: &Element, mut problem: impl FnMut(String)) {
-    match decode_kvetka(&e.key) {
+    match position::decode(&e.key) {
         Err(err) => problem(format!("key does not decode: {err}")),
         Ok(hp) => {
-            let again = encode_kvetka(&hp);
+            let again = position::encode(&hp);
             if again.as_ref().ok() != Some(&e.key) {
                 problem("key has non-zero padding bits".into());
             }

@@ -22,3 +22,15 @@ fn replay_pgn_builders_corpus() {
     let seeds = chess_core::fuzzing::replay_corpus(&dir, 20, kvetka_book::fuzzing::build_from_pgn);
     assert!(seeds >= 3);
 }
+
+/// The position codec's corpus (fuzz/corpus/kvetka_key) and pseudo-random inputs.
+#[test]
+fn replay_kvetka_key_corpus() {
+    let dir =
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/kvetka_key");
+    let seeds = chess_core::fuzzing::replay_corpus(&dir, 100, kvetka_book::fuzzing::key);
+    assert!(seeds >= 1);
+    for data in chess_core::fuzzing::pseudo_random_inputs(0x9e37_79b9_7f4a_7c15, 400, 1) {
+        kvetka_book::fuzzing::key(&data);
+    }
+}

@@ -7,13 +7,13 @@ mod common;
 use std::collections::{HashMap, HashSet};
 
 use chess_core::{
-    huffman::{HuffmanPosition, encode_kvetka},
     normalize::normalize,
     pgn::{GameResult, PgnReader},
 };
 use kvetka_book::{
     Book, Element, Stats,
     ksf::KsfResult,
+    position,
     read::{KinStatus, from_bytes},
     validate::validate,
     write::BookFiles,
@@ -47,8 +47,7 @@ fn count(pgn: &std::path::Path, max_move: usize) -> (HashMap<[u8; 22], Expected>
         let n = g.moves.len().min(max_move);
         for i in 0..=n {
             let norm = normalize(&pos);
-            let key =
-                encode_kvetka(&HuffmanPosition::from_position_kvetka(&norm.position)).unwrap();
+            let key = position::encode(&position::huffman_position(&norm.position)).unwrap();
             let e = map.entry(key).or_default();
             if seen.insert(key) {
                 match winner {
@@ -85,7 +84,7 @@ fn check_against_count<D: AsRef<[u8]>>(book: &Book<D>, expected: &HashMap<[u8; 2
             losses: e.losses,
         };
         assert_eq!(got, want.stats);
-        let pos = kvetka_book::build::position_of_key(&e.key).unwrap();
+        let pos = kvetka_book::position::position_of(&e.key).unwrap();
         let moves: HashSet<Move> = e
             .moves
             .iter()
@@ -292,7 +291,7 @@ fn several_kob_files_read_like_one() {
     let b: Vec<Element> = many_book.elements().map(|e| e.unwrap().1).collect();
     assert_eq!(a, b);
     for e in a.iter().step_by(7) {
-        let pos = kvetka_book::build::position_of_key(&e.key).unwrap();
+        let pos = kvetka_book::position::position_of(&e.key).unwrap();
         assert_eq!(
             one_book.probe(&pos).unwrap(),
             many_book.probe(&pos).unwrap()

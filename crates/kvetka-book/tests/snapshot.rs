@@ -3,13 +3,7 @@
 
 use std::path::PathBuf;
 
-use chess_core::huffman::kvetka_key;
-use kvetka_book::{
-    Comment, Header,
-    build::{Builder, position_of_key},
-    read::from_bytes,
-    write::BookFiles,
-};
+use kvetka_book::{Comment, Header, build::Builder, position, read::from_bytes, write::BookFiles};
 use shakmaty::{Chess, EnPassantMode, Position, fen::Fen, san::San, uci::UciMove};
 
 fn small_pgn() -> PathBuf {
@@ -37,7 +31,7 @@ fn small_book_decoded() {
         let m = san.parse::<San>().unwrap().to_move(&pos).unwrap();
         pos.play_unchecked(m);
     }
-    let key = kvetka_key(&pos).unwrap();
+    let key = position::key_of(&pos).unwrap();
     let i = elements.binary_search_by(|e| e.key.cmp(&key)).unwrap();
     elements[i].comment = Some("C70|Ruy Lopez|Morphy Defence".into());
 
@@ -56,7 +50,7 @@ fn small_book_decoded() {
         .elements()
         .map(|e| {
             let (loc, e) = e.unwrap();
-            let p = position_of_key(&e.key).unwrap();
+            let p = position::position_of(&e.key).unwrap();
             let moves: Vec<String> = e
                 .moves
                 .iter()

@@ -2,8 +2,9 @@
 //! (`specs/kvetka.ru.txt`, "Кодирование позиции"), and every code of the move table on a
 //! position where it is legal.
 
-use chess_core::{huffman::kvetka_key, relative_move::RelativeMove};
+use chess_core::relative_move::RelativeMove;
 use kvetka_book::moves::{self, TABLE};
+use kvetka_book::position;
 use shakmaty::{
     CastlingMode, Chess, Color, FromSetup, Piece, Position, Role, Setup, Square, fen::Fen,
 };
@@ -85,7 +86,7 @@ fn start_board() -> String {
 fn start_position() {
     // Board, en passant 0000, castling 1111 (black K, black Q, white K, white Q).
     let bits = format!("{} 0000 1111", start_board());
-    assert_eq!(kvetka_key(&Chess::default()), Some(key(&bits)));
+    assert_eq!(position::key_of(&Chess::default()), Some(key(&bits)));
 }
 
 #[test]
@@ -103,7 +104,7 @@ fn after_e4_no_en_passant() {
         }
     }
     bits += "0000 1111";
-    assert_eq!(kvetka_key(&play("e4")), Some(key(&bits)));
+    assert_eq!(position::key_of(&play("e4")), Some(key(&bits)));
 }
 
 #[test]
@@ -124,7 +125,7 @@ fn en_passant_for_white() {
         start_file(WN, BN),
         start_file(WR, BR),
     );
-    assert_eq!(kvetka_key(&p), Some(key(&bits)));
+    assert_eq!(position::key_of(&p), Some(key(&bits)));
 }
 
 #[test]
@@ -146,7 +147,7 @@ fn en_passant_for_black() {
         start_file(WN, BN),
         start_file(WR, BR),
     );
-    assert_eq!(kvetka_key(&p), Some(key(&bits)));
+    assert_eq!(position::key_of(&p), Some(key(&bits)));
 }
 
 #[test]
@@ -163,7 +164,7 @@ fn mirrored_without_castling_rights() {
          00000000 \
          0000 0000"
     );
-    assert_eq!(kvetka_key(&p), Some(key(&bits)));
+    assert_eq!(position::key_of(&p), Some(key(&bits)));
 }
 
 #[test]
@@ -177,7 +178,7 @@ fn partial_castling_rights() {
         file(WK, BK),
         file(WR, BR),
     );
-    assert_eq!(kvetka_key(&p), Some(key(&bits)));
+    assert_eq!(position::key_of(&p), Some(key(&bits)));
 }
 
 #[test]
@@ -197,7 +198,7 @@ fn pinned_en_passant_still_counts_and_mirrors() {
          0000 {WK} 000 \
          0110 0000"
     );
-    assert_eq!(kvetka_key(&p), Some(key(&bits)));
+    assert_eq!(position::key_of(&p), Some(key(&bits)));
 }
 
 /// A deterministic xorshift generator.

@@ -291,7 +291,7 @@ impl GameBuf {
         let (start, len) = self.policy[ply];
         let (start, len) = (start as usize, usize::from(len));
         Sample {
-            game: self.index,
+            game: self.index + 1,
             ply,
             position,
             mv: self.moves[ply],
@@ -308,7 +308,7 @@ impl GameBuf {
 /// One training position.
 #[derive(Debug, Clone, Copy)]
 pub struct Sample<'p> {
-    /// 0-based index of the game.
+    /// 1-based number of the game in the file (as in errors).
     pub game: u64,
     /// 0-based ply within the game.
     pub ply: usize,
@@ -543,7 +543,7 @@ impl<S: GameSource> Positions<S> {
                     st.list.as_slice()
                 };
                 Some(Ok(Sample {
-                    game: st.index,
+                    game: st.index + 1,
                     ply: st.ply,
                     position: &st.pos,
                     mv: st.pending.expect("set by step_strict"),

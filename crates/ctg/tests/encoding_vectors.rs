@@ -1,10 +1,8 @@
 //! The CTG encoding vectors (testdata/chess-core/ctg-encoding-vectors.csv, derived from
 //! ../shared/corpus/ctg/vectors/encoding-vectors.csv) through normalisation and the CTG framing.
 
-use chess_core::{
-    huffman::{HuffmanPosition, decode_ctg, encode_ctg},
-    normalize::normalize,
-};
+use chess_core::{huffman::HuffmanPosition, normalize::normalize};
+use ctg::position::{decode, encode, key_of};
 use shakmaty::{CastlingMode, Chess, fen::Fen};
 
 fn hex(s: &str) -> Vec<u8> {
@@ -32,9 +30,11 @@ fn ctg_encoding_vectors() {
         assert_eq!(n.transform.mirror_files, mirrored == "1", "{fen}");
         assert_eq!(n.transform.flip_colors, flipped == "1", "{fen}");
         let hp = HuffmanPosition::from_position(&n.position);
-        let bytes = encode_ctg(&hp);
+        let bytes = encode(&hp);
         assert_eq!(bytes, hex(encoded), "{fen}");
-        let (decoded, len) = decode_ctg(&bytes).unwrap();
+        // The allocation-free key of the real position is the same bytes.
+        assert_eq!(key_of(&pos).unwrap().as_bytes(), &bytes[..], "{fen}");
+        let (decoded, len) = decode(&bytes).unwrap();
         assert_eq!(len, bytes.len());
         assert_eq!(decoded, hp, "{fen}");
         rows += 1;
