@@ -1,8 +1,13 @@
-//! Endian-aware readers over byte slices that never panic on short input.
+//! Endian-aware readers over byte slices that never panic on short input, and the writer
+//! beside them.
 //!
 //! [`ByteReader`] is a cursor: every read checks the remaining length first and returns a
 //! [`ParseError`] naming the offset when the input is too short. The free functions read at
-//! a fixed offset and return `None` when out of range.
+//! a fixed offset and return `None` when out of range. (Record layouts are parsed with nom
+//! through [`crate::parse`]; these serve the loops where a layout is a single field.)
+//!
+//! [`ByteWriter`] writes a record field by field into a fixed buffer (an array, or a slice of
+//! a larger one) in declaration order, so a layout's `to_bytes` reads like its parser.
 
 use crate::error::ParseError;
 
@@ -167,6 +172,112 @@ impl<'a> ByteReader<'a> {
     }
 }
 
+/// A cursor that writes fields in order into a fixed buffer (`[u8; N]`, `&mut [u8]`, …).
+///
+/// Writes past the end of the buffer are dropped (a layout longer than its buffer is a bug
+/// that the round-trip tests of each layout catch); nothing panics.
+///
+/// ```
+/// use chess_core::bytes::ByteWriter;
+/// let b: [u8; 6] = ByteWriter::new([0; 6]).u8(1).u24_be(0x020304).u16_le(0x0605).finish();
+/// assert_eq!(b, [1, 2, 3, 4, 5, 6]);
+/// ```
+#[derive(Debug, Clone)]
+pub struct ByteWriter<B> {
+    buf: B,
+    at: usize,
+}
+
+macro_rules! write_int {
+    ($(#[$doc:meta])* $name:ident, $ty:ty, $conv:ident) => {
+        $(#[$doc])*
+        #[inline]
+        #[must_use]
+        pub fn $name(self, v: $ty) -> Self {
+            self.bytes(&v.$conv())
+        }
+    };
+}
+
+impl<B: AsMut<[u8]>> ByteWriter<B> {
+    /// A writer at the start of `buf` (whose other bytes are kept).
+    pub fn new(buf: B) -> Self {
+        ByteWriter { buf, at: 0 }
+    }
+
+    /// Writes `bytes`.
+    #[inline]
+    #[must_use]
+    pub fn bytes(mut self, bytes: &[u8]) -> Self {
+        let buf = self.buf.as_mut();
+        let start = self.at.min(buf.len());
+        let end = self.at.saturating_add(bytes.len()).min(buf.len());
+        buf[start..end].copy_from_slice(&bytes[..end - start]);
+        self.at = self.at.saturating_add(bytes.len());
+        self
+    }
+
+    /// Fills the next `n` bytes with `f` (a fixed-size text field, say).
+    #[must_use]
+    pub fn field(mut self, n: usize, f: impl FnOnce(&mut [u8])) -> Self {
+        let buf = self.buf.as_mut();
+        let start = self.at.min(buf.len());
+        let end = self.at.saturating_add(n).min(buf.len());
+        f(&mut buf[start..end]);
+        self.at = self.at.saturating_add(n);
+        self
+    }
+
+    /// Leaves the next `n` bytes as they are.
+    #[must_use]
+    pub fn skip(mut self, n: usize) -> Self {
+        self.at = self.at.saturating_add(n);
+        self
+    }
+
+    /// Writes one byte.
+    #[inline]
+    #[must_use]
+    pub fn u8(self, v: u8) -> Self {
+        self.bytes(&[v])
+    }
+
+    write_int!(/// Writes a big-endian `u16`.
+        u16_be, u16, to_be_bytes);
+    write_int!(/// Writes a little-endian `u16`.
+        u16_le, u16, to_le_bytes);
+    write_int!(/// Writes a big-endian `u32`.
+        u32_be, u32, to_be_bytes);
+    write_int!(/// Writes a little-endian `u32`.
+        u32_le, u32, to_le_bytes);
+    write_int!(/// Writes a big-endian `i32`.
+        i32_be, i32, to_be_bytes);
+    write_int!(/// Writes a little-endian `i32`.
+        i32_le, i32, to_le_bytes);
+    write_int!(/// Writes a big-endian `u64`.
+        u64_be, u64, to_be_bytes);
+    write_int!(/// Writes a little-endian `u64`.
+        u64_le, u64, to_le_bytes);
+
+    /// Writes the low 24 bits of `v`, big-endian (a negative `i32` cast to `u32` gives its
+    /// 24-bit two's complement).
+    #[inline]
+    #[must_use]
+    pub fn u24_be(self, v: u32) -> Self {
+        self.bytes(&v.to_be_bytes()[1..])
+    }
+
+    /// Bytes written (or skipped) so far.
+    pub fn position(&self) -> usize {
+        self.at
+    }
+
+    /// The buffer.
+    pub fn finish(self) -> B {
+        self.buf
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -195,5 +306,22 @@ mod tests {
         assert_eq!(e.offset, 103);
         assert_eq!(r.u8().unwrap(), 0);
         assert!(r.is_empty());
+    }
+
+    #[test]
+    fn writer_writes_in_order_and_drops_overflow() {
+        let b = ByteWriter::new([0u8; 8])
+            .u16_be(0x0102)
+            .skip(1)
+            .u32_le(0x0706_0504)
+            .u16_be(0x0809)
+            .finish();
+        assert_eq!(b, [1, 2, 0, 4, 5, 6, 7, 8]);
+        let mut slice = [0u8; 4];
+        let w = ByteWriter::new(&mut slice[..])
+            .u24_be(u32::MAX)
+            .field(3, |f| f.fill(9));
+        assert_eq!(w.position(), 6);
+        assert_eq!(slice, [0xff, 0xff, 0xff, 9]);
     }
 }

@@ -16,8 +16,10 @@
 //! ```
 
 pub use nom::Parser;
+pub use nom::bytes::complete::take;
 pub use nom::number::complete::{
-    be_u8, be_u16, be_u24, be_u32, be_u64, le_u8, le_u16, le_u32, le_u64,
+    be_i8, be_i24, be_i32, be_u8, be_u16, be_u24, be_u32, be_u64, le_i32, le_u8, le_u16, le_u32,
+    le_u64,
 };
 
 use crate::error::ParseError;
@@ -57,6 +59,18 @@ pub fn run<'a, O>(
             data.len() as u64 + 1,
             data.len() as u64,
         )),
+    }
+}
+
+/// `N` bytes as an array (a fixed field kept as it is).
+#[inline]
+pub fn array<const N: usize>(input: &[u8]) -> nom::IResult<&[u8], [u8; N], NomError<'_>> {
+    match input.split_first_chunk::<N>() {
+        Some((head, rest)) => Ok((rest, *head)),
+        None => Err(nom::Err::Error(NomError::new(
+            input,
+            nom::error::ErrorKind::Eof,
+        ))),
     }
 }
 

@@ -6,39 +6,32 @@
 //!
 //! Byte order: `.cbh`, `.cbg`, `.cba` and `.cbj` records are big-endian; entity files and the
 //! `.cbj` header are little-endian.
+//!
+//! Each layout is declared once as a nom parser (through `chess_core::parse`) and written
+//! back field by field in the same order with `chess_core::bytes::ByteWriter`.
+
+use chess_core::bytes::ByteWriter;
+use chess_core::parse::{
+    NomError, Parser, array, be_i24, be_i32, be_u8, be_u16, be_u24, be_u32, fixed, le_i32, le_u32,
+    take,
+};
 
 use crate::text::{Date, decode_field};
 
-fn be16(b: &[u8], o: usize) -> u16 {
-    u16::from_be_bytes([b[o], b[o + 1]])
-}
-fn be24(b: &[u8], o: usize) -> u32 {
-    u32::from(b[o]) << 16 | u32::from(b[o + 1]) << 8 | u32::from(b[o + 2])
-}
-fn be32(b: &[u8], o: usize) -> u32 {
-    u32::from_be_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]])
-}
-fn le32(b: &[u8], o: usize) -> u32 {
-    u32::from_le_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]])
-}
-fn put16(b: &mut [u8], o: usize, v: u16) {
-    b[o..o + 2].copy_from_slice(&v.to_be_bytes());
-}
-fn put24(b: &mut [u8], o: usize, v: u32) {
-    b[o..o + 3].copy_from_slice(&v.to_be_bytes()[1..]);
-}
-fn put32(b: &mut [u8], o: usize, v: u32) {
-    b[o..o + 4].copy_from_slice(&v.to_be_bytes());
-}
-fn putle32(b: &mut [u8], o: usize, v: u32) {
-    b[o..o + 4].copy_from_slice(&v.to_le_bytes());
+/// Parses a fixed record that no byte pattern can make fail (its buffer has exactly the
+/// layout's size): nom's failure is unreachable, `Default` stands in for it.
+fn exact<'a, T: Default, const N: usize>(
+    b: &'a [u8; N],
+    parser: impl Parser<&'a [u8], Output = T, Error = NomError<'a>>,
+) -> T {
+    fixed(b, parser, T::default())
 }
 
 /// Size of the `.cbh` header and of each of its records.
 pub const CBH_RECORD_SIZE: usize = 46;
 
 /// The 46-byte header of a `.cbh` file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct CbhHeader {
     /// Bytes of the header in use: 44 (current) or 36 (CB6-era databases).
     pub used: u16,
@@ -61,30 +54,53 @@ pub struct CbhHeader {
 impl CbhHeader {
     /// Reads the header fields.
     pub fn parse(b: &[u8; CBH_RECORD_SIZE]) -> Self {
-        CbhHeader {
-            used: be16(b, 1),
-            record_size: be16(b, 3),
-            version: b[5],
-            next_game: be32(b, 6),
-            next_sound: be32(b, 12),
-            next_picture: be32(b, 16),
-            next_video: be32(b, 20),
-            next_game_again: be32(b, 40),
-        }
+        let fields = (
+            take(1usize),
+            be_u16,
+            be_u16,
+            be_u8,
+            be_u32,
+            take(2usize),
+            be_u32,
+            be_u32,
+            be_u32,
+            take(16usize),
+            be_u32,
+        );
+        exact(
+            b,
+            fields.map(
+                |(_, used, record_size, version, next_game, _, sound, picture, video, _, again)| {
+                    CbhHeader {
+                        used,
+                        record_size,
+                        version,
+                        next_game,
+                        next_sound: sound,
+                        next_picture: picture,
+                        next_video: video,
+                        next_game_again: again,
+                    }
+                },
+            ),
+        )
     }
 
     /// The header's bytes.
     pub fn to_bytes(&self) -> [u8; CBH_RECORD_SIZE] {
-        let mut b = [0; CBH_RECORD_SIZE];
-        put16(&mut b, 1, self.used);
-        put16(&mut b, 3, self.record_size);
-        b[5] = self.version;
-        put32(&mut b, 6, self.next_game);
-        put32(&mut b, 12, self.next_sound);
-        put32(&mut b, 16, self.next_picture);
-        put32(&mut b, 20, self.next_video);
-        put32(&mut b, 40, self.next_game_again);
-        b
+        ByteWriter::new([0; CBH_RECORD_SIZE])
+            .skip(1)
+            .u16_be(self.used)
+            .u16_be(self.record_size)
+            .u8(self.version)
+            .u32_be(self.next_game)
+            .skip(2)
+            .u32_be(self.next_sound)
+            .u32_be(self.next_picture)
+            .u32_be(self.next_video)
+            .skip(16)
+            .u32_be(self.next_game_again)
+            .finish()
     }
 
     /// Whether this is a CB6-era database (header signature `00 00 24`).
@@ -149,54 +165,68 @@ pub struct GameRecord {
 impl GameRecord {
     /// Reads a game record.
     pub fn parse(b: &[u8; CBH_RECORD_SIZE]) -> Self {
-        GameRecord {
-            kind: b[0],
-            cbg_offset: be32(b, 1),
-            cba_offset: be32(b, 5),
-            white: be24(b, 9),
-            black: be24(b, 12),
-            tournament: be24(b, 15),
-            annotator: be24(b, 18),
-            source: be24(b, 21),
-            date: be24(b, 24),
-            result: b[27],
-            line_eval: b[28],
-            round: b[29],
-            subround: b[30],
-            white_elo: be16(b, 31),
-            black_elo: be16(b, 33),
-            eco: be16(b, 35),
-            medals: be16(b, 37),
-            flags: be32(b, 39),
-            magnitudes: be16(b, 43),
-            moves: b[45],
-        }
+        let offsets = (be_u8, be_u32, be_u32);
+        let entities = (be_u24, be_u24, be_u24, be_u24, be_u24, be_u24);
+        let game = (be_u8, be_u8, be_u8, be_u8, be_u16, be_u16, be_u16);
+        let tail = (be_u16, be_u32, be_u16, be_u8);
+        exact(
+            b,
+            (offsets, entities, game, tail).map(
+                |(
+                    (kind, cbg_offset, cba_offset),
+                    (white, black, tournament, annotator, source, date),
+                    (result, line_eval, round, subround, white_elo, black_elo, eco),
+                    (medals, flags, magnitudes, moves),
+                )| GameRecord {
+                    kind,
+                    cbg_offset,
+                    cba_offset,
+                    white,
+                    black,
+                    tournament,
+                    annotator,
+                    source,
+                    date,
+                    result,
+                    line_eval,
+                    round,
+                    subround,
+                    white_elo,
+                    black_elo,
+                    eco,
+                    medals,
+                    flags,
+                    magnitudes,
+                    moves,
+                },
+            ),
+        )
     }
 
     /// The record's bytes.
     pub fn to_bytes(&self) -> [u8; CBH_RECORD_SIZE] {
-        let mut b = [0; CBH_RECORD_SIZE];
-        b[0] = self.kind;
-        put32(&mut b, 1, self.cbg_offset);
-        put32(&mut b, 5, self.cba_offset);
-        put24(&mut b, 9, self.white);
-        put24(&mut b, 12, self.black);
-        put24(&mut b, 15, self.tournament);
-        put24(&mut b, 18, self.annotator);
-        put24(&mut b, 21, self.source);
-        put24(&mut b, 24, self.date);
-        b[27] = self.result;
-        b[28] = self.line_eval;
-        b[29] = self.round;
-        b[30] = self.subround;
-        put16(&mut b, 31, self.white_elo);
-        put16(&mut b, 33, self.black_elo);
-        put16(&mut b, 35, self.eco);
-        put16(&mut b, 37, self.medals);
-        put32(&mut b, 39, self.flags);
-        put16(&mut b, 43, self.magnitudes);
-        b[45] = self.moves;
-        b
+        ByteWriter::new([0; CBH_RECORD_SIZE])
+            .u8(self.kind)
+            .u32_be(self.cbg_offset)
+            .u32_be(self.cba_offset)
+            .u24_be(self.white)
+            .u24_be(self.black)
+            .u24_be(self.tournament)
+            .u24_be(self.annotator)
+            .u24_be(self.source)
+            .u24_be(self.date)
+            .u8(self.result)
+            .u8(self.line_eval)
+            .u8(self.round)
+            .u8(self.subround)
+            .u16_be(self.white_elo)
+            .u16_be(self.black_elo)
+            .u16_be(self.eco)
+            .u16_be(self.medals)
+            .u32_be(self.flags)
+            .u16_be(self.magnitudes)
+            .u8(self.moves)
+            .finish()
     }
 }
 
@@ -228,34 +258,64 @@ pub struct TextRecord {
 impl TextRecord {
     /// Reads a text record.
     pub fn parse(b: &[u8; CBH_RECORD_SIZE]) -> Self {
-        TextRecord {
-            kind: b[0],
-            cbg_offset: be32(b, 1),
-            unknown: [b[5], b[6]],
-            tournament: be24(b, 7),
-            source: be24(b, 10),
-            annotator: be24(b, 13),
-            round: b[16],
-            subround: b[17],
-            flags: be32(b, 18),
-            tail: b[22..46].try_into().expect("24 bytes"),
-        }
+        let fields = (
+            be_u8,
+            be_u32,
+            array::<2>,
+            be_u24,
+            be_u24,
+            be_u24,
+            be_u8,
+            be_u8,
+            be_u32,
+            array::<24>,
+        );
+        exact(
+            b,
+            fields.map(
+                |(
+                    kind,
+                    cbg_offset,
+                    unknown,
+                    tournament,
+                    source,
+                    annotator,
+                    round,
+                    subround,
+                    flags,
+                    tail,
+                )| {
+                    TextRecord {
+                        kind,
+                        cbg_offset,
+                        unknown,
+                        tournament,
+                        source,
+                        annotator,
+                        round,
+                        subround,
+                        flags,
+                        tail,
+                    }
+                },
+            ),
+        )
     }
 
     /// The record's bytes.
     pub fn to_bytes(&self) -> [u8; CBH_RECORD_SIZE] {
-        let mut b = [0; CBH_RECORD_SIZE];
-        b[0] = self.kind;
-        put32(&mut b, 1, self.cbg_offset);
-        b[5..7].copy_from_slice(&self.unknown);
-        put24(&mut b, 7, self.tournament);
-        put24(&mut b, 10, self.source);
-        put24(&mut b, 13, self.annotator);
-        b[16] = self.round;
-        b[17] = self.subround;
-        put32(&mut b, 18, self.flags);
-        b[22..46].copy_from_slice(&self.tail);
-        b
+        ByteWriter::new([0; CBH_RECORD_SIZE])
+            .u8(self.kind)
+            .u32_be(self.cbg_offset)
+            .bytes(&self.unknown)
+            .u24_be(self.tournament)
+            .u24_be(self.source)
+            .u24_be(self.annotator)
+            .u8(self.round)
+            .u8(self.subround)
+            .u32_be(self.flags)
+            .bytes(&self.tail)
+            .finish()
     }
 }
 
@@ -312,7 +372,7 @@ impl CbhRecord {
 }
 
 /// The head of a `.cbg` game record: flags byte and 24-bit length (including the head).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct CbgHead {
     /// The flags byte: bits 0–5 encoding mode, bit 6 set-up position, bit 7 guiding text.
     pub flags: u8,
@@ -323,18 +383,18 @@ pub struct CbgHead {
 impl CbgHead {
     /// Reads the head.
     pub fn parse(b: [u8; 4]) -> Self {
-        CbgHead {
-            flags: b[0],
-            length: be24(&b, 1),
-        }
+        exact(
+            &b,
+            (be_u8, be_u24).map(|(flags, length)| CbgHead { flags, length }),
+        )
     }
 
     /// The head's bytes.
     pub fn to_bytes(&self) -> [u8; 4] {
-        let mut b = [0; 4];
-        b[0] = self.flags;
-        put24(&mut b, 1, self.length);
-        b
+        ByteWriter::new([0; 4])
+            .u8(self.flags)
+            .u24_be(self.length)
+            .finish()
     }
 
     /// The encoding mode (bits 0–5).
@@ -359,7 +419,7 @@ pub const SETUP_SIZE: usize = 28;
 pub const CHESS960_SIZE: usize = 8;
 
 /// The 28-byte set-up position of a `.cbg` record.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct RawSetup {
     /// Byte 0, 1 in every known file.
     pub marker: u8,
@@ -377,30 +437,35 @@ pub struct RawSetup {
 impl RawSetup {
     /// Reads the set-up position.
     pub fn parse(b: &[u8; SETUP_SIZE]) -> Self {
-        RawSetup {
-            marker: b[0],
-            side_ep: b[1],
-            castling: b[2],
-            move_number: b[3],
-            board: b[4..28].try_into().expect("24 bytes"),
-        }
+        exact(
+            b,
+            (be_u8, be_u8, be_u8, be_u8, array::<24>).map(
+                |(marker, side_ep, castling, move_number, board)| RawSetup {
+                    marker,
+                    side_ep,
+                    castling,
+                    move_number,
+                    board,
+                },
+            ),
+        )
     }
 
     /// The set-up position's bytes.
     pub fn to_bytes(&self) -> [u8; SETUP_SIZE] {
-        let mut b = [0; SETUP_SIZE];
-        b[0] = self.marker;
-        b[1] = self.side_ep;
-        b[2] = self.castling;
-        b[3] = self.move_number;
-        b[4..].copy_from_slice(&self.board);
-        b
+        ByteWriter::new([0; SETUP_SIZE])
+            .u8(self.marker)
+            .u8(self.side_ep)
+            .u8(self.castling)
+            .u8(self.move_number)
+            .bytes(&self.board)
+            .finish()
     }
 }
 
 /// The 8-byte Chess960 block: king and castling-rook squares (file-major numbering,
 /// a1 = 0, a2 = 1, …, h8 = 63) and the start-position number.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct RawChess960 {
     /// White king, black king.
     pub kings: [u8; 2],
@@ -413,20 +478,23 @@ pub struct RawChess960 {
 impl RawChess960 {
     /// Reads the block.
     pub fn parse(b: &[u8; CHESS960_SIZE]) -> Self {
-        RawChess960 {
-            kings: [b[0], b[1]],
-            rooks: [b[2], b[3], b[4], b[5]],
-            number: be16(b, 6),
-        }
+        exact(
+            b,
+            (array::<2>, array::<4>, be_u16).map(|(kings, rooks, number)| RawChess960 {
+                kings,
+                rooks,
+                number,
+            }),
+        )
     }
 
     /// The block's bytes.
     pub fn to_bytes(&self) -> [u8; CHESS960_SIZE] {
-        let mut b = [0; CHESS960_SIZE];
-        b[..2].copy_from_slice(&self.kings);
-        b[2..6].copy_from_slice(&self.rooks);
-        put16(&mut b, 6, self.number);
-        b
+        ByteWriter::new([0; CHESS960_SIZE])
+            .bytes(&self.kings)
+            .bytes(&self.rooks)
+            .u16_be(self.number)
+            .finish()
     }
 }
 
@@ -434,7 +502,7 @@ impl RawChess960 {
 pub const CBA_HEAD_SIZE: usize = 14;
 
 /// The head of a game's annotation record in `.cba`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct CbaHead {
     /// The game's record number.
     pub game: u32,
@@ -449,22 +517,27 @@ pub struct CbaHead {
 impl CbaHead {
     /// Reads the head.
     pub fn parse(b: &[u8; CBA_HEAD_SIZE]) -> Self {
-        CbaHead {
-            game: be24(b, 0),
-            unknown: [b[3], b[4], b[5], b[6]],
-            items_plus_one: be24(b, 7),
-            size: be32(b, 10),
-        }
+        exact(
+            b,
+            (be_u24, array::<4>, be_u24, be_u32).map(|(game, unknown, items_plus_one, size)| {
+                CbaHead {
+                    game,
+                    unknown,
+                    items_plus_one,
+                    size,
+                }
+            }),
+        )
     }
 
     /// The head's bytes.
     pub fn to_bytes(&self) -> [u8; CBA_HEAD_SIZE] {
-        let mut b = [0; CBA_HEAD_SIZE];
-        put24(&mut b, 0, self.game);
-        b[3..7].copy_from_slice(&self.unknown);
-        put24(&mut b, 7, self.items_plus_one);
-        put32(&mut b, 10, self.size);
-        b
+        ByteWriter::new([0; CBA_HEAD_SIZE])
+            .u24_be(self.game)
+            .bytes(&self.unknown)
+            .u24_be(self.items_plus_one)
+            .u32_be(self.size)
+            .finish()
     }
 }
 
@@ -472,7 +545,7 @@ impl CbaHead {
 pub const CBA_ITEM_HEAD_SIZE: usize = 6;
 
 /// The head of one annotation item: signed 24-bit move index, type, length (with the head).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct CbaItemHead {
     /// 0 = the first move in stream order, −1 = the whole game.
     pub index: i32,
@@ -485,21 +558,23 @@ pub struct CbaItemHead {
 impl CbaItemHead {
     /// Reads the head.
     pub fn parse(b: &[u8; CBA_ITEM_HEAD_SIZE]) -> Self {
-        let raw = be24(b, 0);
-        CbaItemHead {
-            index: ((raw << 8) as i32) >> 8,
-            kind: b[3],
-            length: be16(b, 4),
-        }
+        exact(
+            b,
+            (be_i24, be_u8, be_u16).map(|(index, kind, length)| CbaItemHead {
+                index,
+                kind,
+                length,
+            }),
+        )
     }
 
     /// The head's bytes.
     pub fn to_bytes(&self) -> [u8; CBA_ITEM_HEAD_SIZE] {
-        let mut b = [0; CBA_ITEM_HEAD_SIZE];
-        put24(&mut b, 0, self.index as u32 & 0xff_ffff);
-        b[3] = self.kind;
-        put16(&mut b, 4, self.length);
-        b
+        ByteWriter::new([0; CBA_ITEM_HEAD_SIZE])
+            .u24_be(self.index as u32)
+            .u8(self.kind)
+            .u16_be(self.length)
+            .finish()
     }
 }
 
@@ -507,7 +582,7 @@ impl CbaItemHead {
 pub const ENTITY_HEADER_SIZE: usize = 28;
 
 /// The header of an entity file (`.cbp .cbt .cbc .cbs .cbe`), little-endian.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct EntityHeader {
     /// Records in the file, deleted ones included.
     pub count: u32,
@@ -528,28 +603,34 @@ pub struct EntityHeader {
 impl EntityHeader {
     /// Reads the header.
     pub fn parse(b: &[u8; ENTITY_HEADER_SIZE]) -> Self {
-        EntityHeader {
-            count: le32(b, 0),
-            root: le32(b, 4) as i32,
-            magic: le32(b, 8),
-            data_size: le32(b, 12),
-            first_deleted: le32(b, 16) as i32,
-            live: le32(b, 20),
-            extra: le32(b, 24),
-        }
+        let fields = (le_u32, le_i32, le_u32, le_u32, le_i32, le_u32, le_u32);
+        exact(
+            b,
+            fields.map(
+                |(count, root, magic, data_size, first_deleted, live, extra)| EntityHeader {
+                    count,
+                    root,
+                    magic,
+                    data_size,
+                    first_deleted,
+                    live,
+                    extra,
+                },
+            ),
+        )
     }
 
     /// The header's bytes.
     pub fn to_bytes(&self) -> [u8; ENTITY_HEADER_SIZE] {
-        let mut b = [0; ENTITY_HEADER_SIZE];
-        putle32(&mut b, 0, self.count);
-        putle32(&mut b, 4, self.root as u32);
-        putle32(&mut b, 8, self.magic);
-        putle32(&mut b, 12, self.data_size);
-        putle32(&mut b, 16, self.first_deleted as u32);
-        putle32(&mut b, 20, self.live);
-        putle32(&mut b, 24, self.extra);
-        b
+        ByteWriter::new([0; ENTITY_HEADER_SIZE])
+            .u32_le(self.count)
+            .i32_le(self.root)
+            .u32_le(self.magic)
+            .u32_le(self.data_size)
+            .i32_le(self.first_deleted)
+            .u32_le(self.live)
+            .u32_le(self.extra)
+            .finish()
     }
 }
 
@@ -557,7 +638,7 @@ impl EntityHeader {
 pub const NODE_SIZE: usize = 9;
 
 /// The AVL node that starts every entity record.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct EntityNode {
     /// Left child, −1 when none; −999 marks a deleted record.
     pub left: i32,
@@ -573,20 +654,23 @@ pub const DELETED_NODE: i32 = -999;
 impl EntityNode {
     /// Reads the node.
     pub fn parse(b: &[u8; NODE_SIZE]) -> Self {
-        EntityNode {
-            left: le32(b, 0) as i32,
-            right: le32(b, 4) as i32,
-            balance: b[8] as i8,
-        }
+        exact(
+            b,
+            (le_i32, le_i32, be_u8).map(|(left, right, balance)| EntityNode {
+                left,
+                right,
+                balance: balance as i8,
+            }),
+        )
     }
 
     /// The node's bytes.
     pub fn to_bytes(&self) -> [u8; NODE_SIZE] {
-        let mut b = [0; NODE_SIZE];
-        putle32(&mut b, 0, self.left as u32);
-        putle32(&mut b, 4, self.right as u32);
-        b[8] = self.balance as u8;
-        b
+        ByteWriter::new([0; NODE_SIZE])
+            .i32_le(self.left)
+            .i32_le(self.right)
+            .u8(self.balance as u8)
+            .finish()
     }
 
     /// Whether the record is deleted.
@@ -601,10 +685,25 @@ pub trait EntityData: Sized + Clone + Default {
     const EXTENSION: &'static str;
     /// The data size the layout needs; larger records are accepted, smaller ones refused.
     const DATA_SIZE: usize;
-    /// Reads the data from `b` (at least [`EntityData::DATA_SIZE`] bytes).
+    /// Reads the data from `b` (at least [`EntityData::DATA_SIZE`] bytes; a shorter slice
+    /// reads as the default record).
     fn parse(b: &[u8]) -> Self;
-    /// Writes the data into `b` (at least [`EntityData::DATA_SIZE`] bytes).
+    /// Writes the data into `b` (at least [`EntityData::DATA_SIZE`] bytes; bytes past the end
+    /// of a shorter slice are dropped).
     fn write(&self, b: &mut [u8]);
+}
+
+/// Runs an entity layout over `b` (any length; a short slice gives the default record).
+fn entity<'a, T: Default>(
+    b: &'a [u8],
+    mut parser: impl Parser<&'a [u8], Output = T, Error = NomError<'a>>,
+) -> T {
+    parser.parse(b).map_or_else(|_| T::default(), |(_, v)| v)
+}
+
+/// A fixed-size text field of `n` bytes.
+fn text<'a>(n: usize) -> impl Parser<&'a [u8], Output = String, Error = NomError<'a>> {
+    take(n).map(decode_field)
 }
 
 fn put_field(b: &mut [u8], s: &str) {
@@ -645,18 +744,22 @@ impl EntityData for Player {
     const EXTENSION: &'static str = "cbp";
     const DATA_SIZE: usize = 58;
     fn parse(b: &[u8]) -> Self {
-        Player {
-            last: decode_field(&b[0..30]),
-            first: decode_field(&b[30..50]),
-            games: le32(b, 50),
-            first_game: le32(b, 54),
-        }
+        entity(
+            b,
+            (text(30), text(20), le_u32, le_u32).map(|(last, first, games, first_game)| Player {
+                last,
+                first,
+                games,
+                first_game,
+            }),
+        )
     }
     fn write(&self, b: &mut [u8]) {
-        put_field(&mut b[0..30], &self.last);
-        put_field(&mut b[30..50], &self.first);
-        putle32(b, 50, self.games);
-        putle32(b, 54, self.first_game);
+        let _ = ByteWriter::new(b)
+            .field(30, |f| put_field(f, &self.last))
+            .field(20, |f| put_field(f, &self.first))
+            .u32_le(self.games)
+            .u32_le(self.first_game);
     }
 }
 
@@ -730,36 +833,49 @@ impl EntityData for Tournament {
     const EXTENSION: &'static str = "cbt";
     const DATA_SIZE: usize = 90;
     fn parse(b: &[u8]) -> Self {
-        Tournament {
-            title: decode_field(&b[0..40]),
-            place: decode_field(&b[40..70]),
-            date: le32(b, 70),
-            kind: b[74],
-            team: b[75],
-            nation: b[76],
-            unknown1: b[77],
-            category: b[78],
-            flags: b[79],
-            rounds: b[80],
-            unknown2: b[81],
-            games: le32(b, 82),
-            first_game: le32(b, 86),
-        }
+        let names = (text(40), text(30), le_u32);
+        let bytes = (be_u8, be_u8, be_u8, be_u8, be_u8, be_u8, be_u8, be_u8);
+        entity(
+            b,
+            (names, bytes, le_u32, le_u32).map(
+                |(
+                    (title, place, date),
+                    (kind, team, nation, unknown1, category, flags, rounds, unknown2),
+                    games,
+                    first_game,
+                )| Tournament {
+                    title,
+                    place,
+                    date,
+                    kind,
+                    team,
+                    nation,
+                    unknown1,
+                    category,
+                    flags,
+                    rounds,
+                    unknown2,
+                    games,
+                    first_game,
+                },
+            ),
+        )
     }
     fn write(&self, b: &mut [u8]) {
-        put_field(&mut b[0..40], &self.title);
-        put_field(&mut b[40..70], &self.place);
-        putle32(b, 70, self.date);
-        b[74] = self.kind;
-        b[75] = self.team;
-        b[76] = self.nation;
-        b[77] = self.unknown1;
-        b[78] = self.category;
-        b[79] = self.flags;
-        b[80] = self.rounds;
-        b[81] = self.unknown2;
-        putle32(b, 82, self.games);
-        putle32(b, 86, self.first_game);
+        let _ = ByteWriter::new(b)
+            .field(40, |f| put_field(f, &self.title))
+            .field(30, |f| put_field(f, &self.place))
+            .u32_le(self.date)
+            .u8(self.kind)
+            .u8(self.team)
+            .u8(self.nation)
+            .u8(self.unknown1)
+            .u8(self.category)
+            .u8(self.flags)
+            .u8(self.rounds)
+            .u8(self.unknown2)
+            .u32_le(self.games)
+            .u32_le(self.first_game);
     }
 }
 
@@ -778,16 +894,20 @@ impl EntityData for Annotator {
     const EXTENSION: &'static str = "cbc";
     const DATA_SIZE: usize = 53;
     fn parse(b: &[u8]) -> Self {
-        Annotator {
-            name: decode_field(&b[0..45]),
-            games: le32(b, 45),
-            first_game: le32(b, 49),
-        }
+        entity(
+            b,
+            (text(45), le_u32, le_u32).map(|(name, games, first_game)| Annotator {
+                name,
+                games,
+                first_game,
+            }),
+        )
     }
     fn write(&self, b: &mut [u8]) {
-        put_field(&mut b[0..45], &self.name);
-        putle32(b, 45, self.games);
-        putle32(b, 49, self.first_game);
+        let _ = ByteWriter::new(b)
+            .field(45, |f| put_field(f, &self.name))
+            .u32_le(self.games)
+            .u32_le(self.first_game);
     }
 }
 
@@ -816,26 +936,44 @@ impl EntityData for Source {
     const EXTENSION: &'static str = "cbs";
     const DATA_SIZE: usize = 59;
     fn parse(b: &[u8]) -> Self {
-        Source {
-            title: decode_field(&b[0..25]),
-            publisher: decode_field(&b[25..41]),
-            publication: le32(b, 41),
-            date: le32(b, 45),
-            version: b[49],
-            quality: b[50],
-            games: le32(b, 51),
-            first_game: le32(b, 55),
-        }
+        let fields = (
+            text(25),
+            text(16),
+            le_u32,
+            le_u32,
+            be_u8,
+            be_u8,
+            le_u32,
+            le_u32,
+        );
+        entity(
+            b,
+            fields.map(
+                |(title, publisher, publication, date, version, quality, games, first_game)| {
+                    Source {
+                        title,
+                        publisher,
+                        publication,
+                        date,
+                        version,
+                        quality,
+                        games,
+                        first_game,
+                    }
+                },
+            ),
+        )
     }
     fn write(&self, b: &mut [u8]) {
-        put_field(&mut b[0..25], &self.title);
-        put_field(&mut b[25..41], &self.publisher);
-        putle32(b, 41, self.publication);
-        putle32(b, 45, self.date);
-        b[49] = self.version;
-        b[50] = self.quality;
-        putle32(b, 51, self.games);
-        putle32(b, 55, self.first_game);
+        let _ = ByteWriter::new(b)
+            .field(25, |f| put_field(f, &self.title))
+            .field(16, |f| put_field(f, &self.publisher))
+            .u32_le(self.publication)
+            .u32_le(self.date)
+            .u8(self.version)
+            .u8(self.quality)
+            .u32_le(self.games)
+            .u32_le(self.first_game);
     }
 }
 
@@ -862,24 +1000,31 @@ impl EntityData for Team {
     const EXTENSION: &'static str = "cbe";
     const DATA_SIZE: usize = 63;
     fn parse(b: &[u8]) -> Self {
-        Team {
-            title: decode_field(&b[0..45]),
-            number: le32(b, 45),
-            season: b[49],
-            year: le32(b, 50),
-            nation: b[54],
-            games: le32(b, 55),
-            first_game: le32(b, 59),
-        }
+        let fields = (text(45), le_u32, be_u8, le_u32, be_u8, le_u32, le_u32);
+        entity(
+            b,
+            fields.map(
+                |(title, number, season, year, nation, games, first_game)| Team {
+                    title,
+                    number,
+                    season,
+                    year,
+                    nation,
+                    games,
+                    first_game,
+                },
+            ),
+        )
     }
     fn write(&self, b: &mut [u8]) {
-        put_field(&mut b[0..45], &self.title);
-        putle32(b, 45, self.number);
-        b[49] = self.season;
-        putle32(b, 50, self.year);
-        b[54] = self.nation;
-        putle32(b, 55, self.games);
-        putle32(b, 59, self.first_game);
+        let _ = ByteWriter::new(b)
+            .field(45, |f| put_field(f, &self.title))
+            .u32_le(self.number)
+            .u8(self.season)
+            .u32_le(self.year)
+            .u8(self.nation)
+            .u32_le(self.games)
+            .u32_le(self.first_game);
     }
 }
 
@@ -887,7 +1032,7 @@ impl EntityData for Team {
 pub const CBJ_HEADER_SIZE: usize = 32;
 
 /// The `.cbj` header (little-endian).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct CbjHeader {
     /// Version (1, 3, 5, 6, 7, 8, 11).
     pub version: u32,
@@ -900,25 +1045,28 @@ pub struct CbjHeader {
 impl CbjHeader {
     /// Reads the header.
     pub fn parse(b: &[u8; CBJ_HEADER_SIZE]) -> Self {
-        CbjHeader {
-            version: le32(b, 0),
-            record_size: le32(b, 4),
-            count: le32(b, 8),
-        }
+        exact(
+            b,
+            (le_u32, le_u32, le_u32).map(|(version, record_size, count)| CbjHeader {
+                version,
+                record_size,
+                count,
+            }),
+        )
     }
 
     /// The header's bytes.
     pub fn to_bytes(&self) -> [u8; CBJ_HEADER_SIZE] {
-        let mut b = [0; CBJ_HEADER_SIZE];
-        putle32(&mut b, 0, self.version);
-        putle32(&mut b, 4, self.record_size);
-        putle32(&mut b, 8, self.count);
-        b
+        ByteWriter::new([0; CBJ_HEADER_SIZE])
+            .u32_le(self.version)
+            .u32_le(self.record_size)
+            .u32_le(self.count)
+            .finish()
     }
 }
 
 /// The team fields of a `.cbj` record (its first 8 bytes, big-endian); −1 = no team.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct CbjTeams {
     /// White's team (`.cbe` record number).
     pub white: i32,
@@ -929,17 +1077,106 @@ pub struct CbjTeams {
 impl CbjTeams {
     /// Reads the team fields.
     pub fn parse(b: &[u8; 8]) -> Self {
-        CbjTeams {
-            white: be32(b, 0) as i32,
-            black: be32(b, 4) as i32,
-        }
+        exact(
+            b,
+            (be_i32, be_i32).map(|(white, black)| CbjTeams { white, black }),
+        )
     }
 
     /// The fields' bytes.
     pub fn to_bytes(&self) -> [u8; 8] {
-        let mut b = [0; 8];
-        put32(&mut b, 0, self.white as u32);
-        put32(&mut b, 4, self.black as u32);
-        b
+        ByteWriter::new([0; 8])
+            .i32_be(self.white)
+            .i32_be(self.black)
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Layouts that cover every byte: bytes → record → the same bytes.
+    fn exact_round_trip<const N: usize, T>(
+        b: &[u8; N],
+        parse: impl Fn(&[u8; N]) -> T,
+        to_bytes: impl Fn(&T) -> [u8; N],
+    ) -> Result<(), TestCaseError> {
+        prop_assert_eq!(&to_bytes(&parse(b))[..], &b[..]);
+        Ok(())
+    }
+
+    /// Entity data: record → bytes → the same record (text fields are re-encoded, so the
+    /// bytes need not come back), and the layout writes exactly `DATA_SIZE` bytes.
+    fn entity_round_trip<T: EntityData + PartialEq + std::fmt::Debug>(
+        b: &[u8],
+    ) -> Result<(), TestCaseError> {
+        let first = T::parse(b);
+        let mut out = vec![0u8; T::DATA_SIZE];
+        first.write(&mut out);
+        let again = T::parse(&out);
+        let mut out2 = vec![0u8; T::DATA_SIZE];
+        again.write(&mut out2);
+        prop_assert_eq!(&out, &out2);
+        prop_assert_eq!(T::parse(&out2), again);
+        Ok(())
+    }
+
+    proptest! {
+        #[test]
+        fn fixed_layouts_round_trip(b in prop::collection::vec(any::<u8>(), 46)) {
+            let r: [u8; CBH_RECORD_SIZE] = b[..].try_into().unwrap();
+            exact_round_trip(&r, GameRecord::parse, GameRecord::to_bytes)?;
+            exact_round_trip(&r, TextRecord::parse, TextRecord::to_bytes)?;
+            exact_round_trip(&r, CbhRecord::parse, CbhRecord::to_bytes)?;
+            let h = CbhHeader::parse(&r);
+            prop_assert_eq!(CbhHeader::parse(&h.to_bytes()), h);
+            let head: [u8; 4] = b[..4].try_into().unwrap();
+            prop_assert_eq!(CbgHead::parse(head).to_bytes(), head);
+            exact_round_trip(&b[..SETUP_SIZE].try_into().unwrap(), RawSetup::parse, RawSetup::to_bytes)?;
+            exact_round_trip(&b[..CHESS960_SIZE].try_into().unwrap(), RawChess960::parse, RawChess960::to_bytes)?;
+            exact_round_trip(&b[..CBA_HEAD_SIZE].try_into().unwrap(), CbaHead::parse, CbaHead::to_bytes)?;
+            exact_round_trip(&b[..CBA_ITEM_HEAD_SIZE].try_into().unwrap(), CbaItemHead::parse, CbaItemHead::to_bytes)?;
+            exact_round_trip(&b[..NODE_SIZE].try_into().unwrap(), EntityNode::parse, EntityNode::to_bytes)?;
+            exact_round_trip(&b[..8].try_into().unwrap(), CbjTeams::parse, CbjTeams::to_bytes)?;
+            let eh: [u8; ENTITY_HEADER_SIZE] = b[..ENTITY_HEADER_SIZE].try_into().unwrap();
+            exact_round_trip(&eh, EntityHeader::parse, EntityHeader::to_bytes)?;
+        }
+
+        #[test]
+        fn entity_layouts_round_trip(b in prop::collection::vec(any::<u8>(), 90)) {
+            entity_round_trip::<Player>(&b)?;
+            entity_round_trip::<Tournament>(&b)?;
+            entity_round_trip::<Annotator>(&b)?;
+            entity_round_trip::<Source>(&b)?;
+            entity_round_trip::<Team>(&b)?;
+        }
+    }
+
+    #[test]
+    fn known_fields_at_their_offsets() {
+        let mut b = [0u8; CBH_RECORD_SIZE];
+        b[0] = 1;
+        b[1..5].copy_from_slice(&0x0102_0304u32.to_be_bytes());
+        b[9..12].copy_from_slice(&[0, 0, 7]);
+        b[31..33].copy_from_slice(&2500u16.to_be_bytes());
+        b[45] = 40;
+        let g = GameRecord::parse(&b);
+        assert_eq!(
+            (g.cbg_offset, g.white, g.white_elo, g.moves),
+            (0x0102_0304, 7, 2500, 40)
+        );
+        let item = CbaItemHead::parse(&[0xff, 0xff, 0xff, 0x02, 0x00, 0x0a]);
+        assert_eq!((item.index, item.kind, item.length), (-1, 2, 10));
+        // A short entity slice reads as the default record, never a panic.
+        assert_eq!(Player::parse(&[1, 2, 3]), Player::default());
+        let mut short = [0u8; 10];
+        Player {
+            last: "Carlsen".into(),
+            ..Player::default()
+        }
+        .write(&mut short);
+        assert_eq!(&short[..7], b"Carlsen");
     }
 }

@@ -479,7 +479,11 @@ fn chunks_give_the_same_positions_with_whole_buffer_numbers() {
     while let Some(p) = it.next() {
         last = p.unwrap().game;
     }
-    assert_eq!((it.skipped(), last), (1, 40), "1-based: the last game is at index 39");
+    assert_eq!(
+        (it.skipped(), last),
+        (1, 40),
+        "1-based: the last game is at index 39"
+    );
 }
 
 /// Framing must not take zero bytes inside a record for the terminator: scores of 0, visit
