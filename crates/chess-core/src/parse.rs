@@ -1,9 +1,10 @@
 //! nom glue for the `raw` layers of the format crates.
 //!
-//! Record layouts are written as nom 8 parsers over `&[u8]` (with nom's default error type);
-//! [`run`] applies one to a slice and turns a failure into the family's [`ParseError`] with
-//! the absolute byte offset where it stopped. nom types stay inside the crates: public
-//! signatures take and return slices, records and `ParseError`.
+//! Record layouts are written as nom 8 parsers over `&[u8]` with the small error type
+//! [`NomError`] (nom's own plus the innermost [`context`] label, which becomes the error's
+//! "expected" text); [`run`] applies one to a slice and turns a failure into the family's
+//! [`ParseError`] with the absolute byte offset where it stopped. nom types stay inside the
+//! crates: public signatures take and return slices, records and `ParseError`.
 //!
 //! ```
 //! use chess_core::parse::{be_u16, be_u32, run};
@@ -17,6 +18,8 @@
 
 pub use nom::Parser;
 pub use nom::bytes::complete::take;
+pub use nom::combinator::verify;
+pub use nom::error::context;
 pub use nom::number::complete::{
     be_i8, be_i24, be_i32, be_u8, be_u16, be_u24, be_u32, be_u64, le_i32, le_u8, le_u16, le_u32,
     le_u64,
@@ -24,8 +27,41 @@ pub use nom::number::complete::{
 
 use crate::error::ParseError;
 
-/// nom's error type over bytes, as every raw-layer parser uses it.
-pub type NomError<'a> = nom::error::Error<&'a [u8]>;
+/// The error of every raw-layer parser: where it stopped, nom's reason, and the innermost
+/// [`context`] label (what was expected there), if any.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NomError<'a> {
+    /// The input left where the failing parser was applied.
+    pub input: &'a [u8],
+    /// nom's reason.
+    pub code: nom::error::ErrorKind,
+    /// The innermost context label.
+    pub context: Option<&'static str>,
+}
+
+impl<'a> nom::error::ParseError<&'a [u8]> for NomError<'a> {
+    fn from_error_kind(input: &'a [u8], code: nom::error::ErrorKind) -> Self {
+        NomError {
+            input,
+            code,
+            context: None,
+        }
+    }
+
+    fn append(_: &'a [u8], _: nom::error::ErrorKind, other: Self) -> Self {
+        other
+    }
+}
+
+impl<'a> nom::error::ContextError<&'a [u8]> for NomError<'a> {
+    fn add_context(_: &'a [u8], label: &'static str, mut other: Self) -> Self {
+        other.context.get_or_insert(label);
+        other
+    }
+}
+
+/// The result of a raw-layer parser.
+pub type NomResult<'a, T> = nom::IResult<&'a [u8], T, NomError<'a>>;
 
 /// Runs `parser` on `data` (which starts at byte `base` of its file): the value and the
 /// number of bytes consumed, or a [`ParseError`] at the absolute offset where the parser
@@ -39,7 +75,8 @@ pub fn run<'a, O>(
     match parser.parse(data) {
         Ok((rest, out)) => Ok((out, data.len() - rest.len())),
         Err(nom::Err::Error(e) | nom::Err::Failure(e)) => {
-            let at = (data.len() - e.input.len()) as u64;
+            let at = offset_in(data, e.input) as u64;
+            let expected = e.context.unwrap_or(expected);
             if e.code == nom::error::ErrorKind::Eof {
                 Err(ParseError::cut_short(
                     base + at,
@@ -50,7 +87,10 @@ pub fn run<'a, O>(
                 Err(ParseError::new(
                     base + at,
                     expected,
-                    format!("bytes that fail nom's {:?} check", e.code),
+                    match e.input.first() {
+                        Some(b) => format!("byte 0x{b:02x}"),
+                        None => "the end of the data".to_string(),
+                    },
                 ))
             }
         }
@@ -62,15 +102,51 @@ pub fn run<'a, O>(
     }
 }
 
+/// Where `part` (a sub-slice of `whole`, e.g. the input a nested parser stopped at) starts in
+/// `whole`; a slice from elsewhere counts from the end, as nom's suffix inputs do.
+fn offset_in(whole: &[u8], part: &[u8]) -> usize {
+    let start = whole.as_ptr() as usize;
+    let at = part.as_ptr() as usize;
+    if at >= start && at - start <= whole.len() {
+        at - start
+    } else {
+        whole.len().saturating_sub(part.len())
+    }
+}
+
+/// Fails at `input` with `label` as what was expected there (a check a layout makes that no
+/// combinator expresses, such as a count that must fit the bytes left).
+pub fn expected<'a, T>(input: &'a [u8], label: &'static str) -> NomResult<'a, T> {
+    Err(nom::Err::Error(NomError {
+        input,
+        code: nom::error::ErrorKind::Verify,
+        context: Some(label),
+    }))
+}
+
 /// `N` bytes as an array (a fixed field kept as it is).
 #[inline]
-pub fn array<const N: usize>(input: &[u8]) -> nom::IResult<&[u8], [u8; N], NomError<'_>> {
+pub fn array<const N: usize>(input: &[u8]) -> NomResult<'_, [u8; N]> {
     match input.split_first_chunk::<N>() {
         Some((head, rest)) => Ok((rest, *head)),
-        None => Err(nom::Err::Error(NomError::new(
+        None => Err(nom::Err::Error(NomError {
             input,
-            nom::error::ErrorKind::Eof,
-        ))),
+            code: nom::error::ErrorKind::Eof,
+            context: None,
+        })),
+    }
+}
+
+/// `N` bytes as a reference to an array (a fixed block borrowed from the input).
+#[inline]
+pub fn array_ref<const N: usize>(input: &[u8]) -> NomResult<'_, &[u8; N]> {
+    match input.split_first_chunk::<N>() {
+        Some((head, rest)) => Ok((rest, head)),
+        None => Err(nom::Err::Error(NomError {
+            input,
+            code: nom::error::ErrorKind::Eof,
+            context: None,
+        })),
     }
 }
 
@@ -110,5 +186,11 @@ mod tests {
         let e = run(&d[..], 0, "tag 9", nom::bytes::complete::tag(&[9u8][..])).unwrap_err();
         assert_eq!(e.offset, 0);
         assert!(!e.is_truncated());
+        // The innermost context label names what was expected where the parser stopped.
+        let odd = context("an odd byte", verify(be_u8, |b| b % 2 == 1));
+        let e = run(&d[..], 5, "a record", (be_u8, odd)).unwrap_err();
+        assert_eq!(e.offset, 6);
+        assert!(e.to_string().contains("an odd byte"), "{e}");
+        assert!(e.to_string().contains("0x02"), "{e}");
     }
 }

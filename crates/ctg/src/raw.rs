@@ -12,10 +12,31 @@
 
 use chess_core::{
     ParseError,
-    bytes::{be_u24, be_u32},
-    parse::{Parser, be_u16 as nom_u16, be_u32 as nom_u32, run},
+    parse::{
+        NomResult, Parser, array_ref, be_u8, be_u16 as nom_u16, be_u24, be_u32 as nom_u32, context,
+        fixed, run, take, verify,
+    },
 };
-use nom::bytes::complete::take;
+
+/// The record layout: `[position: L = byte0 & 0x1f bytes][M = 1 + 2n][moves: M − 1][stats]`.
+fn record(data: &[u8]) -> NomResult<'_, RawRecord<'_>> {
+    let (_, header) = be_u8(data)?;
+    let l = usize::from(header & 0x1f);
+    let position = verify(take(l), |p: &[u8]| p.len() >= 2);
+    let (rest, position) =
+        context("a position length of at least 2 bytes", position).parse(data)?;
+    let moves_len = verify(be_u8, |m| m % 2 == 1);
+    let (rest, m) = context("a moves length byte 1 + 2n", moves_len).parse(rest)?;
+    let (rest, (moves, stats)) = (take(usize::from(m) - 1), array_ref::<STATS_LEN>).parse(rest)?;
+    Ok((
+        rest,
+        RawRecord {
+            position,
+            moves,
+            stats,
+        },
+    ))
+}
 
 /// Size of a `.ctg` page.
 pub const PAGE_SIZE: usize = 4096;
@@ -195,26 +216,34 @@ pub struct Stats {
 impl Stats {
     /// Reads the 33 bytes.
     pub fn from_bytes(b: &[u8; STATS_LEN]) -> Stats {
-        let u24 = |o| be_u24(b, o).unwrap_or(0);
-        let u32_ = |o| be_u32(b, o).unwrap_or(0);
-        Stats {
-            games: u24(0),
-            wins: u24(3),
-            losses: u24(6),
-            draws: u24(9),
-            points: u32_(12),
-            rating1: RatingPair {
-                games: u24(16),
-                sum: u32_(19),
+        let results = (be_u24, be_u24, be_u24, be_u24, nom_u32);
+        let ratings = (be_u24, nom_u32, be_u24, nom_u32);
+        let marks = (be_u8, be_u8, be_u8);
+        let stats = (results, ratings, marks).map(
+            |(
+                (games, wins, losses, draws, points),
+                (games1, sum1, games2, sum2),
+                (recommendation, unknown, commentary),
+            )| Stats {
+                games,
+                wins,
+                losses,
+                draws,
+                points,
+                rating1: RatingPair {
+                    games: games1,
+                    sum: sum1,
+                },
+                rating2: RatingPair {
+                    games: games2,
+                    sum: sum2,
+                },
+                recommendation,
+                unknown,
+                commentary,
             },
-            rating2: RatingPair {
-                games: u24(23),
-                sum: u32_(26),
-            },
-            recommendation: b[30],
-            unknown: b[31],
-            commentary: b[32],
-        }
+        );
+        fixed(b, stats, Stats::default())
     }
 
     /// The 33 bytes. 24-bit fields keep their low 24 bits: see [`Stats::saturated`].
@@ -275,40 +304,7 @@ impl<'a> RawRecord<'a> {
     /// where the page's used bytes end: a record running past it is an error (offsets are
     /// relative to `data`).
     pub fn split(data: &'a [u8]) -> Result<(RawRecord<'a>, usize), ParseError> {
-        let header = *data.first().ok_or_else(|| ParseError::truncated(0, 1, 0))?;
-        let l = usize::from(header & 0x1f);
-        if l < 2 {
-            return Err(ParseError::new(
-                0,
-                "a position length of at least 2 bytes",
-                format!("header byte 0x{header:02x}"),
-            ));
-        }
-        let m = usize::from(
-            *data
-                .get(l)
-                .ok_or_else(|| ParseError::truncated(0, l as u64 + 1, data.len() as u64))?,
-        );
-        if m % 2 == 0 {
-            return Err(ParseError::new(
-                l as u64,
-                "a moves length byte 1 + 2n",
-                format!("{m}"),
-            ));
-        }
-        let total = l + m + STATS_LEN;
-        let stats: &[u8; STATS_LEN] = data
-            .get(l + m..total)
-            .and_then(|s| s.try_into().ok())
-            .ok_or_else(|| ParseError::truncated(0, total as u64, data.len() as u64))?;
-        Ok((
-            RawRecord {
-                position: &data[..l],
-                moves: &data[l + 1..l + m],
-                stats,
-            },
-            total,
-        ))
+        run(data, 0, "a position record", record)
     }
 
     /// The (code, annotation) pairs as stored.

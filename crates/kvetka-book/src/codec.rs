@@ -7,29 +7,40 @@
 //!   Kvetka): Unicode strings are UTF-16LE code units (length counts code units), ANSI strings
 //!   are Windows-1251 bytes. Both choices live only in this module.
 
-use chess_core::{ParseError, bytes::ByteReader};
+use chess_core::ParseError;
+use chess_core::parse::{NomResult, Parser, be_u32, expected, run, take};
 
 /// The largest number of bytes a `u64` takes as a `CompactInt`.
 pub const COMPACT_INT_MAX_LEN: usize = 10;
 
-/// Reads a `CompactInt`.
-pub fn read_compact(r: &mut ByteReader<'_>) -> Result<u64, ParseError> {
-    let start = r.offset();
-    let mut value = 0u64;
-    loop {
-        let b = r.u8()?;
-        if value > u64::MAX >> 7 {
-            return Err(ParseError::new(
-                start,
-                "a CompactInt that fits 64 bits",
-                "a longer number",
-            ));
+/// Parses a `CompactInt` (the nom parser of the layouts).
+pub(crate) fn compact(input: &[u8]) -> NomResult<'_, u64> {
+    match peek_compact(input) {
+        Some((value, n)) => Ok((&input[n..], value)),
+        // Ten bytes with the continuation bit are a number beyond 64 bits; fewer, a cut one.
+        None if input.len() >= COMPACT_INT_MAX_LEN || input.iter().any(|&b| b < 0x80) => {
+            expected(input, "a CompactInt that fits 64 bits")
         }
-        value = value << 7 | u64::from(b & 0x7f);
-        if b < 0x80 {
-            return Ok(value);
-        }
+        None => take(input.len() + 1)
+            .parse(input)
+            .map(|(rest, _)| (rest, 0)),
     }
+}
+
+/// Reads the `CompactInt` at the start of `data` (which starts at byte `base` of its file):
+/// the value and its length in bytes.
+pub fn read_compact(data: &[u8], base: u64) -> Result<(u64, usize), ParseError> {
+    run(data, base, "a CompactInt", compact)
+}
+
+/// Reads the Unicode string at the start of `data`: the text and its length in bytes.
+pub fn read_unicode(data: &[u8], base: u64) -> Result<(String, usize), ParseError> {
+    run(data, base, "a Unicode string", unicode)
+}
+
+/// Reads the ANSI string at the start of `data`: the text and its length in bytes.
+pub fn read_ansi(data: &[u8], base: u64) -> Result<(String, usize), ParseError> {
+    run(data, base, "an ANSI string", ansi)
 }
 
 /// Reads a `CompactInt` from the start of `data`: the value and its length in bytes, or `None`
@@ -64,28 +75,23 @@ pub fn write_compact(out: &mut Vec<u8>, value: u64) {
     }
 }
 
-/// Reads a Unicode string (UTF-16LE code units, see the module notes). Unpaired surrogates
-/// become U+FFFD.
-pub fn read_unicode(r: &mut ByteReader<'_>) -> Result<String, ParseError> {
-    let start = r.offset();
-    let len = r.u32_be()?;
-    let bytes = usize::try_from(len)
+/// Parses a Unicode string (UTF-16LE code units, see the module notes). Unpaired surrogates
+/// become U+FFFD. A length beyond the data fails at the length field, before any allocation.
+pub(crate) fn unicode(input: &[u8]) -> NomResult<'_, String> {
+    let (rest, len) = be_u32(input)?;
+    let Some(bytes) = usize::try_from(len)
         .ok()
         .and_then(|n| n.checked_mul(2))
-        .filter(|&n| n <= r.remaining())
-        .ok_or_else(|| {
-            ParseError::new(
-                start,
-                "a string length within the data",
-                format!("{len} characters, {} bytes left", r.remaining()),
-            )
-        })?;
-    let raw = r.take(bytes)?;
+        .filter(|&n| n <= rest.len())
+    else {
+        return expected(input, "a string length within the data");
+    };
+    let (rest, raw) = take(bytes).parse(rest)?;
     let units: Vec<u16> = raw
         .chunks_exact(2)
         .map(|c| u16::from_le_bytes([c[0], c[1]]))
         .collect();
-    Ok(String::from_utf16_lossy(&units))
+    Ok((rest, String::from_utf16_lossy(&units)))
 }
 
 /// The number of code units [`write_unicode`] writes for `s`.
@@ -101,23 +107,16 @@ pub fn write_unicode(out: &mut Vec<u8>, s: &str) {
     }
 }
 
-/// Reads an ANSI string (Windows-1251 bytes, see the module notes).
-pub fn read_ansi(r: &mut ByteReader<'_>) -> Result<String, ParseError> {
-    let start = r.offset();
-    let len = r.u32_be()?;
-    let n = usize::try_from(len)
-        .ok()
-        .filter(|&n| n <= r.remaining())
-        .ok_or_else(|| {
-            ParseError::new(
-                start,
-                "a string length within the data",
-                format!("{len} bytes, {} left", r.remaining()),
-            )
-        })?;
-    let raw = r.take(n)?;
+/// Parses an ANSI string (Windows-1251 bytes, see the module notes). A length beyond the data
+/// fails at the length field.
+pub(crate) fn ansi(input: &[u8]) -> NomResult<'_, String> {
+    let (rest, len) = be_u32(input)?;
+    let Some(n) = usize::try_from(len).ok().filter(|&n| n <= rest.len()) else {
+        return expected(input, "a string length within the data");
+    };
+    let (rest, raw) = take(n).parse(rest)?;
     let (text, _, _) = encoding_rs::WINDOWS_1251.decode(raw);
-    Ok(text.into_owned())
+    Ok((rest, text.into_owned()))
 }
 
 /// The Windows-1251 bytes of `s`; characters the code page lacks become `?`.
@@ -149,6 +148,14 @@ pub fn write_ansi(out: &mut Vec<u8>, s: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use chess_core::ParseError;
+
+    fn parse<'a, T>(
+        p: impl Parser<&'a [u8], Output = T, Error = chess_core::parse::NomError<'a>>,
+        data: &'a [u8],
+    ) -> Result<T, ParseError> {
+        chess_core::parse::run(data, 0, "a value", p).map(|(v, _)| v)
+    }
     use proptest::prelude::*;
 
     #[test]
@@ -167,23 +174,20 @@ mod tests {
             write_compact(&mut out, value);
             assert_eq!(out, bytes, "{value}");
             assert_eq!(compact_len(value), bytes.len());
-            assert_eq!(read_compact(&mut ByteReader::new(bytes)).unwrap(), value);
+            assert_eq!(parse(compact, bytes).unwrap(), value);
             assert_eq!(peek_compact(bytes), Some((value, bytes.len())));
         }
         // A non-shortest form still reads.
-        assert_eq!(
-            read_compact(&mut ByteReader::new(&[0x80, 0x05])).unwrap(),
-            5
-        );
+        assert_eq!(parse(compact, &[0x80, 0x05]).unwrap(), 5);
         // Truncated and overlong.
-        assert!(read_compact(&mut ByteReader::new(&[0x81])).is_err());
+        assert!(parse(compact, &[0x81]).is_err());
         assert_eq!(peek_compact(&[0x81]), None);
-        assert!(read_compact(&mut ByteReader::new(&[0xff; 11])).is_err());
+        assert!(parse(compact, &[0xff; 11]).is_err());
         assert_eq!(peek_compact(&[0xff; 11]), None);
         let mut max = Vec::new();
         write_compact(&mut max, u64::MAX);
         assert_eq!(max.len(), COMPACT_INT_MAX_LEN);
-        assert_eq!(read_compact(&mut ByteReader::new(&max)).unwrap(), u64::MAX);
+        assert_eq!(parse(compact, &max).unwrap(), u64::MAX);
     }
 
     #[test]
@@ -191,21 +195,18 @@ mod tests {
         let mut out = Vec::new();
         write_unicode(&mut out, "Ба");
         assert_eq!(out, [0, 0, 0, 2, 0x11, 0x04, 0x30, 0x04]);
-        assert_eq!(read_unicode(&mut ByteReader::new(&out)).unwrap(), "Ба");
+        assert_eq!(parse(unicode, &out).unwrap(), "Ба");
         let mut out = Vec::new();
         write_ansi(&mut out, "Ботвинник, M.");
         assert_eq!(&out[..6], [0, 0, 0, 13, 0xc1, 0xee]);
-        assert_eq!(
-            read_ansi(&mut ByteReader::new(&out)).unwrap(),
-            "Ботвинник, M."
-        );
+        assert_eq!(parse(ansi, &out).unwrap(), "Ботвинник, M.");
         // Characters outside Windows-1251 become '?'.
         assert_eq!(ansi_bytes("Dübek 日"), b"D?bek ?");
         // A length beyond the data is an error naming the offset, not an allocation.
         let e =
-            read_unicode(&mut ByteReader::with_base(&[0xff, 0xff, 0xff, 0xff], 40)).unwrap_err();
+            chess_core::parse::run(&[0xff, 0xff, 0xff, 0xff], 40, "a string", unicode).unwrap_err();
         assert_eq!(e.offset, 40);
-        assert!(read_ansi(&mut ByteReader::new(&[0, 0, 0, 5, b'a'])).is_err());
+        assert!(parse(ansi, &[0, 0, 0, 5, b'a']).is_err());
     }
 
     proptest! {
@@ -214,21 +215,21 @@ mod tests {
             let mut out = Vec::new();
             write_compact(&mut out, v);
             prop_assert_eq!(out.len(), compact_len(v));
-            prop_assert_eq!(read_compact(&mut ByteReader::new(&out)).unwrap(), v);
+            prop_assert_eq!(parse(compact, &out).unwrap(), v);
         }
 
         #[test]
         fn unicode_round_trip(s in any::<String>()) {
             let mut out = Vec::new();
             write_unicode(&mut out, &s);
-            prop_assert_eq!(read_unicode(&mut ByteReader::new(&out)).unwrap(), s);
+            prop_assert_eq!(parse(unicode, &out).unwrap(), s);
         }
 
         #[test]
         fn ansi_round_trip(s in "[ -~а-яА-ЯёЁ№]{0,40}") {
             let mut out = Vec::new();
             write_ansi(&mut out, &s);
-            prop_assert_eq!(read_ansi(&mut ByteReader::new(&out)).unwrap(), s);
+            prop_assert_eq!(parse(ansi, &out).unwrap(), s);
         }
     }
 }

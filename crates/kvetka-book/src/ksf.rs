@@ -5,9 +5,12 @@
 //! is-bad, Unicode address, u32 game count, then per game: u32 address, u32 length, ANSI White
 //! and Black names, u16 Elo of each (0 = unknown), u8 result.
 
-use chess_core::{ParseError, bytes::ByteReader};
+use chess_core::{
+    ParseError,
+    parse::{NomResult, Parser, be_u8, be_u16, be_u32, expected, run},
+};
 
-use crate::codec::{read_ansi, read_unicode, write_ansi, write_unicode};
+use crate::codec::{ansi, unicode, write_ansi, write_unicode};
 
 /// Granularity of the table of contents.
 pub const TOC_UNIT: usize = 512;
@@ -113,76 +116,78 @@ pub struct Sources {
     pub sources: Vec<Source>,
 }
 
-fn read_game(r: &mut ByteReader<'_>) -> Result<GameInfo, ParseError> {
-    Ok(GameInfo {
-        address: r.u32_be()?,
-        length: r.u32_be()?,
-        white: read_ansi(r)?,
-        black: read_ansi(r)?,
-        white_elo: r.u16_be()?,
-        black_elo: r.u16_be()?,
-        result: KsfResult::from_byte(r.u8()?),
-    })
+fn game(input: &[u8]) -> NomResult<'_, GameInfo> {
+    let layout = (be_u32, be_u32, ansi, ansi, be_u16, be_u16, be_u8);
+    layout
+        .map(
+            |(address, length, white, black, white_elo, black_elo, result)| GameInfo {
+                address,
+                length,
+                white,
+                black,
+                white_elo,
+                black_elo,
+                result: KsfResult::from_byte(result),
+            },
+        )
+        .parse(input)
 }
 
-fn read_source(data: &[u8], at: usize) -> Result<Source, ParseError> {
-    let mut r = ByteReader::with_base(data.get(at..).unwrap_or(&[]), at as u64);
-    let source_type = r.u8()?;
-    let is_bad = r.u8()?;
-    let address = read_unicode(&mut r)?;
-    let count_at = r.offset();
-    let count = r.u32_be()?;
-    let count = usize::try_from(count)
+/// A source: type, flag, address, a game count (checked against the bytes left before any
+/// allocation) and the games.
+fn source(input: &[u8]) -> NomResult<'_, Source> {
+    let (i, (source_type, is_bad, address)) = (be_u8, be_u8, unicode).parse(input)?;
+    let (mut i, count) = be_u32(i).map(|(rest, c)| (rest, (c, i)))?;
+    let (count, count_at) = count;
+    let Some(count) = usize::try_from(count)
         .ok()
-        .filter(|&c| c.saturating_mul(MIN_GAME_LEN) <= r.remaining())
-        .ok_or_else(|| {
-            ParseError::new(
-                count_at,
-                "a game count that fits the file",
-                format!("{count} games, {} bytes left", r.remaining()),
-            )
-        })?;
+        .filter(|&c| c.saturating_mul(MIN_GAME_LEN) <= i.len())
+    else {
+        return expected(count_at, "a game count that fits the file");
+    };
     let mut games = Vec::with_capacity(count);
     for _ in 0..count {
-        games.push(read_game(&mut r)?);
+        let (rest, g) = game(i)?;
+        games.push(g);
+        i = rest;
     }
-    Ok(Source {
-        source_type,
-        is_bad,
-        address,
-        games,
-    })
+    Ok((
+        i,
+        Source {
+            source_type,
+            is_bad,
+            address,
+            games,
+        },
+    ))
+}
+
+/// The whole file: a source count, the table of contents (one absolute address per source,
+/// each checked to lie inside the file) and the sources it points at.
+fn sources(data: &[u8]) -> NomResult<'_, Sources> {
+    let (mut toc, count) = be_u32(data)?;
+    let Some(count) = usize::try_from(count)
+        .ok()
+        .filter(|&c| c.saturating_mul(4) <= toc.len())
+    else {
+        return expected(data, "a source count that fits the file");
+    };
+    let mut list = Vec::with_capacity(count);
+    for _ in 0..count {
+        let (rest, at) = be_u32(toc)?;
+        match usize::try_from(at).ok().and_then(|a| data.get(a..)) {
+            Some(at_source) if !at_source.is_empty() => list.push(source(at_source)?.1),
+            _ => return expected(toc, "a source address inside the file"),
+        }
+        toc = rest;
+    }
+    Ok((toc, Sources { sources: list }))
 }
 
 impl Sources {
     /// Parses a `.ksf` file.
     pub fn parse(data: &[u8]) -> Result<Sources, ParseError> {
-        let mut r = ByteReader::new(data);
-        let count = r.u32_be()?;
-        let count = usize::try_from(count)
-            .ok()
-            .filter(|&c| c.saturating_mul(4) <= r.remaining())
-            .ok_or_else(|| {
-                ParseError::new(
-                    0,
-                    "a source count that fits the file",
-                    format!("{count} sources in {} bytes", data.len()),
-                )
-            })?;
-        let mut sources = Vec::with_capacity(count);
-        for i in 0..count {
-            let at_field = r.offset();
-            let at = r.u32_be()? as usize;
-            if at >= data.len() {
-                return Err(ParseError::new(
-                    at_field,
-                    "a source address inside the file",
-                    format!("source {i} at {at}, file of {} bytes", data.len()),
-                ));
-            }
-            sources.push(read_source(data, at)?);
-        }
-        Ok(Sources { sources })
+        run(data, 0, "a .ksf file", sources).map(|(s, _)| s)
     }
 
     /// The game a reference points to, if the file has it.

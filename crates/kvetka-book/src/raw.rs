@@ -3,11 +3,14 @@
 //! All integers are big-endian. A book's `.kob` files are read as one byte stream: the header
 //! starts `name_0.kob` only, the other files hold whole blocks (`specs/NOTES.md`, Kvetka).
 
-use chess_core::{ParseError, bytes::ByteReader};
-
-use crate::codec::{
-    compact_len, read_compact, read_unicode, unicode_units, write_compact, write_unicode,
+use chess_core::{
+    ParseError,
+    parse::{
+        NomResult, Parser, array, be_u8, be_u16, be_u32, context, expected, run, take, verify,
+    },
 };
+
+use crate::codec::{compact, compact_len, unicode, unicode_units, write_compact, write_unicode};
 
 /// Size of a `.kob` block in bytes.
 pub const BLOCK_SIZE: usize = 2048;
@@ -93,28 +96,30 @@ impl Header {
     /// Parses the header; returns it and its length. The type byte must be checked by the
     /// caller first ([`BOOK_TYPE`]).
     pub fn parse(data: &[u8]) -> Result<(Header, usize), ParseError> {
-        let mut r = ByteReader::new(data);
-        let book_type = r.u8()?;
-        if book_type != BOOK_TYPE {
-            return Err(ParseError::new(
-                0,
-                "book type 0x01",
-                format!("0x{book_type:02x}"),
-            ));
-        }
-        let caption = read_unicode(&mut r)?;
-        let header = Header {
-            caption,
-            min_elo_white: r.u16_be()?,
-            min_elo_black: r.u16_be()?,
-            min_elo_strong: r.u16_be()?,
-            min_elo_weak: r.u16_be()?,
-            max_move: r.u8()?,
-            element_type: r.u8()?,
-            links: r.u8()?,
-            block_count: r.u32_be()?,
-        };
-        Ok((header, r.position()))
+        let book_type = context("book type 0x01", verify(be_u8, |&t| t == BOOK_TYPE));
+        let elos = (be_u16, be_u16, be_u16, be_u16);
+        let tail = (be_u8, be_u8, be_u8, be_u32);
+        let layout = (book_type, unicode, elos, tail).map(
+            |(
+                _,
+                caption,
+                (white, black, strong, weak),
+                (max_move, element_type, links, blocks),
+            )| {
+                Header {
+                    caption,
+                    min_elo_white: white,
+                    min_elo_black: black,
+                    min_elo_strong: strong,
+                    min_elo_weak: weak,
+                    max_move,
+                    element_type,
+                    links,
+                    block_count: blocks,
+                }
+            },
+        );
+        run(data, 0, "a book header", layout)
     }
 
     /// The header's bytes.
@@ -145,11 +150,10 @@ pub struct SourceRef {
 }
 
 impl SourceRef {
-    fn read(r: &mut ByteReader<'_>) -> Result<SourceRef, ParseError> {
-        Ok(SourceRef {
-            source: r.u16_be()?,
-            game: r.u32_be()?,
-        })
+    fn parse(input: &[u8]) -> NomResult<'_, SourceRef> {
+        (be_u16, be_u32)
+            .map(|(source, game)| SourceRef { source, game })
+            .parse(input)
     }
 
     fn write(self, out: &mut Vec<u8>) {
@@ -185,6 +189,75 @@ pub struct Element {
     pub extra: Vec<u8>,
 }
 
+/// The element layout: `length` (CompactInt), then that many bytes: key, wins, draws, losses,
+/// moves (count + codes), flag byte and the optional parts the flags announce.
+fn element(data: &[u8], stores_games: bool) -> NomResult<'_, Element> {
+    let (rest, len) = compact(data)?;
+    let Some(body_len) = usize::try_from(len).ok().filter(|&n| n <= rest.len()) else {
+        return expected(data, "an element length within the block");
+    };
+    let (rest, body) = take(body_len).parse(rest)?;
+    let (_, element) = element_body(body, stores_games)?;
+    Ok((rest, element))
+}
+
+fn element_body(body: &[u8], stores_games: bool) -> NomResult<'_, Element> {
+    let moves = be_u8.flat_map(|n| take(usize::from(n)));
+    let (i, (key, wins, draws, losses, moves, flag_byte)) =
+        (array::<KEY_LEN>, compact, compact, compact, moves, be_u8).parse(body)?;
+    let (i, source) = if stores_games && flag_byte & flags::SOURCE != 0 {
+        SourceRef::parse.map(Some).parse(i)?
+    } else {
+        (i, None)
+    };
+    let (i, comment) = if flag_byte & flags::COMMENT != 0 {
+        unicode.map(Some).parse(i)?
+    } else {
+        (i, None)
+    };
+    let (i, links) = if stores_games && flag_byte & flags::LINKS != 0 {
+        links(i).map(|(i, l)| (i, Some(l)))?
+    } else {
+        (i, None)
+    };
+    let unknown_flags = flag_byte & !flags::KNOWN;
+    if unknown_flags == 0 && !i.is_empty() {
+        return expected(i, "the end of the element (no unknown flags are set)");
+    }
+    let element = Element {
+        key,
+        wins,
+        draws,
+        losses,
+        moves: moves.to_vec(),
+        source,
+        comment,
+        links,
+        unknown_flags,
+        extra: i.to_vec(),
+    };
+    Ok((&i[i.len()..], element))
+}
+
+/// A links list: a CompactInt count, then that many references (the count is checked
+/// against the bytes left before anything is allocated).
+fn links(input: &[u8]) -> NomResult<'_, Vec<SourceRef>> {
+    let (mut i, count) = compact(input)?;
+    let Some(count) = usize::try_from(count)
+        .ok()
+        .filter(|&c| c.saturating_mul(SOURCE_REF_SIZE) <= i.len())
+    else {
+        return expected(input, "a links count within the element");
+    };
+    let mut list = Vec::with_capacity(count);
+    for _ in 0..count {
+        let (rest, r) = SourceRef::parse(i)?;
+        list.push(r);
+        i = rest;
+    }
+    Ok((i, list))
+}
+
 /// What [`Element::fit`] had to drop to keep an element within [`MAX_ELEMENT_SIZE`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Trimmed {
@@ -211,83 +284,7 @@ impl Element {
         base: u64,
         stores_games: bool,
     ) -> Result<(Element, usize), ParseError> {
-        let mut r = ByteReader::with_base(data, base);
-        let len = read_compact(&mut r)?;
-        let head = r.position();
-        let body_len = usize::try_from(len)
-            .ok()
-            .filter(|&n| n <= r.remaining())
-            .ok_or_else(|| {
-                ParseError::new(
-                    base,
-                    "an element length within the block",
-                    format!("{len} bytes, {} left", r.remaining()),
-                )
-            })?;
-        let body = r.take(body_len)?;
-        let mut r = ByteReader::with_base(body, base + head as u64);
-        let key = r.array::<KEY_LEN>()?;
-        let wins = read_compact(&mut r)?;
-        let draws = read_compact(&mut r)?;
-        let losses = read_compact(&mut r)?;
-        let n = r.u8()?;
-        let moves = r.take(usize::from(n))?.to_vec();
-        let flag_byte = r.u8()?;
-        let source = if stores_games && flag_byte & flags::SOURCE != 0 {
-            Some(SourceRef::read(&mut r)?)
-        } else {
-            None
-        };
-        let comment = if flag_byte & flags::COMMENT != 0 {
-            Some(read_unicode(&mut r)?)
-        } else {
-            None
-        };
-        let links = if stores_games && flag_byte & flags::LINKS != 0 {
-            let at = r.offset();
-            let count = read_compact(&mut r)?;
-            let count = usize::try_from(count)
-                .ok()
-                .filter(|&c| c.saturating_mul(SOURCE_REF_SIZE) <= r.remaining())
-                .ok_or_else(|| {
-                    ParseError::new(
-                        at,
-                        "a links count within the element",
-                        format!("{count} references, {} bytes left", r.remaining()),
-                    )
-                })?;
-            let mut list = Vec::with_capacity(count);
-            for _ in 0..count {
-                list.push(SourceRef::read(&mut r)?);
-            }
-            Some(list)
-        } else {
-            None
-        };
-        let unknown_flags = flag_byte & !flags::KNOWN;
-        let extra = r.rest().to_vec();
-        if unknown_flags == 0 && !extra.is_empty() {
-            return Err(ParseError::new(
-                r.offset(),
-                "the end of the element (no unknown flags are set)",
-                format!("{} more bytes", extra.len()),
-            ));
-        }
-        Ok((
-            Element {
-                key,
-                wins,
-                draws,
-                losses,
-                moves,
-                source,
-                comment,
-                links,
-                unknown_flags,
-                extra,
-            },
-            head + body_len,
-        ))
+        run(data, base, "an element", |i| element(i, stores_games))
     }
 
     /// The flag byte this element is written with.
