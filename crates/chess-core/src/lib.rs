@@ -14,6 +14,8 @@
 //! * [`parse`]: nom glue for the format crates' record layouts;
 //! * [`files`]: byte sources (read, or mapped as an `unsafe` opt-in) and companion-file sets;
 //! * [`Wdl`]: wins, draws and losses from one side's view;
+//! * [`book`]: the opening-book probe as a trait, the breadth-first book walk and the weight
+//!   policy of conversions;
 //! * [`atomic`]: atomic file replacement for writers.
 //!
 //! Public types are shakmaty's ([`shakmaty::Chess`], [`shakmaty::Move`], …).
@@ -40,6 +42,7 @@
 
 #[cfg(feature = "std")]
 pub mod atomic;
+pub mod book;
 pub mod bytes;
 pub mod choice;
 pub mod error;

@@ -651,7 +651,8 @@ fn add(path: &Path, pgn: &[PathBuf], strict: bool, memory_limit: usize, json: bo
 
 fn to_polyglot(path: &Path, output: &Path, force: bool, json: bool) -> CliResult {
     let book = open(path)?;
-    let (entries, stats) = kvetka_book::convert::to_polyglot(&book)?;
+    let (entries, stats) =
+        kvetka_book::convert::to_polyglot(&book, chess_core::book::WeightPolicy::Score)?;
     polyglot_book::write::save(output, &entries, force)?;
     if json {
         json_line(&serde_json::json!({

@@ -1,14 +1,12 @@
-//! Conversion to Polyglot: a tree walk from the start position; each position's book moves
-//! are weighted by a [`Policy`] and scaled so the position's largest weight is 65535; moves of
-//! weight 0 are left out. Entries are written with the `polyglot-book` crate.
+//! Conversion to Polyglot: the family's breadth-first walk from a root position; each
+//! position's book moves are weighted by an explicit [`Policy`] and written by
+//! `polyglot_book::convert` (its one scaling rule: weights kept when the largest fits 16 bits,
+//! else scaled down proportionally; weight-0 moves left out).
 
-use polyglot_book::{Entry, moves::encode_move, write::sort_entries};
+use polyglot_book::{Entry, convert::EntryCollector};
 use shakmaty::Chess;
 
-use crate::{
-    policy::{Policy, scale},
-    read::Book,
-};
+use crate::{policy::Policy, read::Book};
 
 /// Counts of a conversion.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -29,26 +27,16 @@ pub fn to_polyglot<D: AsRef<[u8]>>(
     max_ply: Option<usize>,
     policy: Policy,
 ) -> (Vec<Entry>, ConvertStats) {
-    let mut entries = Vec::new();
+    let mut collector = EntryCollector::new();
     let mut stats = ConvertStats::default();
     for node in book.walk(root, max_ply) {
         stats.positions += 1;
-        let key = chess_core::polyglot_key(&node.position);
-        let weights = scale(&policy.weights(&node.probe), u64::from(u16::MAX));
-        for (m, w) in node.probe.moves.iter().zip(weights) {
-            if w == 0 {
-                stats.zero_weight += 1;
-                continue;
-            }
-            entries.push(Entry {
-                key,
-                raw_move: encode_move(m.mv),
-                weight: w as u16,
-                learn: 0,
-            });
-        }
+        let weights = policy.weights(&node.probe);
+        let moves = node.probe.moves.iter().map(|m| m.mv);
+        collector.add(&node.position, moves.zip(weights));
     }
-    sort_entries(&mut entries);
+    let (entries, zero_weight) = collector.finish();
     stats.entries = entries.len() as u64;
+    stats.zero_weight = zero_weight;
     (entries, stats)
 }

@@ -9,7 +9,8 @@ use crate::{
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub enum Policy {
-    /// `2·wins + draws` of the side playing the move (the Polyglot convention).
+    /// `2·wins + draws` of the side playing the move (the Polyglot convention,
+    /// [`chess_core::book::WeightPolicy::Score`], which Kvetka conversions use too).
     /// With `exclude_red`, red moves weigh 0; with `prefer_green`, when any move is green only
     /// green moves keep their weight.
     Score {
@@ -24,7 +25,7 @@ pub enum Policy {
     /// sub-linearly (√games), so both quality and popularity count.
     #[default]
     DroidFish,
-    /// Number of games the move was played in.
+    /// Number of games the move was played in (the record's stored game count).
     Games,
     /// Every decodable move weighs 1.
     Uniform,
@@ -90,7 +91,7 @@ impl Policy {
                 {
                     0
                 } else {
-                    2 * u64::from(r.wins) + u64::from(r.draws)
+                    chess_core::book::WeightPolicy::Score.weight(m.wdl())
                 }
             }
             Policy::DroidFish => {
@@ -118,23 +119,4 @@ impl Policy {
         let weights = self.weights(probe);
         chess_core::choice::weighted_index(weights.iter().copied(), random).map(|i| &probe.moves[i])
     }
-}
-
-/// Scales weights so the largest becomes `max` (Polyglot's 16-bit field), keeping non-zero
-/// weights at least 1.
-pub fn scale(weights: &[u64], max: u64) -> Vec<u64> {
-    let top = weights.iter().copied().max().unwrap_or(0);
-    if top == 0 {
-        return vec![0; weights.len()];
-    }
-    weights
-        .iter()
-        .map(|&w| {
-            if w == 0 {
-                0
-            } else {
-                ((u128::from(w) * u128::from(max) / u128::from(top)) as u64).max(1)
-            }
-        })
-        .collect()
 }

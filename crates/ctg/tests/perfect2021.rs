@@ -169,10 +169,15 @@ fn to_polyglot_main_moves() {
     )
     .unwrap();
     let root = pg.probe(&Chess::default()).unwrap().unwrap().moves;
-    // Most-scoring move first, 65535 at the top.
-    assert_eq!(root[0].weight, 65535);
+    // Most-scoring move first. Its weight is its score (2·wins + draws of White) as the book
+    // stores it: it fits 16 bits, so the family's scaling rule keeps it (it used to be scaled
+    // up to 65535).
     assert_eq!(
         root[0].mv.to_uci(CastlingMode::Standard).to_string(),
         "e2e4"
     );
+    let probe = book.probe(&Chess::default()).unwrap().unwrap();
+    let e4 = probe.moves.iter().find(|m| m.mv == root[0].mv).unwrap();
+    let score = chess_core::book::WeightPolicy::Score.weight(e4.wdl());
+    assert_eq!((u64::from(root[0].weight), score), (35_510, 35_510));
 }

@@ -3,22 +3,25 @@
 //! **Kvetka → Polyglot.** Every element is decoded to its (White-to-move) position; the book
 //! answers for all real positions that normalise to it, so each is written: the position itself,
 //! its colour-swapped twin with Black to move and, without castling rights, their mirror
-//! images — each only if it normalises back to the element's key. A move's weight is
-//! 2·wins + draws **of the mover**, read from the element of the position after the move
-//! (mover's wins = that element's losses), as `polyglot make-book` weighs moves; when a
-//! position's largest weight exceeds 65535 its weights are scaled down proportionally. Moves of
-//! weight 0 are left out, as Polyglot tools skip them.
+//! images — each only if it normalises back to the element's key. A move's weight comes from
+//! an explicit [`WeightPolicy`] over the results **of the mover**, read from the element of
+//! the position after the move (mover's wins = that element's losses); the default,
+//! [`WeightPolicy::Score`], is 2·wins + draws as `polyglot make-book` weighs moves. Entries
+//! are written by `polyglot_book::convert` with the family's one scaling rule (weights kept
+//! when a position's largest fits 16 bits, else scaled down proportionally; weight-0 moves
+//! left out, as Polyglot tools skip them).
 //!
 //! **Polyglot → Kvetka.** A Polyglot book has no results, only weights, and its keys cannot be
-//! decoded, so positions are found by walking the book from the start position. Each visited
+//! decoded, so positions are found by the family's breadth-first walk
+//! ([`chess_core::book::walk`]) from the start position. Each visited
 //! position gets an element with its book moves (codable ones); the weight of a move is stored
 //! as **draws** of the position after it (summed over the moves that reach it), so converting
 //! back gives the same weights (2·0 + draws).
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet};
 
-use chess_core::normalize::Transform;
-use polyglot_book::{Entry, moves::encode_move, write::sort_entries};
+use chess_core::{book::WeightPolicy, normalize::Transform};
+use polyglot_book::{Entry, convert::EntryCollector};
 use shakmaty::{Chess, Position};
 
 use crate::{
@@ -62,10 +65,14 @@ const MIRRORS: [Transform; 4] = [
     },
 ];
 
-/// The Polyglot entries of a Kvetka book, sorted the canonical way (see the module notes).
-pub fn to_polyglot<D: AsRef<[u8]>>(book: &Book<D>) -> Result<(Vec<Entry>, ConvertStats), Error> {
+/// The Polyglot entries of a Kvetka book with move weights by `policy`, sorted the canonical
+/// way (see the module notes).
+pub fn to_polyglot<D: AsRef<[u8]>>(
+    book: &Book<D>,
+    policy: WeightPolicy,
+) -> Result<(Vec<Entry>, ConvertStats), Error> {
     let mut stats = ConvertStats::default();
-    let mut entries = Vec::new();
+    let mut collector = EntryCollector::new();
     for e in book.elements() {
         let (_, e) = e?;
         let Some(pos) = position::position_of(&e.key) else {
@@ -82,22 +89,12 @@ pub fn to_polyglot<D: AsRef<[u8]>>(book: &Book<D>) -> Result<(Vec<Entry>, Conver
             };
             let mut child = pos.clone();
             child.play_unchecked(m);
-            let w = match position::key_of(&child) {
-                Some(k) => book
-                    .stats(&k)?
-                    .map_or(0, |s| 2u64.saturating_mul(s.losses).saturating_add(s.draws)),
-                None => 0,
+            let mover = match position::key_of(&child) {
+                Some(k) => book.stats(&k)?.map(|s| s.flipped()),
+                None => None,
             };
-            weighted.push((m, w));
+            weighted.push((m, policy.weight(mover)));
         }
-        let top = weighted.iter().map(|&(_, w)| w).max().unwrap_or(0);
-        let scale = |w: u64| {
-            if top <= u64::from(u16::MAX) || w == 0 {
-                w
-            } else {
-                ((u128::from(w) * u128::from(u16::MAX) / u128::from(top)) as u64).max(1)
-            }
-        };
         for t in MIRRORS {
             if t.mirror_files && pos.castles().any() {
                 continue;
@@ -106,23 +103,11 @@ pub fn to_polyglot<D: AsRef<[u8]>>(book: &Book<D>) -> Result<(Vec<Entry>, Conver
             if position::key_of(&real) != Some(e.key) {
                 continue;
             }
-            let key = chess_core::polyglot_key(&real);
-            for &(m, w) in &weighted {
-                if w == 0 {
-                    stats.zero_weight += 1;
-                    continue;
-                }
-                entries.push(Entry {
-                    key,
-                    raw_move: encode_move(t.apply_move(m)),
-                    weight: scale(w) as u16,
-                    learn: 0,
-                });
-            }
+            collector.add(&real, weighted.iter().map(|&(m, w)| (t.apply_move(m), w)));
         }
     }
-    sort_entries(&mut entries);
-    entries.dedup();
+    let (entries, zero_weight) = collector.finish();
+    stats.zero_weight = zero_weight;
     stats.moves = entries.len() as u64;
     Ok((entries, stats))
 }
@@ -134,22 +119,23 @@ pub fn from_polyglot<D: AsRef<[u8]>>(
 ) -> (Vec<Element>, ConvertStats) {
     let mut stats = ConvertStats::default();
     let mut accs: HashMap<Key, Acc> = HashMap::new();
-    let mut expanded: std::collections::HashSet<Key> = std::collections::HashSet::new();
-    let mut queue = VecDeque::from([root]);
-    while let Some(pos) = queue.pop_front() {
+    let mut expanded: HashSet<Key> = HashSet::new();
+    if let Some(key) = position::key_of(&root) {
+        // The root has an element even when the book does not know it.
+        accs.entry(key).or_default();
+    }
+    for node in chess_core::book::walk(book, root, None) {
+        let pos = node.position;
+        // Colour-mirrored twins share an element: the first one reached fills it.
         let Some(key) = position::key_of(&pos) else {
             continue;
         };
         if !expanded.insert(key) {
             continue;
         }
-        let book_moves = book.moves(&pos);
-        if book_moves.is_empty() && accs.contains_key(&key) {
-            continue;
-        }
         stats.positions += 1;
         accs.entry(key).or_default();
-        for bm in book_moves {
+        for bm in node.probe.moves {
             let Some(code) = moves::encode_real(&pos, bm.mv) else {
                 stats.skipped_moves += 1;
                 continue;
@@ -160,13 +146,12 @@ pub fn from_polyglot<D: AsRef<[u8]>>(
                 stats.skipped_moves += 1;
                 continue;
             };
-            let acc = accs.get_mut(&key).expect("inserted above");
+            let acc = accs.entry(key).or_default();
             if !acc.moves.contains(&code) {
                 acc.moves.push(code);
                 stats.moves += 1;
             }
             accs.entry(child_key).or_default().draws += u64::from(bm.weight);
-            queue.push_back(child);
         }
     }
     let mut elements: Vec<Element> = accs.into_iter().map(|(k, a)| element_of(k, a)).collect();

@@ -79,7 +79,7 @@ fn exercise(kobs: Vec<Vec<u8>>, kin: Option<Vec<u8>>, ksf: Option<Vec<u8>>) {
         let _ = book.find(&e.key);
     }
     #[cfg(feature = "polyglot")]
-    let _ = crate::convert::to_polyglot(&book);
+    let _ = crate::convert::to_polyglot(&book, chess_core::book::WeightPolicy::Score);
     if report.is_ok() && errors == 0 {
         let sources = book.sources().and_then(Result::ok).cloned();
         let mut rewritten = elements.clone();

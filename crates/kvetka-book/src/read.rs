@@ -691,6 +691,34 @@ pub fn from_bytes(
     )
 }
 
+impl chess_core::book::BookProbe for Probe {
+    fn book_moves(&self) -> Vec<Move> {
+        self.moves.iter().map(|m| m.mv).collect()
+    }
+
+    fn undecodable(&self) -> usize {
+        self.undecodable.len()
+    }
+}
+
+impl<D: AsRef<[u8]>> chess_core::book::OpeningBook for Book<D> {
+    type Probe = Probe;
+    type Error = Error;
+
+    fn probe(&self, pos: &Chess) -> Result<Option<Probe>, Error> {
+        Book::probe(self, pos)
+    }
+}
+
+impl<D: AsRef<[u8]>> Book<D> {
+    /// Walks the book from `root` breadth-first over book moves, up to `max_ply` plies
+    /// (unlimited with `None`): the family's walk ([`chess_core::book::walk`]), yielding real
+    /// positions with their probes, each once.
+    pub fn walk(&self, root: Chess, max_ply: Option<usize>) -> chess_core::book::Walk<'_, Self> {
+        chess_core::book::walk(self, root, max_ply)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -51,7 +51,7 @@ fn polyglot_answers_like_the_kvetka_book() {
     let slice = common::pgn_slice(&pgn, 0..3000, dir.path(), "s.pgn");
     let paths = common::build_default(&[&slice], common::header(24, false, false), dir.path(), "k");
     let book = Book::open(paths.base()).unwrap();
-    let (entries, stats) = to_polyglot(&book).unwrap();
+    let (entries, stats) = to_polyglot(&book, chess_core::book::WeightPolicy::Score).unwrap();
     assert!(stats.positions > 10_000 && stats.zero_weight > 0);
     let pg = polyglot(&entries);
     let positions = walk(&pg, 8);
@@ -90,7 +90,11 @@ fn polyglot_to_kvetka_and_back_keeps_moves_and_weights() {
     let dir = tempfile::tempdir().unwrap();
     let slice = common::pgn_slice(&pgn, 0..1500, dir.path(), "s.pgn");
     let paths = common::build_default(&[&slice], common::header(16, false, false), dir.path(), "k");
-    let (p1, _) = to_polyglot(&Book::open(paths.base()).unwrap()).unwrap();
+    let (p1, _) = to_polyglot(
+        &Book::open(paths.base()).unwrap(),
+        chess_core::book::WeightPolicy::Score,
+    )
+    .unwrap();
     let pg1 = polyglot(&p1);
     let (mut elements, stats) = from_polyglot(&pg1, Chess::default());
     assert!(stats.positions > 1000);
@@ -100,7 +104,7 @@ fn polyglot_to_kvetka_and_back_keeps_moves_and_weights() {
     };
     let (files, _) = BookFiles::build(&header, &mut elements, None, 1 << 22).unwrap();
     let k2 = from_bytes(files.kobs, Some(files.kin), None).unwrap();
-    let (p2, _) = to_polyglot(&k2).unwrap();
+    let (p2, _) = to_polyglot(&k2, chess_core::book::WeightPolicy::Score).unwrap();
     let pg2 = polyglot(&p2);
     for (i, pos) in walk(&pg1, 6).iter().enumerate() {
         let a: HashMap<Move, u16> = pg1.moves(pos).iter().map(|m| (m.mv, m.weight)).collect();

@@ -42,6 +42,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
+pub mod convert;
 mod error;
 #[doc(hidden)]
 pub mod fuzzing;

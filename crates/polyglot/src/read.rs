@@ -330,6 +330,21 @@ impl Book<FileData> {
     }
 }
 
+impl chess_core::book::BookProbe for Probe {
+    fn book_moves(&self) -> Vec<Move> {
+        self.moves.iter().map(|m| m.mv).collect()
+    }
+}
+
+impl<D: AsRef<[u8]>> chess_core::book::OpeningBook for Book<D> {
+    type Probe = Probe;
+    type Error = Error;
+
+    fn probe(&self, pos: &Chess) -> Result<Option<Probe>, Error> {
+        Book::probe(self, pos)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

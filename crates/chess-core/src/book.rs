@@ -1,0 +1,194 @@
+//! What the opening-book crates of the family share: the probe shape as a trait, the
+//! breadth-first walk over book moves, and the weight policy of conversions.
+//!
+//! Every book crate (`polyglot-book`, `ctg`, `kvetka-book`) implements [`OpeningBook`] for its
+//! `Book`: `probe(&Chess) -> Result<Option<Probe>, Error>` (`None` = the position is not in the
+//! book; a damaged record is an error, never "not in the book"), and its `Probe` lists the book
+//! moves on the real board ([`BookProbe`]). On that, [`walk`] visits a book breadth-first from
+//! any root, once per position, and conversions weigh moves with one [`WeightPolicy`].
+//!
+//! ```
+//! use chess_core::book::{BookProbe, OpeningBook, walk};
+//! use shakmaty::{Chess, Move, Position};
+//!
+//! /// A toy book: every position before ply 2 has all its legal moves.
+//! struct Everything;
+//! struct Moves(Vec<Move>);
+//! impl BookProbe for Moves {
+//!     fn book_moves(&self) -> Vec<Move> {
+//!         self.0.clone()
+//!     }
+//! }
+//! impl OpeningBook for Everything {
+//!     type Probe = Moves;
+//!     type Error = std::convert::Infallible;
+//!     fn probe(&self, pos: &Chess) -> Result<Option<Moves>, Self::Error> {
+//!         Ok(Some(Moves(pos.legal_moves().to_vec())))
+//!     }
+//! }
+//!
+//! let mut w = walk(&Everything, Chess::default(), Some(2));
+//! let nodes = w.by_ref().count();
+//! assert_eq!(nodes, 1 + 20 + 400);
+//! assert_eq!(w.stats().in_book, 421);
+//! ```
+
+use std::collections::{HashSet, VecDeque};
+
+use shakmaty::{Chess, EnPassantMode, Move, Position, zobrist::Zobrist128};
+
+use crate::Wdl;
+
+/// What a probe answers that the family's shared operations need.
+pub trait BookProbe {
+    /// The book moves on the real board, in the book's order.
+    fn book_moves(&self) -> Vec<Move>;
+
+    /// Stored moves that decode to no legal move (0 for formats without codes).
+    fn undecodable(&self) -> usize {
+        0
+    }
+}
+
+/// An opening book: the one probe shape of the family.
+pub trait OpeningBook {
+    /// The crate's probe answer.
+    type Probe: BookProbe;
+    /// The crate's error.
+    type Error;
+
+    /// The book's answer for `pos`: `Ok(None)` when the position is not in the book.
+    fn probe(&self, pos: &Chess) -> Result<Option<Self::Probe>, Self::Error>;
+}
+
+/// A position reached by [`walk`].
+#[derive(Debug, Clone)]
+pub struct Node<P> {
+    /// The real position.
+    pub position: Chess,
+    /// Plies from the root.
+    pub ply: usize,
+    /// What the book says about it.
+    pub probe: P,
+}
+
+/// Counts of a finished or running walk.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct WalkStats {
+    /// Distinct positions reached (the root and every position a book move leads to, in the
+    /// book or not, within the ply limit).
+    pub reached: u64,
+    /// Positions found in the book (the nodes yielded).
+    pub in_book: u64,
+    /// Book moves of the yielded nodes.
+    pub moves: u64,
+    /// Stored moves that decode to no legal move.
+    pub undecodable: u64,
+    /// Positions whose probe failed (a damaged record; skipped, the walk goes on).
+    pub damaged: u64,
+}
+
+/// The breadth-first walk of [`walk`].
+#[derive(Debug)]
+pub struct Walk<'a, B> {
+    book: &'a B,
+    queue: VecDeque<(Chess, usize)>,
+    seen: HashSet<u128>,
+    max_ply: Option<usize>,
+    stats: WalkStats,
+}
+
+fn identity(pos: &Chess) -> u128 {
+    pos.zobrist_hash::<Zobrist128>(EnPassantMode::Legal).0
+}
+
+/// Walks `book` from `root` breadth-first over book moves, up to `max_ply` plies (unlimited
+/// with `None`), yielding each position found in the book once: transpositions are visited at
+/// the smallest ply they are reached at; colour-mirrored twins are distinct positions. A probe
+/// that fails is counted in [`WalkStats::damaged`] and its position skipped.
+pub fn walk<B: OpeningBook>(book: &B, root: Chess, max_ply: Option<usize>) -> Walk<'_, B> {
+    let mut seen = HashSet::new();
+    seen.insert(identity(&root));
+    Walk {
+        book,
+        queue: VecDeque::from([(root, 0)]),
+        seen,
+        max_ply,
+        stats: WalkStats {
+            reached: 1,
+            ..WalkStats::default()
+        },
+    }
+}
+
+impl<B> Walk<'_, B> {
+    /// The counts so far (final once the iterator is exhausted).
+    pub fn stats(&self) -> WalkStats {
+        self.stats
+    }
+}
+
+impl<B: OpeningBook> Iterator for Walk<'_, B> {
+    type Item = Node<B::Probe>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        while let Some((position, ply)) = self.queue.pop_front() {
+            let probe = match self.book.probe(&position) {
+                Ok(Some(p)) => p,
+                Ok(None) => continue,
+                Err(_) => {
+                    self.stats.damaged += 1;
+                    continue;
+                }
+            };
+            let moves = probe.book_moves();
+            self.stats.in_book += 1;
+            self.stats.moves += moves.len() as u64;
+            self.stats.undecodable += probe.undecodable() as u64;
+            if self.max_ply.is_none_or(|m| ply < m) {
+                for m in moves {
+                    let mut child = position.clone();
+                    child.play_unchecked(m);
+                    if self.seen.insert(identity(&child)) {
+                        self.stats.reached += 1;
+                        self.queue.push_back((child, ply + 1));
+                    }
+                }
+            }
+            return Some(Node {
+                position,
+                ply,
+                probe,
+            });
+        }
+        None
+    }
+}
+
+/// How a conversion weighs a book move from the results of the games that played it, seen
+/// from the mover's side (`None` when the book has no results for it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+#[non_exhaustive]
+pub enum WeightPolicy {
+    /// `2·wins + draws` of the mover: the convention of `polyglot make-book`.
+    #[default]
+    Score,
+    /// Games played with the move.
+    Games,
+    /// Every move weighs 1 (results ignored).
+    Uniform,
+}
+
+impl WeightPolicy {
+    /// The weight of a move whose games ended `mover` for the side that played it.
+    pub fn weight(self, mover: Option<Wdl>) -> u64 {
+        match self {
+            WeightPolicy::Score => {
+                mover.map_or(0, |w| w.wins.saturating_mul(2).saturating_add(w.draws))
+            }
+            WeightPolicy::Games => mover.map_or(0, Wdl::games),
+            WeightPolicy::Uniform => 1,
+        }
+    }
+}
