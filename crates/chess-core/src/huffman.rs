@@ -286,9 +286,13 @@ pub fn read_bits(bits: &BitSlice<u8, Msb0>, start: usize, n: usize) -> u8 {
     })
 }
 
-/// Size of the buffer [`write_normalised_code`] writes into: 256 bits, more than any framing
-/// needs (a legal position's board code is at most 192 bits).
-pub const CODE_BUFFER_LEN: usize = 32;
+/// Size of the buffer [`write_normalised_code`] writes into: 512 bits, room for the longest
+/// board code (64 squares of 6 bits = 384 bits) after a start of up to 64 bits, so the writer
+/// needs no length check (a legal position's code is at most 192 bits).
+pub const CODE_BUFFER_LEN: usize = 64;
+
+/// The latest bit [`write_normalised_code`] may start at.
+pub const MAX_CODE_START: usize = 64;
 
 /// What [`write_normalised_code`] wrote and found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -308,8 +312,8 @@ pub struct NormalisedCode {
 /// bit `bit` on, without building the normalised position or allocating: the fast path of the
 /// CTG and Kvetka key functions, which add their framing around it.
 ///
-/// `None` when `bit` is not on a byte boundary or the code would not fit the buffer (a board
-/// with more pieces than chess allows).
+/// `None` when `bit` is not on a byte boundary or is past [`MAX_CODE_START`]; the framing
+/// checks its own length limit against [`NormalisedCode::end_bit`].
 pub fn write_normalised_code(
     pos: &Chess,
     ep_mode: EnPassantMode,
@@ -318,7 +322,7 @@ pub fn write_normalised_code(
 ) -> Option<NormalisedCode> {
     use shakmaty::Position;
     let board = pos.board();
-    if !bit.is_multiple_of(8) || bit + board_bit_len(board) > CODE_BUFFER_LEN * 8 {
+    if !bit.is_multiple_of(8) || bit > MAX_CODE_START {
         return None;
     }
     let flip = pos.turn() == Color::Black;

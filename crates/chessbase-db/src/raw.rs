@@ -12,20 +12,11 @@
 
 use chess_core::bytes::ByteWriter;
 use chess_core::parse::{
-    NomError, Parser, array, be_i24, be_i32, be_u8, be_u16, be_u24, be_u32, fixed, le_i32, le_u32,
-    take,
+    NomError, NomResult, Parser, array, be_i24, be_i32, be_u8, be_u16, be_u24, be_u32, fixed,
+    le_i32, le_u32, take,
 };
 
 use crate::text::{Date, decode_field};
-
-/// Parses a fixed record that no byte pattern can make fail (its buffer has exactly the
-/// layout's size): nom's failure is unreachable, `Default` stands in for it.
-fn exact<'a, T: Default, const N: usize>(
-    b: &'a [u8; N],
-    parser: impl Parser<&'a [u8], Output = T, Error = NomError<'a>>,
-) -> T {
-    fixed(b, parser, T::default())
-}
 
 /// Size of the `.cbh` header and of each of its records.
 pub const CBH_RECORD_SIZE: usize = 46;
@@ -53,6 +44,7 @@ pub struct CbhHeader {
 
 impl CbhHeader {
     /// Reads the header fields.
+    #[inline]
     pub fn parse(b: &[u8; CBH_RECORD_SIZE]) -> Self {
         let fields = (
             take(1usize),
@@ -67,7 +59,7 @@ impl CbhHeader {
             take(16usize),
             be_u32,
         );
-        exact(
+        fixed(
             b,
             fields.map(
                 |(_, used, record_size, version, next_game, _, sound, picture, video, _, again)| {
@@ -115,6 +107,55 @@ pub const KIND_USED: u8 = 0x01;
 pub const KIND_TEXT: u8 = 0x02;
 /// Bit 7 of the kind byte: the record is marked deleted.
 pub const KIND_DELETED: u8 = 0x80;
+
+/// The game record layout, field by field (sequential nom: the hot path of header listing,
+/// where this keeps every field in a register).
+#[inline(always)]
+fn game_record(i: &[u8]) -> NomResult<'_, GameRecord> {
+    let (i, kind) = be_u8(i)?;
+    let (i, cbg_offset) = be_u32(i)?;
+    let (i, cba_offset) = be_u32(i)?;
+    let (i, white) = be_u24(i)?;
+    let (i, black) = be_u24(i)?;
+    let (i, tournament) = be_u24(i)?;
+    let (i, annotator) = be_u24(i)?;
+    let (i, source) = be_u24(i)?;
+    let (i, date) = be_u24(i)?;
+    let (i, result) = be_u8(i)?;
+    let (i, line_eval) = be_u8(i)?;
+    let (i, round) = be_u8(i)?;
+    let (i, subround) = be_u8(i)?;
+    let (i, white_elo) = be_u16(i)?;
+    let (i, black_elo) = be_u16(i)?;
+    let (i, eco) = be_u16(i)?;
+    let (i, medals) = be_u16(i)?;
+    let (i, flags) = be_u32(i)?;
+    let (i, magnitudes) = be_u16(i)?;
+    let (i, moves) = be_u8(i)?;
+    let record = GameRecord {
+        kind,
+        cbg_offset,
+        cba_offset,
+        white,
+        black,
+        tournament,
+        annotator,
+        source,
+        date,
+        result,
+        line_eval,
+        round,
+        subround,
+        white_elo,
+        black_elo,
+        eco,
+        medals,
+        flags,
+        magnitudes,
+        moves,
+    };
+    Ok((i, record))
+}
 
 /// A `.cbh` record describing a game.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -164,43 +205,11 @@ pub struct GameRecord {
 
 impl GameRecord {
     /// Reads a game record.
+    #[inline]
     pub fn parse(b: &[u8; CBH_RECORD_SIZE]) -> Self {
-        let offsets = (be_u8, be_u32, be_u32);
-        let entities = (be_u24, be_u24, be_u24, be_u24, be_u24, be_u24);
-        let game = (be_u8, be_u8, be_u8, be_u8, be_u16, be_u16, be_u16);
-        let tail = (be_u16, be_u32, be_u16, be_u8);
-        exact(
-            b,
-            (offsets, entities, game, tail).map(
-                |(
-                    (kind, cbg_offset, cba_offset),
-                    (white, black, tournament, annotator, source, date),
-                    (result, line_eval, round, subround, white_elo, black_elo, eco),
-                    (medals, flags, magnitudes, moves),
-                )| GameRecord {
-                    kind,
-                    cbg_offset,
-                    cba_offset,
-                    white,
-                    black,
-                    tournament,
-                    annotator,
-                    source,
-                    date,
-                    result,
-                    line_eval,
-                    round,
-                    subround,
-                    white_elo,
-                    black_elo,
-                    eco,
-                    medals,
-                    flags,
-                    magnitudes,
-                    moves,
-                },
-            ),
-        )
+        // Called directly rather than through nom's `Parser` trait, whose generic `process`
+        // is not inlined here and returns the record through memory.
+        game_record(b).map_or_else(|_| GameRecord::default(), |(_, r)| r)
     }
 
     /// The record's bytes.
@@ -257,6 +266,7 @@ pub struct TextRecord {
 
 impl TextRecord {
     /// Reads a text record.
+    #[inline]
     pub fn parse(b: &[u8; CBH_RECORD_SIZE]) -> Self {
         let fields = (
             be_u8,
@@ -270,7 +280,7 @@ impl TextRecord {
             be_u32,
             array::<24>,
         );
-        exact(
+        fixed(
             b,
             fields.map(
                 |(
@@ -333,6 +343,7 @@ pub enum CbhRecord {
 
 impl CbhRecord {
     /// Reads a record, choosing its kind from byte 0.
+    #[inline]
     pub fn parse(b: &[u8; CBH_RECORD_SIZE]) -> Self {
         if b[0] & KIND_USED == 0 {
             CbhRecord::Unused(*b)
@@ -382,8 +393,9 @@ pub struct CbgHead {
 
 impl CbgHead {
     /// Reads the head.
+    #[inline]
     pub fn parse(b: [u8; 4]) -> Self {
-        exact(
+        fixed(
             &b,
             (be_u8, be_u24).map(|(flags, length)| CbgHead { flags, length }),
         )
@@ -436,8 +448,9 @@ pub struct RawSetup {
 
 impl RawSetup {
     /// Reads the set-up position.
+    #[inline]
     pub fn parse(b: &[u8; SETUP_SIZE]) -> Self {
-        exact(
+        fixed(
             b,
             (be_u8, be_u8, be_u8, be_u8, array::<24>).map(
                 |(marker, side_ep, castling, move_number, board)| RawSetup {
@@ -477,8 +490,9 @@ pub struct RawChess960 {
 
 impl RawChess960 {
     /// Reads the block.
+    #[inline]
     pub fn parse(b: &[u8; CHESS960_SIZE]) -> Self {
-        exact(
+        fixed(
             b,
             (array::<2>, array::<4>, be_u16).map(|(kings, rooks, number)| RawChess960 {
                 kings,
@@ -516,8 +530,9 @@ pub struct CbaHead {
 
 impl CbaHead {
     /// Reads the head.
+    #[inline]
     pub fn parse(b: &[u8; CBA_HEAD_SIZE]) -> Self {
-        exact(
+        fixed(
             b,
             (be_u24, array::<4>, be_u24, be_u32).map(|(game, unknown, items_plus_one, size)| {
                 CbaHead {
@@ -557,8 +572,9 @@ pub struct CbaItemHead {
 
 impl CbaItemHead {
     /// Reads the head.
+    #[inline]
     pub fn parse(b: &[u8; CBA_ITEM_HEAD_SIZE]) -> Self {
-        exact(
+        fixed(
             b,
             (be_i24, be_u8, be_u16).map(|(index, kind, length)| CbaItemHead {
                 index,
@@ -602,9 +618,10 @@ pub struct EntityHeader {
 
 impl EntityHeader {
     /// Reads the header.
+    #[inline]
     pub fn parse(b: &[u8; ENTITY_HEADER_SIZE]) -> Self {
         let fields = (le_u32, le_i32, le_u32, le_u32, le_i32, le_u32, le_u32);
-        exact(
+        fixed(
             b,
             fields.map(
                 |(count, root, magic, data_size, first_deleted, live, extra)| EntityHeader {
@@ -653,8 +670,9 @@ pub const DELETED_NODE: i32 = -999;
 
 impl EntityNode {
     /// Reads the node.
+    #[inline]
     pub fn parse(b: &[u8; NODE_SIZE]) -> Self {
-        exact(
+        fixed(
             b,
             (le_i32, le_i32, be_u8).map(|(left, right, balance)| EntityNode {
                 left,
@@ -1044,8 +1062,9 @@ pub struct CbjHeader {
 
 impl CbjHeader {
     /// Reads the header.
+    #[inline]
     pub fn parse(b: &[u8; CBJ_HEADER_SIZE]) -> Self {
-        exact(
+        fixed(
             b,
             (le_u32, le_u32, le_u32).map(|(version, record_size, count)| CbjHeader {
                 version,
@@ -1076,8 +1095,9 @@ pub struct CbjTeams {
 
 impl CbjTeams {
     /// Reads the team fields.
+    #[inline]
     pub fn parse(b: &[u8; 8]) -> Self {
-        exact(
+        fixed(
             b,
             (be_i32, be_i32).map(|(white, black)| CbjTeams { white, black }),
         )

@@ -12,8 +12,8 @@ use bitvec::prelude::*;
 use chess_core::{
     error::ParseError,
     huffman::{
-        Bits, CODE_BUFFER_LEN, CastlingFlags, HuffmanPosition, board_bit_len, decode_board,
-        encode_board, push_bits, put_bits, read_bits, write_normalised_code,
+        Bits, CODE_BUFFER_LEN, CastlingFlags, HuffmanPosition, decode_board, encode_board,
+        push_bits, put_bits, read_bits, write_normalised_code,
     },
 };
 use shakmaty::File;
@@ -100,7 +100,7 @@ pub fn decode(bytes: &[u8]) -> Result<(HuffmanPosition, usize), ParseError> {
 /// A CTG-encoded position in a fixed buffer (no allocation): header byte included.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Key {
-    bytes: [u8; CODE_BUFFER_LEN],
+    bytes: [u8; 32],
     len: u8,
 }
 
@@ -127,14 +127,13 @@ impl std::fmt::Debug for Key {
 /// `None` when the board does not fit the 31 bytes a CTG position may have (more than 32
 /// pieces, only possible for positions built while ignoring material limits).
 pub fn key_of(pos: &shakmaty::Chess) -> Option<Key> {
-    use shakmaty::Position;
-    if 8 + board_bit_len(pos.board()) + 7 > MAX_LEN * 8 {
-        return None;
-    }
     let mut out = [0u8; CODE_BUFFER_LEN];
     // The board starts after the header byte.
     let code = write_normalised_code(pos, shakmaty::EnPassantMode::Legal, &mut out, 8)?;
     let (bit, ep_file, castling) = (code.end_bit, code.ep_file, code.castling);
+    if bit + 7 > MAX_LEN * 8 {
+        return None;
+    }
     let flag_bits = ep_file.map_or(0, |_| 3) + if castling.any() { 4 } else { 0 };
     let total = (bit + flag_bits.max(1)).div_ceil(8) * 8;
     let mut bit = total - flag_bits;
@@ -149,12 +148,15 @@ pub fn key_of(pos: &shakmaty::Chess) -> Option<Key> {
     }
     let len = (total / 8) as u8;
     out[0] = header | len;
-    Some(Key { bytes: out, len })
+    let mut bytes = [0; 32];
+    bytes.copy_from_slice(&out[..32]);
+    Some(Key { bytes, len })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use chess_core::huffman::board_bit_len;
     use chess_core::normalize::normalize;
     use shakmaty::{Board, Chess, Color, Position, Square};
 

@@ -13,21 +13,62 @@
 use chess_core::{
     ParseError,
     parse::{
-        NomResult, Parser, array_ref, be_u8, be_u16 as nom_u16, be_u24, be_u32 as nom_u32, context,
-        fixed, run, take, verify,
+        NomResult, Parser, array_ref, be_u8, be_u16 as nom_u16, be_u24, be_u32 as nom_u32,
+        expected, run, take,
     },
 };
 
+/// The statistics layout (33 bytes).
+#[inline(always)]
+fn stats(i: &[u8]) -> NomResult<'_, Stats> {
+    let (i, games) = be_u24(i)?;
+    let (i, wins) = be_u24(i)?;
+    let (i, losses) = be_u24(i)?;
+    let (i, draws) = be_u24(i)?;
+    let (i, points) = nom_u32(i)?;
+    let (i, games1) = be_u24(i)?;
+    let (i, sum1) = nom_u32(i)?;
+    let (i, games2) = be_u24(i)?;
+    let (i, sum2) = nom_u32(i)?;
+    let (i, recommendation) = be_u8(i)?;
+    let (i, unknown) = be_u8(i)?;
+    let (i, commentary) = be_u8(i)?;
+    let stats = Stats {
+        games,
+        wins,
+        losses,
+        draws,
+        points,
+        rating1: RatingPair {
+            games: games1,
+            sum: sum1,
+        },
+        rating2: RatingPair {
+            games: games2,
+            sum: sum2,
+        },
+        recommendation,
+        unknown,
+        commentary,
+    };
+    Ok((i, stats))
+}
+
 /// The record layout: `[position: L = byte0 & 0x1f bytes][M = 1 + 2n][moves: M − 1][stats]`.
+#[inline(always)]
 fn record(data: &[u8]) -> NomResult<'_, RawRecord<'_>> {
     let (_, header) = be_u8(data)?;
     let l = usize::from(header & 0x1f);
-    let position = verify(take(l), |p: &[u8]| p.len() >= 2);
-    let (rest, position) =
-        context("a position length of at least 2 bytes", position).parse(data)?;
-    let moves_len = verify(be_u8, |m| m % 2 == 1);
-    let (rest, m) = context("a moves length byte 1 + 2n", moves_len).parse(rest)?;
-    let (rest, (moves, stats)) = (take(usize::from(m) - 1), array_ref::<STATS_LEN>).parse(rest)?;
+    if l < 2 {
+        return expected(data, "a position length of at least 2 bytes");
+    }
+    let (rest, position) = take(l).parse(data)?;
+    let (after_m, m) = be_u8(rest)?;
+    if m % 2 == 0 {
+        return expected(rest, "a moves length byte 1 + 2n");
+    }
+    let (rest, (moves, stats)) =
+        (take(usize::from(m) - 1), array_ref::<STATS_LEN>).parse(after_m)?;
     Ok((
         rest,
         RawRecord {
@@ -125,7 +166,7 @@ impl PageHeader {
     /// Reads a page header from the start of a page.
     #[inline]
     pub fn parse(page: &[u8]) -> Option<PageHeader> {
-        let (_, (records, used)) = (nom_u16::<&[u8], ()>, nom_u16).parse(page).ok()?;
+        let (_, (records, used)) = (nom_u16, nom_u16).parse(page).ok()?;
         Some(PageHeader { records, used })
     }
 
@@ -216,34 +257,8 @@ pub struct Stats {
 impl Stats {
     /// Reads the 33 bytes.
     pub fn from_bytes(b: &[u8; STATS_LEN]) -> Stats {
-        let results = (be_u24, be_u24, be_u24, be_u24, nom_u32);
-        let ratings = (be_u24, nom_u32, be_u24, nom_u32);
-        let marks = (be_u8, be_u8, be_u8);
-        let stats = (results, ratings, marks).map(
-            |(
-                (games, wins, losses, draws, points),
-                (games1, sum1, games2, sum2),
-                (recommendation, unknown, commentary),
-            )| Stats {
-                games,
-                wins,
-                losses,
-                draws,
-                points,
-                rating1: RatingPair {
-                    games: games1,
-                    sum: sum1,
-                },
-                rating2: RatingPair {
-                    games: games2,
-                    sum: sum2,
-                },
-                recommendation,
-                unknown,
-                commentary,
-            },
-        );
-        fixed(b, stats, Stats::default())
+        // Called directly, not through nom's `Parser` trait (see `record`).
+        stats(b).map_or_else(|_| Stats::default(), |(_, s)| s)
     }
 
     /// The 33 bytes. 24-bit fields keep their low 24 bits: see [`Stats::saturated`].
@@ -303,8 +318,15 @@ impl<'a> RawRecord<'a> {
     /// Splits the record at the start of `data`; returns it and its length. `data` must end
     /// where the page's used bytes end: a record running past it is an error (offsets are
     /// relative to `data`).
+    #[inline]
     pub fn split(data: &'a [u8]) -> Result<(RawRecord<'a>, usize), ParseError> {
-        run(data, 0, "a position record", record)
+        // The layout is called directly on the hot path (nom's `Parser` trait's generic
+        // `process` is not inlined and returns the record through memory); `run` only turns a
+        // failure into the family error.
+        match record(data) {
+            Ok((rest, r)) => Ok((r, data.len() - rest.len())),
+            Err(_) => run(data, 0, "a position record", record),
+        }
     }
 
     /// The (code, annotation) pairs as stored.

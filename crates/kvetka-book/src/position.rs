@@ -14,8 +14,8 @@ use bitvec::prelude::*;
 use chess_core::{
     error::ParseError,
     huffman::{
-        Bits, CODE_BUFFER_LEN, CastlingFlags, HuffmanPosition, board_bit_len, decode_board,
-        encode_board, push_bits, put_bits, read_bits, write_normalised_code,
+        Bits, CODE_BUFFER_LEN, CastlingFlags, HuffmanPosition, decode_board, encode_board,
+        push_bits, put_bits, read_bits, write_normalised_code,
     },
 };
 use shakmaty::{Chess, EnPassantMode, File};
@@ -40,13 +40,12 @@ pub fn position_of(key: &Key) -> Option<Chess> {
 /// `None` when the board code does not fit the key (more than 168 board bits, only possible
 /// with many promoted pieces).
 pub fn key_of(pos: &Chess) -> Option<Key> {
-    use shakmaty::Position;
-    if board_bit_len(pos.board()) + 8 > KEY_LEN * 8 {
-        return None;
-    }
     let mut out = [0u8; CODE_BUFFER_LEN];
     let code = write_normalised_code(pos, EnPassantMode::PseudoLegal, &mut out, 0)?;
     let (mut bit, ep_file, castling) = (code.end_bit, code.ep_file, code.castling);
+    if bit + 8 > KEY_LEN * 8 {
+        return None;
+    }
     put_bits(ep_file.map_or(0, |f| f as u32 + 1), 4, &mut out, &mut bit);
     put_bits(u32::from(castling.to_nibble()), 4, &mut out, &mut bit);
     let mut key = [0; KEY_LEN];
@@ -100,6 +99,7 @@ pub fn decode(key: &Key) -> Result<HuffmanPosition, ParseError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use chess_core::huffman::board_bit_len;
     use chess_core::normalize::normalize;
     use shakmaty::{Board, Color, Piece, Position, Role, Square};
 

@@ -24,7 +24,7 @@ fn entry<'a>() -> impl Parser<&'a [u8], Output = Entry, Error = NomError<'a>> {
 }
 
 /// One book entry as stored.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct Entry {
     /// Polyglot key of the position.
     pub key: u64,
@@ -40,13 +40,7 @@ impl Entry {
     /// Parses an entry from 16 bytes.
     #[inline]
     pub fn from_bytes(b: &[u8; ENTRY_SIZE]) -> Entry {
-        let zero = Entry {
-            key: 0,
-            raw_move: 0,
-            weight: 0,
-            learn: 0,
-        };
-        fixed(b, entry(), zero)
+        fixed(b, entry())
     }
 
     /// Parses the entry at the start of `data`, which starts at byte `base` of its file.

@@ -75,7 +75,7 @@ impl Header {
     /// Reads a header from its 43 bytes (the layout is declared once, as a nom parser).
     #[inline]
     pub fn from_bytes(b: &[u8; GAME_HEADER_LEN]) -> Header {
-        chess_core::parse::fixed(b, header(), Header::default())
+        chess_core::parse::fixed(b, header())
     }
 
     /// Parses the header at the start of `data` (which starts at byte `base` of its file).
