@@ -905,3 +905,88 @@ impl<R: Read> Iterator for Games<R> {
         }
     }
 }
+/// Reads `reader` in batches of `batch` games on its own thread, maps every game with `map` in
+/// parallel on the current rayon pool, and hands each mapped batch to `sink` **in input
+/// order** (batch k is sunk on this thread while batch k + 1 is mapped by the pool): the
+/// ordered parallel replay that every PGN-driven builder of the family uses.
+///
+/// `sink` may stop the run early with `ControlFlow::Break` (a builder whose spill failed, for
+/// instance). Returns the games the reader itself left out (unreadable, cut off by the end of
+/// the input); only an I/O error of the reader ends the call with an error. `progress` is
+/// called after every batch with the number of games read so far.
+///
+/// ```
+/// use chess_core::pgn::{PgnReader, replay_in_order};
+/// use std::ops::ControlFlow;
+///
+/// let pgn = "1. e4 e5 2. Nf3 *\n\n1. d4 d5 *\n\n1. e4 c5 *\n";
+/// let mut plies = Vec::new();
+/// let skipped = replay_in_order(
+///     PgnReader::new(pgn.as_bytes()),
+///     2,
+///     |raw| raw.resolve().map(|g| g.moves.len()),
+///     |batch| {
+///         plies.extend(batch.into_iter().map(Result::unwrap));
+///         ControlFlow::Continue(())
+///     },
+///     |_| {},
+/// )?;
+/// assert_eq!((plies, skipped.total()), (vec![3, 2, 2], 0));
+/// # Ok::<(), std::io::Error>(())
+/// ```
+#[cfg(feature = "parallel")]
+pub fn replay_in_order<R, T>(
+    reader: PgnReader<R>,
+    batch: usize,
+    map: impl Fn(&RawGame) -> T + Sync,
+    mut sink: impl FnMut(Vec<T>) -> std::ops::ControlFlow<()> + Send,
+    mut progress: impl FnMut(u64),
+) -> io::Result<SkipStats>
+where
+    R: Read + Send,
+    T: Send,
+{
+    use rayon::prelude::*;
+    use std::ops::ControlFlow;
+    let batch = batch.max(1);
+    let mut reader = reader;
+    std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<io::Result<Vec<RawGame>>>(8);
+        let tokeniser = scope.spawn(move || {
+            loop {
+                let games = reader.next_batch(batch);
+                let done = matches!(&games, Ok(b) if b.len() < batch) || games.is_err();
+                if tx.send(games).is_err() || done {
+                    break;
+                }
+            }
+            reader.take_skipped()
+        });
+        let mut read = 0u64;
+        let mut pending: Option<Vec<T>> = None;
+        let mut stopped = false;
+        for games in &rx {
+            let games = games?;
+            read += games.len() as u64;
+            let (flow, mapped) = rayon::join(
+                || match pending.take() {
+                    Some(p) => sink(p),
+                    None => ControlFlow::Continue(()),
+                },
+                || games.par_iter().map(&map).collect::<Vec<T>>(),
+            );
+            progress(read);
+            if flow.is_break() {
+                stopped = true;
+                break;
+            }
+            pending = Some(mapped);
+        }
+        // Dropping the receiver stops the tokeniser at its next send.
+        drop(rx);
+        if !stopped && let Some(p) = pending {
+            let _ = sink(p);
+        }
+        Ok(tokeniser.join().unwrap_or_default())
+    })
+}

@@ -444,15 +444,13 @@ fn build(args: &BuildArgs) -> CliResult {
         for input in &args.inputs {
             let reader = chess_core::pgn::PgnReader::open(input)
                 .map_err(|e| CliError(format!("{}: {e}", input.display())))?;
-            let mut games = reader.games();
-            for g in games.by_ref() {
-                let g = g.map_err(|e| CliError(format!("{}: {e}", input.display())))?;
-                builder.add_game(&g);
-                bar.inc(1);
-            }
-            skipped += games.skipped().total();
-            bar.suspend(|| crate::pgn_input::warn_skipped(Some(input), games.skipped()));
-            crate::pgn_input::check_strict(args.strict, input, games.skipped())?;
+            let before = bar.position();
+            let left_out = builder
+                .add_pgn(reader, |n| bar.set_position(before + n))
+                .map_err(|e| CliError(format!("{}: {e}", input.display())))?;
+            skipped += left_out.total();
+            bar.suspend(|| crate::pgn_input::warn_skipped(Some(input), &left_out));
+            crate::pgn_input::check_strict(args.strict, input, &left_out)?;
         }
         bar.finish_and_clear();
         let stats = builder.stats();

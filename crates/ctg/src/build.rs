@@ -14,11 +14,15 @@
 //! * moves CTG cannot code (under-promotions, a third knight…) are skipped and counted; their
 //!   games still count for the position.
 
-use std::collections::{HashMap, HashSet};
+use std::{
+    collections::{HashMap, HashSet},
+    io::{self, Read},
+    ops::ControlFlow,
+};
 
 use chess_core::{
     normalize::normalize,
-    pgn::{Game, GameResult},
+    pgn::{Game, GameResult, PgnReader, RawGame, SkipStats},
 };
 use shakmaty::{Chess, Color, Position};
 
@@ -154,6 +158,50 @@ impl Builder {
             let Some(m) = next else { break };
             pos.play_unchecked(m);
         }
+    }
+
+    /// Adds every game of a PGN stream (plain or compressed: see [`PgnReader`]), replayed in
+    /// parallel on the current rayon pool and counted in input order, so the book is the one
+    /// [`Builder::add_game`] would give game by game. `progress` gets the number of games
+    /// read so far.
+    ///
+    /// Returns the games of this stream that were left out (not replayable, unreadable, cut
+    /// off by the end of the input); only I/O errors of the reader end the call.
+    pub fn add_pgn<R: Read + Send>(
+        &mut self,
+        reader: PgnReader<R>,
+        progress: impl FnMut(u64),
+    ) -> io::Result<SkipStats> {
+        let mut mine = SkipStats::default();
+        let skipped = chess_core::pgn::replay_in_order(
+            reader,
+            1024,
+            RawGame::resolve,
+            |batch| {
+                for game in batch {
+                    match game {
+                        Ok(g) => self.add_game(&g),
+                        Err(e) => mine.record(e),
+                    }
+                }
+                ControlFlow::Continue(())
+            },
+            progress,
+        )?;
+        mine.merge(skipped);
+        Ok(mine)
+    }
+
+    /// Writes the book to `path` (`.ctg`, `.cto`, `.ctb`, committed as a set; see
+    /// [`crate::write::write_book`]). Refuses to replace existing files unless `overwrite`.
+    pub fn save(
+        self,
+        path: impl AsRef<std::path::Path>,
+        overwrite: bool,
+    ) -> Result<crate::write::WriteSummary, crate::Error> {
+        let games = u32::try_from(self.stats().games).unwrap_or(u32::MAX);
+        let (records, _) = self.finish();
+        crate::write::write_book(path, &records, games, overwrite)
     }
 
     /// The records, sorted by position bytes.

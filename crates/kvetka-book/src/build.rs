@@ -20,6 +20,7 @@
 
 use std::{
     collections::{HashMap, HashSet},
+    ops::ControlFlow,
     path::Path,
 };
 
@@ -349,6 +350,17 @@ impl Builder {
     pub fn add_games(&mut self, games: &[RawGame]) {
         let header = self.header.clone();
         let prepared: Vec<Prepared> = games.par_iter().map(|g| prepare(g, &header)).collect();
+        self.add_prepared(prepared);
+    }
+
+    /// Adds one game (replayed here; [`Builder::add_pgn`] and [`Builder::add_games`] replay
+    /// in parallel).
+    pub fn add_game(&mut self, game: &RawGame) {
+        let prepared = prepare(game, &self.header);
+        self.add_prepared(vec![prepared]);
+    }
+
+    fn add_prepared(&mut self, prepared: Vec<Prepared>) {
         for p in prepared {
             self.stats.games_read += 1;
             match p {
@@ -392,7 +404,7 @@ impl Builder {
             .unwrap_or_else(|_| path.to_path_buf())
             .display()
             .to_string();
-        let mut reader = PgnReader::open(path)
+        let reader = PgnReader::open(path)
             .map_err(|e| Error::io(path, e))?
             .with_header_filter(|name| {
                 chess_core::pgn::essential_header(name)
@@ -401,21 +413,29 @@ impl Builder {
                         .any(|h| h.eq_ignore_ascii_case(name))
             });
         self.begin_source(address);
-        loop {
-            let batch = reader.next_batch(2048).map_err(|e| Error::io(path, e))?;
-            self.add_games(&batch);
-            if let Some(e) = self.spill_error.take() {
-                return Err(e);
-            }
-            progress(self.stats.games_read);
-            if batch.len() < 2048 {
-                // Games the reader itself skipped (unreadable, cut off).
-                let skipped = reader.take_skipped();
-                self.stats.games_read += skipped.total();
-                self.stats.skipped.merge(skipped);
-                return Ok(());
-            }
+        let header = self.header.clone();
+        let read_before = self.stats.games_read;
+        let skipped = chess_core::pgn::replay_in_order(
+            reader,
+            2048,
+            |raw| prepare(raw, &header),
+            |batch| {
+                self.add_prepared(batch);
+                match self.spill_error {
+                    Some(_) => ControlFlow::Break(()),
+                    None => ControlFlow::Continue(()),
+                }
+            },
+            |read| progress(read_before + read),
+        )
+        .map_err(|e| Error::io(path, e))?;
+        if let Some(e) = self.spill_error.take() {
+            return Err(e);
         }
+        // Games the reader itself skipped (unreadable, cut off).
+        self.stats.games_read += skipped.total();
+        self.stats.skipped.merge(skipped);
+        Ok(())
     }
 
     fn count(&mut self, g: GamePlies) {

@@ -19,7 +19,6 @@ use std::{
     io::{self, Read, Write},
     ops::ControlFlow,
     path::PathBuf,
-    sync::mpsc,
 };
 
 use chess_core::{
@@ -531,51 +530,30 @@ impl BookBuilder {
     ) -> io::Result<()> {
         const BATCH: usize = 512;
         let max_ply = self.options.max_ply;
-        let mut reader = reader.with_header_filter(chess_core::pgn::essential_header);
-        std::thread::scope(|scope| -> io::Result<()> {
-            let (tx, rx) = mpsc::sync_channel::<io::Result<Vec<RawGame>>>(8);
-            let tokeniser = scope.spawn(move || {
-                loop {
-                    let batch = reader.next_batch(BATCH);
-                    let done = matches!(&batch, Ok(b) if b.len() < BATCH) || batch.is_err();
-                    if tx.send(batch).is_err() || done {
-                        break;
-                    }
+        let reader = reader.with_header_filter(chess_core::pgn::essential_header);
+        let read_before = self.stats.games_read;
+        // Count batch k (in order) while batch k + 1 is replayed on the pool.
+        let skipped = chess_core::pgn::replay_in_order(
+            reader,
+            BATCH,
+            |raw| KeyedGame::from_raw(raw, max_ply),
+            |batch| {
+                self.add_all(batch);
+                if self.spill_error.is_some() {
+                    ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
                 }
-                // Games the reader itself skipped (unreadable, cut off).
-                reader.take_skipped()
-            });
-            // Count batch k (in order, on one worker) while batch k + 1 is replayed on the
-            // others.
-            let mut pending = Vec::new();
-            for batch in rx {
-                let batch = batch?;
-                let ((), keyed) = rayon::join(
-                    || self.add_all(std::mem::take(&mut pending)),
-                    || {
-                        batch
-                            .par_iter()
-                            .map(|raw| KeyedGame::from_raw(raw, max_ply))
-                            .collect::<Vec<_>>()
-                    },
-                );
-                pending = keyed;
-                progress(self.stats.games_read);
-                if let Some(e) = self.spill_error.take() {
-                    return Err(e);
-                }
-            }
-            self.add_all(pending);
-            progress(self.stats.games_read);
-            if let Ok(skipped) = tokeniser.join() {
-                self.stats.games_read += skipped.total();
-                self.stats.skipped.merge(skipped);
-            }
-            match self.spill_error.take() {
-                Some(e) => Err(e),
-                None => Ok(()),
-            }
-        })
+            },
+            |read| progress(read_before + read),
+        )?;
+        // Games the reader itself skipped (unreadable, cut off).
+        self.stats.games_read += skipped.total();
+        self.stats.skipped.merge(skipped);
+        match self.spill_error.take() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
     }
 
     /// The entry of a pair, if it survives the filters (the reference tool's rules, in its
@@ -625,6 +603,30 @@ impl BookBuilder {
             .collect();
         sort_entries(&mut entries);
         entries
+    }
+
+    /// Adds one game (replayed here; [`BookBuilder::add_pgn`] replays in parallel). A game
+    /// that cannot be replayed is counted in [`BuildStats::skipped`] and left out.
+    pub fn add_game(&mut self, game: &RawGame) {
+        let keyed = KeyedGame::from_raw(game, self.options.max_ply);
+        self.add_all(vec![keyed]);
+    }
+
+    /// Writes the finished book to `path` atomically (streaming a memory-limited build's runs;
+    /// see [`BookBuilder::write_to`]). Refuses to replace an existing file unless `overwrite`.
+    pub fn save(
+        self,
+        path: impl AsRef<std::path::Path>,
+        overwrite: bool,
+    ) -> Result<BuildStats, crate::Error> {
+        let path = path.as_ref();
+        chess_core::atomic::write_atomically(path, overwrite, |w| {
+            let mut w = io::BufWriter::with_capacity(1 << 20, w);
+            let stats = self.write_to(&mut w)?;
+            w.flush()?;
+            Ok(stats)
+        })
+        .map_err(|e| crate::Error::io(path, e))
     }
 
     /// The finished, sorted entries and the statistics of the build. A memory-limited build
