@@ -192,3 +192,40 @@ impl WeightPolicy {
         }
     }
 }
+
+/// One stored move of a normalised book (CTG, Kvetka) decoded by [`normalised_moves`].
+#[derive(Debug, Clone)]
+pub struct NormalisedMove<C> {
+    /// The stored code.
+    pub code: C,
+    /// The move on the real (probed) board.
+    pub real: Move,
+    /// The position after the move on the normalised board (whose own key the book looks up
+    /// for the move's statistics).
+    pub child: Chess,
+}
+
+/// The probe of a book that stores positions normalised to White to move, written once for
+/// CTG and Kvetka: each stored code is decoded by `decode` among the legal moves of the
+/// normalised `position`, played there (the child whose statistics the book holds), and
+/// mapped back to the real board by `transform` (from
+/// [`normalize`](crate::normalize::normalize)). A code that decodes to no legal move is
+/// yielded as `Err(code)`, in stored order with the others.
+pub fn normalised_moves<'a, C: Copy + 'a>(
+    position: &'a Chess,
+    transform: crate::normalize::Transform,
+    codes: impl IntoIterator<Item = C> + 'a,
+    decode: impl Fn(&Chess, &[Move], C) -> Option<Move> + 'a,
+) -> impl Iterator<Item = Result<NormalisedMove<C>, C>> + 'a {
+    let legal = position.legal_moves();
+    codes.into_iter().map(move |code| {
+        let m = decode(position, &legal, code).ok_or(code)?;
+        let mut child = position.clone();
+        child.play_unchecked(m);
+        Ok(NormalisedMove {
+            code,
+            real: transform.apply_move(m),
+            child,
+        })
+    })
+}

@@ -7,6 +7,7 @@ use std::path::Path;
 use chess_core::files::{CompanionSet, FileData, Loader};
 use chess_core::{
     ParseError, Wdl,
+    book::normalised_moves,
     bytes::be_u32,
     huffman::HuffmanPosition,
     normalize::{Transform, normalize},
@@ -398,24 +399,26 @@ impl<D: AsRef<[u8]>> Book<D> {
         transform: Transform,
         raw: &RawRecord<'_>,
     ) -> Result<Probe, Error> {
-        let legal = position.legal_moves();
         let mut out = Probe {
             stats: raw.stats(),
             moves: Vec::with_capacity(raw.moves.len() / 2),
             undecodable: Vec::new(),
         };
-        for (code, annotation) in raw.move_pairs() {
-            let Some(m) = moves::decode(position, &legal, code) else {
-                out.undecodable.push((code, annotation));
-                continue;
+        let decode =
+            |pos: &Chess, legal: &[Move], (code, _): (u8, u8)| moves::decode(pos, legal, code);
+        for m in normalised_moves(position, transform, raw.move_pairs(), decode) {
+            let m = match m {
+                Ok(m) => m,
+                Err(pair) => {
+                    out.undecodable.push(pair);
+                    continue;
+                }
             };
-            let mut child = position.clone();
-            child.play_unchecked(m);
-            let child_stats = self.child_stats(&child).map_err(Damage::into_error)?;
+            let child_stats = self.child_stats(&m.child).map_err(Damage::into_error)?;
             out.moves.push(BookMove {
-                mv: transform.apply_move(m),
-                code,
-                annotation,
+                mv: m.real,
+                code: m.code.0,
+                annotation: m.code.1,
                 child: child_stats,
             });
         }

@@ -16,7 +16,7 @@ use chess_core::{
     ParseError,
     normalize::{Transform, normalize},
 };
-use shakmaty::{Chess, Move, Position};
+use shakmaty::{Chess, Move};
 
 use crate::{
     Error,
@@ -550,7 +550,6 @@ impl<D: AsRef<[u8]>> Book<D> {
         transform: Transform,
         element: &Element,
     ) -> Result<Probe, Error> {
-        let legal = position.legal_moves();
         let mut out = Probe {
             stats: Stats {
                 wins: element.wins,
@@ -563,14 +562,17 @@ impl<D: AsRef<[u8]>> Book<D> {
             undecodable: Vec::new(),
         };
         let want_games = self.header.stores_games();
-        for &code in &element.moves {
-            let Some(m) = moves::decode_among(position, &legal, code) else {
-                out.undecodable.push(code);
-                continue;
+        let codes = element.moves.iter().copied();
+        for m in chess_core::book::normalised_moves(position, transform, codes, moves::decode_among)
+        {
+            let m = match m {
+                Ok(m) => m,
+                Err(code) => {
+                    out.undecodable.push(code);
+                    continue;
+                }
             };
-            let mut child = position.clone();
-            child.play_unchecked(m);
-            let (stats, games) = match position::key_of(&child) {
+            let (stats, games) = match position::key_of(&m.child) {
                 None => (None, Vec::new()),
                 Some(key) if want_games => match self.find(&key)? {
                     Some(e) => (
@@ -589,8 +591,8 @@ impl<D: AsRef<[u8]>> Book<D> {
                 Some(key) => (self.stats(&key)?.map(Stats::flipped), Vec::new()),
             };
             out.moves.push(BookMove {
-                mv: transform.apply_move(m),
-                code,
+                mv: m.real,
+                code: m.code,
                 stats,
                 games,
             });
