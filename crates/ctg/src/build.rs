@@ -173,6 +173,12 @@ impl Builder {
         progress: impl FnMut(u64),
     ) -> io::Result<SkipStats> {
         let mut mine = SkipStats::default();
+        // Only the tags the book uses are kept (results, start position, ratings).
+        let reader = reader.with_header_filter(|name| {
+            chess_core::pgn::essential_header(name)
+                || name.eq_ignore_ascii_case(b"WhiteElo")
+                || name.eq_ignore_ascii_case(b"BlackElo")
+        });
         let skipped = chess_core::pgn::replay_in_order(
             reader,
             1024,
