@@ -132,6 +132,8 @@ int!(/// A big-endian `u16`.
     be_u16, u16, 2, from_be_bytes);
 int!(/// A little-endian `u16`.
     le_u16, u16, 2, from_le_bytes);
+int!(/// A little-endian `i16`.
+    le_i16, i16, 2, from_le_bytes);
 int!(/// A big-endian `u32`.
     be_u32, u32, 4, from_be_bytes);
 int!(/// A big-endian `i32`.
@@ -144,6 +146,15 @@ int!(/// A big-endian `u64`.
     be_u64, u64, 8, from_be_bytes);
 int!(/// A little-endian `u64`.
     le_u64, u64, 8, from_le_bytes);
+
+/// The next `n` bytes (nom's `take`, specialised to byte slices for hot loops).
+#[inline]
+pub fn bytes(input: &[u8], n: usize) -> NomResult<'_, &[u8]> {
+    match input.split_at_checked(n) {
+        Some((head, rest)) => Ok((rest, head)),
+        None => Err(eof(input)),
+    }
+}
 
 /// A big-endian 24-bit unsigned integer.
 #[inline]

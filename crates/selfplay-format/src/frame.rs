@@ -1,6 +1,8 @@
 //! Tiers 1 and 2: framing (game byte spans, no move generation) and the lazy game view
 //! (header fields and per-move records, no move generation).
 
+use chess_core::parse::{bytes, le_u8, le_u16};
+
 use crate::{
     error::{Error, ErrorKind},
     raw::{GAME_HEADER_LEN, Header, MoveCode},
@@ -77,21 +79,21 @@ impl MoveRecord<'_> {
 /// data lacks when it ends inside the record. The one record reader of the crate (framing,
 /// views and the streaming position reader).
 pub fn read_record(b: &[u8], p: usize) -> Result<Option<MoveRecord<'_>>, &'static str> {
-    let code = b
-        .get(p..p + 2)
-        .ok_or("a move code or the zero terminator")?;
-    let code = u16::from_le_bytes([code[0], code[1]]);
+    const CODE: &str = "a move code or the zero terminator";
+    let input = b.get(p..).ok_or(CODE)?;
+    // The record layout, in nom: code (u16 LE, 0 = end of game), score (u16 LE), visit count
+    // n (u8), n visit bytes. Each field names what is missing when the data ends inside it.
+    let (i, code) = le_u16(input).map_err(|_| CODE)?;
     if code == 0 {
         return Ok(None);
     }
-    let head = b
-        .get(p + 2..p + 5)
-        .ok_or("a score and the visit count byte")?;
-    let n = usize::from(head[2]);
-    let visits = b.get(p + 5..p + 5 + n).ok_or("the visit bytes")?;
+    let missing = |_| "a score and the visit count byte";
+    let (i, score) = le_u16(i).map_err(missing)?;
+    let (i, n) = le_u8(i).map_err(missing)?;
+    let (_, visits) = bytes(i, usize::from(n)).map_err(|_| "the visit bytes")?;
     Ok(Some(MoveRecord {
         code: MoveCode(code),
-        score: u16::from_le_bytes([head[0], head[1]]),
+        score,
         visits,
         offset: p,
     }))

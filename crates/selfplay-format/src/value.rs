@@ -40,6 +40,33 @@ pub struct ValueRecord {
     pub score: i16,
 }
 
+impl ValueRecord {
+    /// Reads a record from its 4 bytes (code u16 LE, score i16 LE; the layout as a nom
+    /// parser). Fewer bytes read as the null record.
+    #[inline]
+    pub fn from_bytes(b: &[u8]) -> ValueRecord {
+        use chess_core::parse::{le_i16, le_u16};
+        let record = |i| -> chess_core::parse::NomResult<'_, ValueRecord> {
+            let (i, code) = le_u16(i)?;
+            let (i, score) = le_i16(i)?;
+            Ok((
+                i,
+                ValueRecord {
+                    code: MoveCode(code),
+                    score,
+                },
+            ))
+        };
+        record(b).map_or(
+            ValueRecord {
+                code: MoveCode(0),
+                score: 0,
+            },
+            |(_, r)| r,
+        )
+    }
+}
+
 impl<'a> ValueGameView<'a> {
     /// The header.
     pub fn header(&self) -> Header {
@@ -64,10 +91,7 @@ impl<'a> ValueGameView<'a> {
             .max(GAME_HEADER_LEN.min(self.bytes.len()));
         self.bytes[GAME_HEADER_LEN.min(self.bytes.len())..end]
             .chunks_exact(VALUE_RECORD_LEN)
-            .map(|r| ValueRecord {
-                code: MoveCode(u16::from_le_bytes([r[0], r[1]])),
-                score: i16::from_le_bytes([r[2], r[3]]),
-            })
+            .map(ValueRecord::from_bytes)
     }
 }
 
