@@ -129,7 +129,7 @@ pub fn run(cmd: CbhCommand) -> CliResult {
             };
             let summary = match &output {
                 Some(path) => chess_core::atomic::write_atomically(path, force, run)?,
-                None => run(&mut io::stdout().lock())?,
+                None => run(&mut crate::output::stdout()?)?,
             };
             bar.finish_and_clear();
             let skipped: Vec<String> = summary.skipped.iter().map(ToString::to_string).collect();
@@ -145,12 +145,12 @@ pub fn run(cmd: CbhCommand) -> CliResult {
                 }))?;
             } else {
                 for t in &truncated {
-                    eprintln!("truncated: {t}");
+                    errln!("truncated: {t}");
                 }
                 for s in &skipped {
-                    eprintln!("skipped: {s}");
+                    errln!("skipped: {s}");
                 }
-                eprintln!(
+                errln!(
                     "exported {} games ({} truncated), skipped {}, texts {}, deleted {}",
                     summary.exported,
                     truncated.len(),
@@ -167,13 +167,13 @@ pub fn run(cmd: CbhCommand) -> CliResult {
                 show_json(&db, number)
             } else {
                 let pgn = game_to_pgn(&db, number, &PgnOptions::default())?;
-                print!("{pgn}");
+                out!("{pgn}");
                 let game = db.game(number)?;
                 if let Some(t) = game.truncated {
-                    eprintln!("truncated: {t}");
+                    errln!("truncated: {t}");
                 }
                 if let Some(a) = game.annotation_error {
-                    eprintln!("annotations: {a}");
+                    errln!("annotations: {a}");
                 }
                 Ok(())
             }
@@ -238,7 +238,7 @@ fn info(db: &Database, json: bool) -> CliResult {
         }))?;
         return Ok(());
     }
-    let mut out = io::stdout().lock();
+    let mut out = crate::output::stdout()?;
     writeln!(out, "records:     {}", db.len())?;
     writeln!(out, "games:       {}", c.games)?;
     writeln!(out, "texts:       {}", c.texts)?;
@@ -263,7 +263,7 @@ fn info(db: &Database, json: bool) -> CliResult {
 }
 
 fn list(db: &Database, range: std::ops::RangeInclusive<u32>, json: bool) -> CliResult {
-    let mut out = io::BufWriter::new(io::stdout().lock());
+    let mut out = io::BufWriter::new(crate::output::stdout()?);
     for n in range {
         let h = db.header(n)?;
         let row = match h {

@@ -183,7 +183,7 @@ fn probe(book: &Path, fen: Option<&str>, json: bool) -> CliResult {
         .collect();
     if let Some(p) = &probe {
         for (code, ann) in &p.undecodable {
-            eprintln!(
+            errln!(
                 "chessfmt: warning: move code {code:#04x} (annotation {ann:#04x}) is not a legal move here"
             );
         }
@@ -193,10 +193,13 @@ fn probe(book: &Path, fen: Option<&str>, json: bool) -> CliResult {
         return Ok(());
     }
     match &probe {
-        None => println!("position not in the book"),
-        Some(p) => println!(
+        None => outln!("position not in the book"),
+        Some(p) => outln!(
             "position: {} games, +{} ={} -{} (side to move)",
-            p.stats.games, p.stats.wins, p.stats.draws, p.stats.losses
+            p.stats.games,
+            p.stats.wins,
+            p.stats.draws,
+            p.stats.losses
         ),
     }
     for r in &rows {
@@ -205,7 +208,7 @@ fn probe(book: &Path, fen: Option<&str>, json: bool) -> CliResult {
         } else {
             100.0 * (f64::from(r.wins) + f64::from(r.draws) / 2.0) / f64::from(r.games)
         };
-        println!(
+        outln!(
             "{:<6}{:<3} {:>8} games  +{} ={} -{}  {pct:5.1}%  elo {}/{}  {}",
             r.uci,
             nag_text(r.nag),
@@ -245,13 +248,13 @@ fn info(path: &Path, json: bool) -> CliResult {
             "damaged_pages": damaged,
         }))?;
     } else {
-        println!("pages        {}", h.pages);
-        println!("positions    {records} (header: {})", h.positions);
-        println!("games        {}", h.games);
-        println!("bounds       lower {} upper {}", b.lower, b.upper);
-        println!("directory    {} entries", book.directory_len());
+        outln!("pages        {}", h.pages);
+        outln!("positions    {records} (header: {})", h.positions);
+        outln!("games        {}", h.games);
+        outln!("bounds       lower {} upper {}", b.lower, b.upper);
+        outln!("directory    {} entries", book.directory_len());
         if damaged > 0 {
-            println!("damaged      {damaged} page tails skipped");
+            outln!("damaged      {damaged} page tails skipped");
         }
     }
     Ok(())
@@ -264,14 +267,14 @@ fn fen_of(pos: &Chess) -> String {
 fn dump(path: &Path, json: bool) -> CliResult {
     use std::io::Write;
     let book = open(path)?;
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut out = std::io::BufWriter::new(crate::output::stdout()?);
     let mut errors = 0u64;
     for r in book.records() {
         let rec = match r {
             Ok(r) => r,
             Err(e) => {
                 errors += 1;
-                eprintln!("chessfmt: warning: {}", e.in_file(path));
+                errln!("chessfmt: warning: {}", e.in_file(path));
                 continue;
             }
         };
@@ -279,7 +282,7 @@ fn dump(path: &Path, json: bool) -> CliResult {
             Ok(d) => d,
             Err(e) => {
                 errors += 1;
-                eprintln!("chessfmt: warning: {}", e.shifted(rec.offset).in_file(path));
+                errln!("chessfmt: warning: {}", e.shifted(rec.offset).in_file(path));
                 continue;
             }
         };
@@ -338,7 +341,7 @@ fn dump(path: &Path, json: bool) -> CliResult {
     }
     out.flush()?;
     if errors > 0 {
-        eprintln!("chessfmt: {errors} damaged records skipped");
+        errln!("chessfmt: {errors} damaged records skipped");
     }
     Ok(())
 }
@@ -346,7 +349,7 @@ fn dump(path: &Path, json: bool) -> CliResult {
 fn walk(path: &Path, max_ply: Option<usize>, json: bool) -> CliResult {
     use std::io::Write;
     let book = open(path)?;
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut out = std::io::BufWriter::new(crate::output::stdout()?);
     let mut walk = book.walk(Chess::default(), max_ply);
     for node in walk.by_ref() {
         if json {
@@ -375,9 +378,12 @@ fn walk(path: &Path, max_ply: Option<usize>, json: bool) -> CliResult {
     out.flush()?;
     let s = walk.stats();
     if !json {
-        eprintln!(
+        errln!(
             "{} positions reached, {} in the book, {} book moves, {} undecodable",
-            s.reached, s.in_book, s.moves, s.undecodable
+            s.reached,
+            s.in_book,
+            s.moves,
+            s.undecodable
         );
     }
     Ok(())
@@ -401,9 +407,11 @@ fn to_polyglot(args: &ToPolyglotArgs) -> CliResult {
             "zero_weight": stats.zero_weight,
         }))?;
     } else {
-        eprintln!(
+        errln!(
             "{} positions, {} entries written ({} moves of weight 0 left out)",
-            stats.positions, stats.entries, stats.zero_weight
+            stats.positions,
+            stats.entries,
+            stats.zero_weight
         );
     }
     Ok(())
@@ -426,7 +434,7 @@ fn build(args: &BuildArgs) -> CliResult {
                 Ok(r) => records.push(RecordData::from_raw(&r.raw)),
                 Err(e) => {
                     skipped += 1;
-                    eprintln!("chessfmt: warning: {}", e.in_file(&args.inputs[0]));
+                    errln!("chessfmt: warning: {}", e.in_file(&args.inputs[0]));
                 }
             }
         }
@@ -468,9 +476,10 @@ fn build(args: &BuildArgs) -> CliResult {
             "uncodable_moves": uncodable,
         }))?;
     } else {
-        eprintln!(
+        errln!(
             "{} positions on {} pages from {games} games ({skipped} skipped, {uncodable} moves without a CTG code)",
-            summary.records, summary.pages
+            summary.records,
+            summary.pages
         );
     }
     Ok(())

@@ -211,7 +211,7 @@ pub fn run(args: &InfoArgs) -> CliResult {
             if args.json {
                 json_line(&s)?
             } else {
-                println!("{s}")
+                outln!("{s}")
             }
         }
         Format::Pgn => {
@@ -219,17 +219,20 @@ pub fn run(args: &InfoArgs) -> CliResult {
             if args.json {
                 json_line(&s)?;
             } else {
-                println!("format:  {}", s.format);
-                println!("games:   {} ({} plies)", s.games, s.plies);
-                println!(
+                outln!("format:  {}", s.format);
+                outln!("games:   {} ({} plies)", s.games, s.plies);
+                outln!(
                     "results: {} white wins, {} black wins, {} draws, {} unknown",
-                    s.white_wins, s.black_wins, s.draws, s.unknown_results
+                    s.white_wins,
+                    s.black_wins,
+                    s.draws,
+                    s.unknown_results
                 );
-                print!("skipped: {}", s.skipped);
+                out!("skipped: {}", s.skipped);
                 for (k, n) in &s.skipped_by_reason {
-                    print!(", {n} {k}");
+                    out!(", {n} {k}");
                 }
-                println!();
+                outln!();
             }
         }
         format => {
@@ -242,7 +245,7 @@ pub fn run(args: &InfoArgs) -> CliResult {
             if args.json {
                 json_line(&s)?;
             } else {
-                println!("format: {format}\nbytes:  {bytes}\nreader: {}", s.reader);
+                outln!("format: {format}\nbytes:  {bytes}\nreader: {}", s.reader);
             }
         }
     }

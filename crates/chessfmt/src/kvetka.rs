@@ -244,7 +244,7 @@ fn probe(path: &Path, fen: Option<&str>, json: bool) -> CliResult {
     let probe = book.probe(&pos)?;
     if let Some(p) = &probe {
         for code in &p.undecodable {
-            eprintln!("chessfmt: warning: move code {code:#04x} is not a legal move here");
+            errln!("chessfmt: warning: move code {code:#04x} is not a legal move here");
         }
     }
     let out = ProbeOut {
@@ -289,14 +289,14 @@ fn probe(path: &Path, fen: Option<&str>, json: bool) -> CliResult {
         return Ok(());
     }
     match &out.position {
-        None => println!("position not in the book"),
+        None => outln!("position not in the book"),
         Some(p) => {
             let s = Stats {
                 wins: p.wins,
                 draws: p.draws,
                 losses: p.losses,
             };
-            println!(
+            outln!(
                 "position: {} games, +{} ={} -{} (side to move)",
                 s.games(),
                 p.wins,
@@ -304,7 +304,7 @@ fn probe(path: &Path, fen: Option<&str>, json: bool) -> CliResult {
                 p.losses
             );
             if let Some(c) = &p.comment {
-                println!("comment: {c}");
+                outln!("comment: {c}");
             }
         }
     }
@@ -315,7 +315,7 @@ fn probe(path: &Path, fen: Option<&str>, json: bool) -> CliResult {
         } else {
             100.0 * (m.wins as f64 + m.draws as f64 / 2.0) / games as f64
         };
-        println!(
+        outln!(
             "{:<6} {:>8} games  +{} ={} -{}  {pct:5.1}%{}",
             m.uci,
             games,
@@ -330,7 +330,7 @@ fn probe(path: &Path, fen: Option<&str>, json: bool) -> CliResult {
         );
         for g in &m.games {
             if let (Some(w), Some(b), Some(r)) = (&g.white, &g.black, g.result) {
-                println!("         {w} – {b} {r}");
+                outln!("         {w} – {b} {r}");
             }
         }
     }
@@ -391,18 +391,21 @@ fn info(path: &Path, check: bool, json: bool) -> CliResult {
             })),
         }))?;
     } else {
-        println!("caption      {}", h.caption);
-        println!(
+        outln!("caption      {}", h.caption);
+        outln!(
             "filters      Elo white {} black {} strong {} weak {} (0 = none)",
-            h.min_elo_white, h.min_elo_black, h.min_elo_strong, h.min_elo_weak
+            h.min_elo_white,
+            h.min_elo_black,
+            h.min_elo_strong,
+            h.min_elo_weak
         );
         let max_move = if h.max_move == 0xff {
             "all".to_string()
         } else {
             h.max_move.to_string()
         };
-        println!("max_move     {max_move} half-moves");
-        println!(
+        outln!("max_move     {max_move} half-moves");
+        outln!(
             "elements     type {} ({}), links {}",
             h.element_type,
             if h.stores_games() {
@@ -412,23 +415,23 @@ fn info(path: &Path, check: bool, json: bool) -> CliResult {
             },
             if h.links != 0 { "on" } else { "off" }
         );
-        println!("blocks       {}", h.block_count);
-        println!("positions    {elements}");
+        outln!("blocks       {}", h.block_count);
+        outln!("positions    {elements}");
         if damaged > 0 {
-            println!("damaged      {damaged} blocks could not be read");
+            outln!("damaged      {damaged} blocks could not be read");
         }
         for (p, n) in book.files() {
-            println!("file         {} ({n} bytes)", p.display());
+            outln!("file         {} ({n} bytes)", p.display());
         }
-        println!("kin          {kin}");
+        outln!("kin          {kin}");
         if let (Some(s), Some(g)) = (sources, games) {
-            println!("sources      {s} ({g} games)");
+            outln!("sources      {s} ({g} games)");
         }
         if let Some(r) = &report {
             for p in &r.problems {
-                println!("problem      {p}");
+                outln!("problem      {p}");
             }
-            println!(
+            outln!(
                 "check        {}",
                 if r.is_ok() {
                     "ok".to_string()
@@ -463,14 +466,14 @@ fn info(path: &Path, check: bool, json: bool) -> CliResult {
 fn dump(path: &Path, json: bool) -> CliResult {
     use std::io::Write;
     let book = open(path)?;
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut out = std::io::BufWriter::new(crate::output::stdout()?);
     let mut damaged = 0u64;
     for e in book.elements() {
         let (loc, e) = match e {
             Ok(x) => x,
             Err(err) => {
                 damaged += 1;
-                eprintln!("chessfmt: warning: {err}");
+                errln!("chessfmt: warning: {err}");
                 continue;
             }
         };
@@ -588,7 +591,7 @@ fn build(args: &BuildArgs) -> CliResult {
         v["files"] = w.files.into();
         json_line(&v)?;
     } else {
-        eprintln!(
+        errln!(
             "{} positions in {} blocks, {} .kob file(s), from {} games ({} read, {} filtered, {} without result, {} skipped; {} moves without a code)",
             w.elements,
             w.blocks,
@@ -634,7 +637,7 @@ fn add(path: &Path, pgn: &[PathBuf], strict: bool, memory_limit: usize, json: bo
         v["files"] = stats.files.into();
         json_line(&v)?;
     } else {
-        eprintln!(
+        errln!(
             "{} games added ({} read): {} new positions, {} updated; {} blocks rewritten, {} added; {} of {} .kob files written",
             stats.build.games_added,
             stats.build.games_read,
@@ -663,9 +666,11 @@ fn to_polyglot(path: &Path, output: &Path, force: bool, json: bool) -> CliResult
             "skipped_positions": stats.skipped_positions,
         }))?;
     } else {
-        eprintln!(
+        errln!(
             "{} positions, {} entries written ({} moves of weight 0 left out)",
-            stats.positions, stats.moves, stats.zero_weight
+            stats.positions,
+            stats.moves,
+            stats.zero_weight
         );
     }
     Ok(())
@@ -696,9 +701,12 @@ fn from_polyglot(input: &Path, output: &Path, caption: &str, force: bool, json: 
             "blocks": w.blocks,
         }))?;
     } else {
-        eprintln!(
+        errln!(
             "{} positions, {} moves in {} blocks ({} moves without a Kvetka code)",
-            w.elements, stats.moves, w.blocks, stats.skipped_moves
+            w.elements,
+            stats.moves,
+            w.blocks,
+            stats.skipped_moves
         );
     }
     Ok(())

@@ -3,12 +3,14 @@
 //! `chessfmt FORMAT VERB ...`; every verb that prints data has `--json`. Exit codes: 0 on
 //! success, 1 on bad input (one line on stderr), 2 on usage errors.
 
+#[macro_use]
+mod output;
+
 mod cbh;
 mod ctg;
 mod info;
 mod kvetka;
 mod mapped;
-mod output;
 mod pgn_input;
 mod polyglot;
 mod progress;
@@ -32,7 +34,7 @@ enum Command {
     /// Recognise a file's format (by extension and content) and summarise it.
     Info(info::InfoArgs),
     /// ChessBase databases (.cbh with .cbg, .cba and the entity files).
-    #[command(subcommand)]
+    #[command(subcommand, alias = "chessbase")]
     Cbh(cbh::CbhCommand),
     /// ChessBase CTG opening books (.ctg/.cto/.ctb).
     #[command(subcommand)]
@@ -83,6 +85,7 @@ fn quiet_on_closed_pipe() {
 
 fn main() -> ExitCode {
     quiet_on_closed_pipe();
+    output::check_stdout();
     mapped::install();
     signals::install();
     let cli = Cli::parse();
@@ -94,7 +97,7 @@ fn main() -> ExitCode {
         Command::Polyglot(cmd) => polyglot::run(cmd),
         Command::Selfplay(cmd) => selfplay::run(cmd),
     };
-    match result {
+    match result.and_then(|()| output::flush_stdout()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(CliError(msg)) => {
             // The libraries say what happened; the CLI says which flag overrides it.
@@ -102,7 +105,7 @@ fn main() -> ExitCode {
                 chess_core::atomic::ALREADY_EXISTS,
                 "exists (use --force to overwrite)",
             );
-            eprintln!("chessfmt: error: {line}");
+            errln!("chessfmt: error: {line}");
             ExitCode::from(1)
         }
     }

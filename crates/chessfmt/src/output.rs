@@ -1,12 +1,98 @@
-//! Text and JSON output.
+//! Text and JSON output. Everything printed goes through these macros and functions, so a
+//! full or closed standard output is an error (exit 1, one line), never a panic.
 
 use std::io::{self, Write};
 
 use serde::Serialize;
 
+use crate::CliError;
+
+/// Writes to standard output; on failure (full, closed), returns from the enclosing function
+/// with a [`CliError`] ("standard output: …").
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        write!($crate::output::stdout()?, $($arg)*).map_err($crate::output::stdout_error)?
+    }};
+}
+
+/// [`out!`] with a line break.
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        writeln!($crate::output::stdout()?, $($arg)*).map_err($crate::output::stdout_error)?
+    }};
+}
+
+/// Writes a line to standard error (warnings, summaries); a failing standard error is ignored
+/// (there is nowhere left to report it), never a panic.
+macro_rules! errln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr().lock(), $($arg)*);
+    }};
+}
+
+/// [`errln!`] without the line break.
+#[allow(unused_macros)]
+macro_rules! err {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stderr().lock(), $($arg)*);
+    }};
+}
+
+static STDOUT_CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Notes whether the process started with its standard output closed (`>&-`). Rust's runtime
+/// reopens a closed descriptor 1 on `/dev/null` (read-write) before `main`, so every write
+/// would succeed and the output be lost: the CLI recognises that descriptor (the null device,
+/// opened read-write, which a shell's `> /dev/null` never does) and refuses to print instead
+/// of reporting success.
+pub fn check_stdout() {
+    #[cfg(unix)]
+    let closed = {
+        // SAFETY: fcntl/fstat/stat only read descriptor and file metadata into the zeroed
+        // structs given; the path is a NUL-terminated literal.
+        unsafe {
+            let mode = libc::fcntl(1, libc::F_GETFL);
+            let mut out: libc::stat = std::mem::zeroed();
+            let mut null: libc::stat = std::mem::zeroed();
+            mode == -1
+                || (mode & libc::O_ACCMODE == libc::O_RDWR
+                    && libc::fstat(1, &mut out) == 0
+                    && libc::stat(c"/dev/null".as_ptr(), &mut null) == 0
+                    && out.st_rdev == null.st_rdev
+                    && out.st_mode & libc::S_IFMT == libc::S_IFCHR)
+        }
+    };
+    #[cfg(not(unix))]
+    let closed = false;
+    STDOUT_CLOSED.store(closed, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Standard output, locked; an error when it was closed at start.
+pub fn stdout() -> Result<io::StdoutLock<'static>, CliError> {
+    if STDOUT_CLOSED.load(std::sync::atomic::Ordering::Relaxed) {
+        return Err(CliError("standard output: it is closed".to_string()));
+    }
+    Ok(io::stdout().lock())
+}
+
+/// The error of a failed write to standard output.
+pub fn stdout_error(e: io::Error) -> CliError {
+    CliError(format!("standard output: {e}"))
+}
+
+/// Flushes standard output, so that an error writing its last buffered bytes (a full disk)
+/// is reported instead of lost at exit.
+pub fn flush_stdout() -> Result<(), CliError> {
+    io::stdout().lock().flush().map_err(stdout_error)
+}
+
 /// Prints one JSON value on its own line.
-pub fn json_line<T: Serialize>(value: &T) -> io::Result<()> {
-    let mut out = io::stdout().lock();
-    serde_json::to_writer(&mut out, value)?;
-    writeln!(out)
+pub fn json_line<T: Serialize>(value: &T) -> Result<(), CliError> {
+    let mut out = stdout()?;
+    serde_json::to_writer(&mut out, value).map_err(|e| stdout_error(e.into()))?;
+    writeln!(out).map_err(stdout_error)
 }

@@ -15,14 +15,14 @@ pub fn warn_skipped(file: Option<&Path>, skipped: &SkipStats) {
     }
     let prefix = file.map_or(String::new(), |f| format!("{}: ", f.display()));
     for e in &skipped.examples {
-        eprintln!("chessfmt: warning: {prefix}skipped {e}");
+        errln!("chessfmt: warning: {prefix}skipped {e}");
     }
     let truncated = if skipped.truncated() {
         " (the input ends early)"
     } else {
         ""
     };
-    eprintln!("chessfmt: warning: {prefix}{skipped}{truncated}");
+    errln!("chessfmt: warning: {prefix}{skipped}{truncated}");
 }
 
 /// Under `--strict`, any game left out (or a truncated input) is an error: nothing is written.

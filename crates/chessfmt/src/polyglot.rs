@@ -136,7 +136,7 @@ fn dump_book(args: &DumpArgs) -> CliResult {
     };
     let result = match &args.output {
         Some(path) => chess_core::atomic::write_atomically(path, args.force, write),
-        None => write(&mut std::io::stdout().lock()),
+        None => write(&mut crate::output::stdout()?),
     };
     match result {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
@@ -281,7 +281,7 @@ fn build(args: &BuildArgs) -> CliResult {
             "seconds": seconds,
         }))?;
     } else {
-        println!(
+        errln!(
             "{} games read, {}; {} entries written to {} in {seconds:.1}s",
             stats.games_read,
             stats.skipped,
@@ -369,7 +369,7 @@ fn merge(args: &MergeArgs) -> CliResult {
             &serde_json::json!({"input_entries": input, "entries": output, "output": args.output.display().to_string()}),
         )?;
     } else {
-        println!(
+        errln!(
             "{input} entries in, {output} entries written to {}",
             args.output.display()
         );
@@ -456,9 +456,11 @@ fn probe(args: &ProbeArgs) -> CliResult {
             } else {
                 ""
             };
-            println!(
+            outln!(
                 "{:<6} weight {:>5} ({pct:5.1}%)  learn {}{flag}",
-                r.uci, r.weight, r.learn
+                r.uci,
+                r.weight,
+                r.learn
             );
         }
     }
@@ -477,7 +479,7 @@ pub fn run(cmd: PolyglotCommand) -> CliResult {
                     "fen": Fen::from_position(&pos, EnPassantMode::Legal).to_string(),
                 }))?;
             } else {
-                println!("{key}");
+                outln!("{key}");
             }
             Ok(())
         }
@@ -505,7 +507,7 @@ pub fn run(cmd: PolyglotCommand) -> CliResult {
                     &serde_json::json!({"uci": uci(m.mv), "weight": m.weight, "learn": m.learn, "raw": m.entry.raw_move}),
                 )?;
             } else {
-                println!("{}", uci(m.mv));
+                outln!("{}", uci(m.mv));
             }
             Ok(())
         }
@@ -523,7 +525,7 @@ pub fn run(cmd: PolyglotCommand) -> CliResult {
                 json_line(&value)?;
             } else {
                 // Exactly `polyglot info-book`'s output, banner included, so the two diff clean.
-                print!("{REFERENCE_BANNER}\n{}", lines.reference_text());
+                out!("{REFERENCE_BANNER}\n{}", lines.reference_text());
             }
             Ok(())
         }

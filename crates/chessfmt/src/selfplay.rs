@@ -277,9 +277,12 @@ fn print_summary(verb: &str, s: &Summary, json: bool) -> CliResult {
             "written": s.written, "skipped_games": s.skipped,
         }))?;
     } else {
-        println!(
+        outln!(
             "{verb}: read {} games ({} positions), wrote {}, skipped {} bad games",
-            s.games, s.positions, s.written, s.skipped
+            s.games,
+            s.positions,
+            s.written,
+            s.skipped
         );
     }
     Ok(())
@@ -396,7 +399,7 @@ fn stats(files: &[PathBuf], lenient: bool, json: bool) -> CliResult {
                     f.display()
                 )));
             }
-            eprintln!(
+            errln!(
                 "chessfmt: warning: {}: {e}; statistics of the {} complete games",
                 f.display(),
                 s.games
@@ -427,18 +430,21 @@ fn stats(files: &[PathBuf], lenient: bool, json: bool) -> CliResult {
             "truncated": truncated,
         }))?;
     } else {
-        println!("games:      {}", all.games);
-        println!(
+        outln!("games:      {}", all.games);
+        outln!(
             "positions:  {} ({} with policy)",
-            all.positions, all.positions_with_policy
+            all.positions,
+            all.positions_with_policy
         );
-        println!("bytes:      {} ({per:.1} per position)", all.bytes);
-        println!(
+        outln!("bytes:      {} ({per:.1} per position)", all.bytes);
+        outln!(
             "results:    {} white wins, {} draws, {} black wins",
-            all.results[2], all.results[1], all.results[0]
+            all.results[2],
+            all.results[1],
+            all.results[0]
         );
-        print_histogram("game length (plies)", &all.game_lengths, 20);
-        print_histogram("legal moves", &all.legal_moves, 10);
+        print_histogram("game length (plies)", &all.game_lengths, 20)?;
+        print_histogram("legal moves", &all.legal_moves, 10)?;
     }
     Ok(())
 }
@@ -448,9 +454,9 @@ fn print_histogram<K: Copy + TryInto<u64>>(
     title: &str,
     h: &std::collections::BTreeMap<K, u64>,
     width: u64,
-) {
+) -> CliResult {
     if h.is_empty() {
-        return;
+        return Ok(());
     }
     let mut buckets = std::collections::BTreeMap::<u64, u64>::new();
     for (&k, &v) in h {
@@ -459,15 +465,16 @@ fn print_histogram<K: Copy + TryInto<u64>>(
             .or_default() += v;
     }
     let max = buckets.values().copied().max().unwrap_or(1).max(1);
-    println!("{title}:");
+    outln!("{title}:");
     for (b, n) in buckets {
         let bar = "#".repeat(((n * 40).div_ceil(max)) as usize);
-        println!(
+        outln!(
             "  {:>4}-{:<4} {n:>10} {bar}",
             b * width,
             b * width + width - 1
         );
     }
+    Ok(())
 }
 
 fn head(file: &Path, n: usize, json: bool) -> CliResult {
@@ -493,7 +500,7 @@ fn head(file: &Path, n: usize, json: bool) -> CliResult {
                 "result": game.result(), "moves": moves,
             }))?;
         } else {
-            println!("game {} ({fen}), result {}", view.index, game.result());
+            outln!("game {} ({fen}), result {}", view.index, game.result());
             for m in &game.moves {
                 let visits = m.visits.as_ref().map_or(String::new(), |v| {
                     format!(
@@ -501,7 +508,7 @@ fn head(file: &Path, n: usize, json: bool) -> CliResult {
                         v.iter().map(|&(_, b)| b).collect::<Vec<_>>()
                     )
                 });
-                println!(
+                outln!(
                     "  {} score {}{visits}",
                     m.mv.to_uci(game.castling_mode),
                     m.score
@@ -516,7 +523,7 @@ fn positions(file: &Path, n: Option<u64>, lenient: bool, json: bool) -> CliResul
     let data = open(file)?;
     let mode = if lenient { Mode::Lenient } else { Mode::Strict };
     let mut it = Positions::from_slice(&data, mode);
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut out = std::io::BufWriter::new(crate::output::stdout()?);
     let mut count = 0;
     let result = (|| -> Result<(), CliError> {
         while let Some(s) = it.next() {
@@ -583,12 +590,14 @@ fn validate(file: &Path, lenient: bool, json: bool) -> CliResult {
             "errors": errors,
         }))?;
     } else {
-        println!(
+        outln!(
             "{} valid games ({} positions), {} bad",
-            v.valid, v.positions, v.bad
+            v.valid,
+            v.positions,
+            v.bad
         );
         for e in &v.errors {
-            println!("  {e}");
+            outln!("  {e}");
         }
     }
     if v.bad == 0 {
@@ -684,7 +693,7 @@ fn split(file: &Path, parts: Option<usize>, games: Option<usize>, out: &OutArgs)
         json_line(&serde_json::json!({ "parts": parts }))?;
     } else {
         for (p, g, b) in &names {
-            println!("{}: {g} games, {b} bytes", p.display());
+            outln!("{}: {g} games, {b} bytes", p.display());
         }
     }
     Ok(())
