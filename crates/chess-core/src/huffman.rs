@@ -6,7 +6,7 @@
 //!
 //! This module holds what both formats use: the bit codec ([`encode_board`], [`decode_board`]),
 //! the stored form of a position ([`HuffmanPosition`]) with the one rule that turns it back into
-//! a [`Chess`](shakmaty::Chess) ([`HuffmanPosition::to_position`]), and the allocation-free
+//! a [`Chess`] ([`HuffmanPosition::to_position`]), and the allocation-free
 //! writer of a position's normalised code ([`write_normalised_code`], [`put_bits`]) that the
 //! formats' fast key functions build on. The two framings around the board bits live in their
 //! crates: `ctg::position` (a header byte, flags at the end of the last byte) and

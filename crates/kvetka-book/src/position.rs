@@ -6,7 +6,7 @@
 //! (`specs/kvetka.ru.txt`, "Кодирование").
 //!
 //! [`encode`]/[`decode`] work on a [`HuffmanPosition`] (already normalised); [`key_of`] is the
-//! allocation-free key of any position, normalised on the fly (the probe path); [`position`]
+//! allocation-free key of any position, normalised on the fly (the probe path); [`position_of`]
 //! turns a key back into a position by the family's one rule
 //! ([`HuffmanPosition::to_position`]).
 
