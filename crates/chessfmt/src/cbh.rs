@@ -30,7 +30,7 @@ pub enum CbhCommand {
         /// The database's .cbh file.
         db: PathBuf,
         /// Only records A-B (1-based, inclusive; "A-" or "-B" leave one end open).
-        #[arg(long)]
+        #[arg(long, value_parser = crate::args::record_range)]
         range: Option<String>,
         /// Print JSON lines.
         #[arg(long)]
@@ -47,7 +47,7 @@ pub enum CbhCommand {
         #[arg(long)]
         force: bool,
         /// Only records A-B (1-based, inclusive).
-        #[arg(long)]
+        #[arg(long, value_parser = crate::args::record_range)]
         range: Option<String>,
         /// Leave out comments, NAGs and graphical annotations.
         #[arg(long)]
@@ -59,7 +59,7 @@ pub enum CbhCommand {
         #[arg(long, default_value_t = 0)]
         threads: usize,
         /// Print the summary as JSON on standard output (needs -o).
-        #[arg(long)]
+        #[arg(long, requires = "output")]
         json: bool,
     },
     /// One game: header, moves with variations, annotations (PGN, or a JSON tree).
@@ -106,11 +106,6 @@ pub fn run(cmd: CbhCommand) -> CliResult {
             let range = parse_range(range.as_deref(), db.len())?;
             let mut opts = PgnOptions::default();
             opts.annotations = !no_annotations;
-            if json && output.is_none() {
-                return Err(CliError(
-                    "--json needs -o (standard output carries the PGN)".into(),
-                ));
-            }
             let total = u64::from(range.end().saturating_sub(*range.start()) + 1);
             let bar = progress::bar(total, false, "exporting");
             let run = |w: &mut dyn Write| {

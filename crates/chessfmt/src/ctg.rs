@@ -78,7 +78,7 @@ pub struct ToPolyglotArgs {
     output: PathBuf,
     /// Move weighting: score (2·wins + draws of the mover), score-no-red, score-green,
     /// droidfish, games, uniform.
-    #[arg(long, default_value = "score-no-red")]
+    #[arg(long, default_value = "score-no-red", value_parser = clap::builder::PossibleValuesParser::new(Policy::NAMES))]
     policy: String,
     /// Follow at most N plies.
     #[arg(long, value_name = "N")]

@@ -6,6 +6,7 @@
 #[macro_use]
 mod output;
 
+mod args;
 mod cbh;
 mod ctg;
 mod info;

@@ -176,7 +176,7 @@ pub struct BuildArgs {
     #[arg(long, default_value_t = 3)]
     min_game: u32,
     /// Keep moves whose mean score for the mover is at least PCT percent.
-    #[arg(long, default_value_t = 0.0, value_name = "PCT")]
+    #[arg(long, default_value_t = 0.0, value_name = "PCT", value_parser = crate::args::percent)]
     min_score: f64,
     /// Keep only White's moves.
     #[arg(long, conflicts_with = "only_black")]
@@ -214,9 +214,6 @@ fn build(args: &BuildArgs) -> CliResult {
             "{} exists (use --force to overwrite)",
             args.output.display()
         )));
-    }
-    if !(0.0..=100.0).contains(&args.min_score) {
-        return Err(CliError("--min-score must be a percentage (0..100)".into()));
     }
     let mut options = BuildOptions::default();
     options.max_ply = args.max_ply;
@@ -327,6 +324,9 @@ pub struct MergeArgs {
 
 fn merge(args: &MergeArgs) -> CliResult {
     use polyglot_book::ops::merge::{MergeStrategy, merge_reference, merge_sorted};
+    if args.strategy == StrategyArg::Reference && args.books.len() != 2 {
+        crate::args::usage_error("--strategy reference merges exactly two books");
+    }
     // An existing output is refused (without --force) by the atomic write, before any merging.
     // Books are mapped, not loaded: the streaming merge holds one position at a time.
     let books = args
@@ -336,11 +336,6 @@ fn merge(args: &MergeArgs) -> CliResult {
         .collect::<Result<Vec<_>, CliError>>()?;
     let (input, output) = match args.strategy {
         StrategyArg::Reference => {
-            if books.len() != 2 {
-                return Err(CliError(
-                    "--strategy reference merges exactly two books".into(),
-                ));
-            }
             let a: Vec<_> = books[0].entries().collect();
             let b: Vec<_> = books[1].entries().collect();
             let out = merge_reference(&a, &b);

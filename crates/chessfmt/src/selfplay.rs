@@ -83,10 +83,10 @@ pub enum SelfplayCommand {
         #[arg(long)]
         max_ply: Option<usize>,
         /// Smallest side-to-move score (0..1).
-        #[arg(long)]
+        #[arg(long, value_parser = crate::args::unit_score)]
         min_score: Option<f32>,
         /// Largest side-to-move score (0..1).
-        #[arg(long)]
+        #[arg(long, value_parser = crate::args::unit_score)]
         max_score: Option<f32>,
         /// Only positions where the side to move is in check.
         #[arg(long, conflicts_with = "not_in_check")]
@@ -120,10 +120,10 @@ pub enum SelfplayCommand {
         /// A policy-format file.
         file: PathBuf,
         /// Number of parts of about equal size.
-        #[arg(long, required_unless_present = "games", conflicts_with = "games")]
+        #[arg(long, required_unless_present = "games", conflicts_with = "games", value_parser = crate::args::positive)]
         parts: Option<usize>,
         /// Games per part.
-        #[arg(long)]
+        #[arg(long, value_parser = crate::args::positive)]
         games: Option<usize>,
         #[command(flatten)]
         out: OutArgs,

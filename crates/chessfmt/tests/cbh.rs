@@ -157,7 +157,9 @@ fn info_show_and_errors() {
     assert_eq!(moves[5]["variations"][0][0]["san"], "Qc7");
 
     // Usage and input errors.
-    assert_eq!(chessfmt(&["cbh", "list", &wv, "--range", "5-2"]).0, 1);
+    // A reversed range is a usage error (exit 2); a range past the records is bad input.
+    assert_eq!(chessfmt(&["cbh", "list", &wv, "--range", "5-2"]).0, 2);
+    assert_eq!(chessfmt(&["cbh", "list", &wv, "--range", "100000-"]).0, 1);
     assert_eq!(chessfmt(&["cbh", "show", &wv, "999"]).0, 1);
     assert_eq!(chessfmt(&["cbh", "list"]).0, 2);
     assert_eq!(chessfmt(&["cbh", "info", "/nonexistent/x.cbh"]).0, 1);

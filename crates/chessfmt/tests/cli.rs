@@ -503,7 +503,7 @@ fn ctg_verbs_build_convert_and_errors() {
     assert_eq!(rows[0]["weight"], 2);
     // Usage and input errors.
     let (code, _, _) = chessfmt(&["ctg", "to-polyglot", b, "-o", "x.bin", "--policy", "nope"]);
-    assert_eq!(code, 1);
+    assert_eq!(code, 2, "an unknown policy is a usage error");
     let (code, _, _) = chessfmt(&["ctg", "probe"]);
     assert_eq!(code, 2);
     let (code, _, err) = chessfmt(&["ctg", "probe", pgn.to_str().unwrap()]);

@@ -1,0 +1,88 @@
+//! Argument types shared by the verbs: value parsers that make clap refuse a bad value as a
+//! usage error (exit 2, with the usage line) before any file is touched.
+
+use clap::error::ErrorKind;
+
+/// A percentage: a finite number from 0 to 100.
+pub fn percent(s: &str) -> Result<f64, String> {
+    let v: f64 = s.parse().map_err(|_| format!("{s:?} is not a number"))?;
+    if v.is_finite() && (0.0..=100.0).contains(&v) {
+        Ok(v)
+    } else {
+        Err(format!("{s} is not a percentage from 0 to 100"))
+    }
+}
+
+/// A score from 0 to 1 (side to move's view).
+pub fn unit_score(s: &str) -> Result<f32, String> {
+    let v: f32 = s.parse().map_err(|_| format!("{s:?} is not a number"))?;
+    if v.is_finite() && (0.0..=1.0).contains(&v) {
+        Ok(v)
+    } else {
+        Err(format!("{s} is not a score from 0 to 1"))
+    }
+}
+
+/// A count of at least 1.
+pub fn positive(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(0) => Err("must be at least 1".to_string()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!("{s:?} is not a whole number")),
+    }
+}
+
+/// A range of 1-based record numbers: `A-B`, `A-`, `-B` or `A`, with `1 ≤ A ≤ B`. Checked
+/// here for its form; the database's record count closes an open end later.
+pub fn record_range(s: &str) -> Result<String, String> {
+    let bad = || format!("{s:?} is not a range A-B, A-, -B or A of record numbers with 1 ≤ A ≤ B");
+    let num = |t: &str| -> Result<Option<u32>, String> {
+        let t = t.trim();
+        if t.is_empty() {
+            Ok(None)
+        } else {
+            t.parse().map(Some).map_err(|_| bad())
+        }
+    };
+    let (a, b) = match s.split_once('-') {
+        Some((a, b)) => (num(a)?, num(b)?),
+        None => {
+            let n = num(s)?.ok_or_else(bad)?;
+            (Some(n), Some(n))
+        }
+    };
+    match (a, b) {
+        (Some(0), _) | (_, Some(0)) => Err(bad()),
+        (Some(a), Some(b)) if a > b => Err(bad()),
+        _ => Ok(s.to_string()),
+    }
+}
+
+/// Ends the process as clap does for a usage error (message on stderr, exit 2): for a rule
+/// between arguments that clap cannot express.
+pub fn usage_error(message: impl std::fmt::Display) -> ! {
+    clap::Error::raw(ErrorKind::ArgumentConflict, format!("{message}\n")).exit()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn value_parsers() {
+        assert_eq!(percent("55.5"), Ok(55.5));
+        for bad in ["101", "-1", "nan", "inf", "x"] {
+            assert!(percent(bad).is_err(), "{bad}");
+        }
+        assert!(unit_score("2").is_err());
+        assert_eq!(unit_score("0.25"), Ok(0.25));
+        assert!(positive("0").is_err());
+        assert_eq!(positive("3"), Ok(3));
+        for good in ["1-5", "5-", "-5", "7", "3-3"] {
+            assert!(record_range(good).is_ok(), "{good}");
+        }
+        for bad in ["5-2", "0-3", "a-b", "", "-0"] {
+            assert!(record_range(bad).is_err(), "{bad}");
+        }
+    }
+}
