@@ -58,6 +58,22 @@ pub fn record_range(s: &str) -> Result<String, String> {
     }
 }
 
+/// A FEN: at least the four position fields (board, side to move, castling, en passant; the
+/// move counters may be left out), naming a legal position. A FEN with fewer fields would
+/// silently stand for another position (White to move, no castling), so it is refused.
+pub fn fen(s: &str) -> Result<String, String> {
+    let fields = s.split_whitespace().count();
+    if fields < 4 {
+        return Err(format!(
+            "{s:?} has {fields} of the FEN fields; give at least board, side to move, castling \
+             and en passant (e.g. \"… w KQkq -\")"
+        ));
+    }
+    chess_core::pgn::position_from_fen(s, false)
+        .map(|_| s.to_string())
+        .map_err(|e| format!("{s:?}: {e}"))
+}
+
 /// Ends the process as clap does for a usage error (message on stderr, exit 2): for a rule
 /// between arguments that clap cannot express.
 pub fn usage_error(message: impl std::fmt::Display) -> ! {
@@ -84,5 +100,11 @@ mod tests {
         for bad in ["5-2", "0-3", "a-b", "", "-0"] {
             assert!(record_range(bad).is_err(), "{bad}");
         }
+        let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
+        assert!(fen(start).is_ok());
+        assert!(fen(&format!("{start} 0 1")).is_ok());
+        assert!(fen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR").is_err());
+        assert!(fen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b").is_err());
+        assert!(fen("8/8/8/8/8/8/8/8 w - -").is_err(), "no kings");
     }
 }

@@ -9,7 +9,7 @@ use chessbase_db::{
 };
 use clap::Subcommand;
 use serde_json::{Value, json};
-use shakmaty::{CastlingMode, Chess, EnPassantMode, Position, fen::Fen, san::SanPlus};
+use shakmaty::{Chess, EnPassantMode, Position, fen::Fen, san::SanPlus};
 
 use crate::{CliError, CliResult, output::json_line, progress};
 
@@ -383,7 +383,8 @@ fn line_json(
         let n = tree.node(child);
         let (uci, san) = match n.mv {
             Some(m) => (
-                m.to_uci(CastlingMode::Chess960).to_string(),
+                // Standard castling as e1g1; king-takes-rook only in Chess960 games.
+                m.to_uci(pos.castles().mode()).to_string(),
                 SanPlus::from_move_and_play_unchecked(&mut pos, m).to_string(),
             ),
             None => {

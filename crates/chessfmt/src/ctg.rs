@@ -37,7 +37,7 @@ pub enum CtgCommand {
         /// The book's .ctg.
         book: PathBuf,
         /// The position (default: the start position).
-        #[arg(long)]
+        #[arg(long, value_parser = crate::args::fen)]
         fen: Option<String>,
         /// Print a JSON array, one object per move.
         #[arg(long)]

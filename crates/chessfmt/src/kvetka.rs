@@ -41,7 +41,7 @@ pub enum KvetkaCommand {
         /// The book.
         book: PathBuf,
         /// The position (default: the start position).
-        #[arg(long)]
+        #[arg(long, value_parser = crate::args::fen)]
         fen: Option<String>,
         /// Print one JSON object.
         #[arg(long)]

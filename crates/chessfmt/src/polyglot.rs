@@ -21,7 +21,7 @@ pub enum PolyglotCommand {
     /// Print the Polyglot key of a position (16 hex digits).
     Key {
         /// The position (default: the start position).
-        #[arg(long)]
+        #[arg(long, value_parser = crate::args::fen)]
         fen: Option<String>,
         /// Print JSON.
         #[arg(long)]
@@ -34,7 +34,7 @@ pub enum PolyglotCommand {
         /// The book.
         book: PathBuf,
         /// The position (default: the start position).
-        #[arg(long)]
+        #[arg(long, value_parser = crate::args::fen)]
         fen: Option<String>,
         /// Seed of the random choice (default: from the system).
         #[arg(long)]
@@ -150,7 +150,7 @@ pub struct ProbeArgs {
     /// The book.
     book: PathBuf,
     /// The position (default: the start position).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::args::fen)]
     fen: Option<String>,
     /// Also list null, illegal and malformed entries (`"legal": false`).
     #[arg(long)]

@@ -156,6 +156,13 @@ fn info_show_and_errors() {
     assert_eq!(moves[5]["variations"].as_array().unwrap().len(), 2);
     assert_eq!(moves[5]["variations"][0][0]["san"], "Qc7");
 
+    // Castling in standard chess is written king-to-target-square (e1g1), as every other
+    // verb writes it; king-takes-rook (e1h1) only in Chess960 games.
+    let (code, out, _) = chessfmt(&["cbh", "show", &wv, "1", "--json"]);
+    assert_eq!(code, 0);
+    assert!(out.contains(r#""uci":"e1g1""#), "{out}");
+    assert!(!out.contains(r#""uci":"e1h1""#) && !out.contains(r#""uci":"e8h8""#), "{out}");
+
     // Usage and input errors.
     // A reversed range is a usage error (exit 2); a range past the records is bad input.
     assert_eq!(chessfmt(&["cbh", "list", &wv, "--range", "5-2"]).0, 2);

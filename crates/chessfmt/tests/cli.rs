@@ -44,9 +44,24 @@ fn probe_json_on_the_bundled_book() {
 
 #[test]
 fn exit_codes() {
+    // A --fen that is not a FEN, or an incomplete one (board only: it would silently stand
+    // for another position), is a usage error.
     let (code, _, err) = chessfmt(&["polyglot", "key", "--fen", "not a fen"]);
-    assert_eq!(code, 1);
-    assert_eq!(err.lines().count(), 1, "{err}");
+    assert_eq!(code, 2, "{err}");
+    assert!(err.starts_with("error: invalid value"), "{err}");
+    let board_only = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR";
+    for verb in [
+        &["polyglot", "key"][..],
+        &["polyglot", "probe", "x.bin"],
+        &["ctg", "probe", "x.ctg"],
+        &["kvetka", "probe", "x.kob"],
+    ] {
+        let mut args = verb.to_vec();
+        args.extend(["--fen", board_only]);
+        let (code, _, err) = chessfmt(&args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains("FEN fields"), "{err}");
+    }
     let (code, _, err) = chessfmt(&["polyglot", "probe", "/nonexistent/book.bin"]);
     assert_eq!(code, 1);
     assert!(err.contains("/nonexistent/book.bin"), "{err}");
