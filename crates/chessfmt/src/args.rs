@@ -74,6 +74,25 @@ pub fn fen(s: &str) -> Result<String, String> {
         .map_err(|e| format!("{s:?}: {e}"))
 }
 
+/// The most worker threads a verb starts: four per core. More cannot go faster (the work is
+/// CPU-bound) and thousands of threads exhaust the machine.
+pub fn max_threads() -> usize {
+    std::thread::available_parallelism().map_or(4, |n| n.get()) * 4
+}
+
+/// The worker threads to start for `--threads N` (0 or absent = all cores): N capped at
+/// [`max_threads`], with a note on standard error when it was capped.
+pub fn threads(requested: Option<usize>) -> usize {
+    let n = requested.unwrap_or(0);
+    let max = max_threads();
+    if n > max {
+        errln!("chessfmt: note: --threads {n} capped at {max} (4 per core)");
+        max
+    } else {
+        n
+    }
+}
+
 /// Ends the process as clap does for a usage error (message on stderr, exit 2): for a rule
 /// between arguments that clap cannot express.
 pub fn usage_error(message: impl std::fmt::Display) -> ! {

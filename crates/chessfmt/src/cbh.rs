@@ -115,7 +115,7 @@ pub fn run(cmd: CbhCommand) -> CliResult {
                     range.clone(),
                     &opts,
                     include_deleted,
-                    threads,
+                    crate::args::threads(Some(threads)),
                     &mut w,
                     |n| bar.set_position(n),
                 )?;

@@ -228,7 +228,7 @@ fn build(args: &BuildArgs) -> CliResult {
     };
     options.uniform = args.uniform;
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(args.threads.unwrap_or(0))
+        .num_threads(crate::args::threads(args.threads))
         .build()
         .map_err(|e| CliError(e.to_string()))?;
     let start = std::time::Instant::now();

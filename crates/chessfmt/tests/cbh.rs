@@ -161,7 +161,10 @@ fn info_show_and_errors() {
     let (code, out, _) = chessfmt(&["cbh", "show", &wv, "1", "--json"]);
     assert_eq!(code, 0);
     assert!(out.contains(r#""uci":"e1g1""#), "{out}");
-    assert!(!out.contains(r#""uci":"e1h1""#) && !out.contains(r#""uci":"e8h8""#), "{out}");
+    assert!(
+        !out.contains(r#""uci":"e1h1""#) && !out.contains(r#""uci":"e8h8""#),
+        "{out}"
+    );
 
     // Usage and input errors.
     // A reversed range is a usage error (exit 2); a range past the records is bad input.

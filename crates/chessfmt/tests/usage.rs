@@ -118,3 +118,15 @@ fn bad_option_values_are_usage_errors() {
         0
     );
 }
+
+#[test]
+fn thread_counts_are_capped_with_a_note() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("t.bin").display().to_string();
+    let pgn = testdata("kvetka/small.pgn");
+    let start = std::time::Instant::now();
+    let (code, _, err) = chessfmt(&["polyglot", "build", &pgn, "-o", &out, "--threads", "100000"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("--threads 100000 capped at"), "{err}");
+    assert!(start.elapsed() < std::time::Duration::from_secs(20));
+}
