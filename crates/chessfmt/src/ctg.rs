@@ -446,6 +446,9 @@ fn build(args: &BuildArgs) -> CliResult {
                 p.display()
             )));
         }
+        for input in &args.inputs {
+            crate::pgn_input::check_pgn_input(input)?;
+        }
         let mut builder = Builder::new(args.max_ply);
         let bar = progress::spinner("games");
         let mut skipped = 0u64;

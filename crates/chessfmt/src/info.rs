@@ -38,6 +38,10 @@ pub enum Format {
     Chessbase,
     /// PGN, possibly compressed.
     Pgn,
+    /// Monty self-play data, policy format.
+    SelfplayPolicy,
+    /// Monty self-play data, value format.
+    SelfplayValue,
 }
 
 impl fmt::Display for Format {
@@ -48,11 +52,23 @@ impl fmt::Display for Format {
             Format::Kvetka => "Kvetka opening book",
             Format::Chessbase => "ChessBase database",
             Format::Pgn => "PGN games",
+            Format::SelfplayPolicy => "Monty self-play data (policy format)",
+            Format::SelfplayValue => "Monty self-play data (value format)",
         })
     }
 }
 
-fn extension_format(path: &Path) -> Option<Format> {
+impl Format {
+    /// The name with its article, for sentences ("it looks like a Polyglot opening book").
+    pub fn with_article(self) -> String {
+        match self {
+            Format::Pgn | Format::SelfplayPolicy | Format::SelfplayValue => self.to_string(),
+            _ => format!("a {self}"),
+        }
+    }
+}
+
+pub(crate) fn extension_format(path: &Path) -> Option<Format> {
     let name = path.file_name()?.to_string_lossy().to_ascii_lowercase();
     let base = ["gz", "zst", "xz"]
         .iter()
@@ -60,7 +76,6 @@ fn extension_format(path: &Path) -> Option<Format> {
         .unwrap_or(&name);
     let ext = Path::new(base).extension()?.to_str()?;
     Some(match ext {
-        "bin" => Format::Polyglot,
         "ctg" | "cto" | "ctb" => Format::Ctg,
         "kob" | "kin" | "ksf" => Format::Kvetka,
         "cbh" | "cbg" | "cba" | "cbp" | "cbt" | "cbc" | "cbs" | "cbe" | "cbj" | "cbm" | "cbtt" => {
@@ -71,30 +86,146 @@ fn extension_format(path: &Path) -> Option<Format> {
     })
 }
 
-fn content_format(head: &[u8], len: u64) -> Option<Format> {
+/// PGN by its first bytes: a compressed stream, or text that opens with a tag pair.
+pub(crate) fn is_pgn(head: &[u8]) -> bool {
     if Compression::detect(head) != Compression::None {
-        return Some(Format::Pgn);
+        return true;
     }
     let text = head.strip_prefix(b"\xef\xbb\xbf").unwrap_or(head);
     let first = text.iter().find(|b| !b.is_ascii_whitespace());
-    if matches!(first, Some(b'[')) && text.is_ascii() {
-        return Some(Format::Pgn);
-    }
-    if len > 0 && len.is_multiple_of(16) {
-        return Some(Format::Polyglot);
-    }
-    None
+    matches!(first, Some(b'[')) && std::str::from_utf8(text).is_ok_and(|t| !t.contains('\0'))
 }
 
-/// Recognises a file's format: by extension, else by content.
+/// The binary formats without a magic number, by content (the libraries' sniffers): a
+/// self-play file's first game must decode with legal moves; a Polyglot book must be sorted
+/// 16-byte entries.
+pub(crate) fn content_format(data: &[u8]) -> Option<Format> {
+    if is_pgn(&data[..data.len().min(512)]) {
+        return Some(Format::Pgn);
+    }
+    match selfplay_format::sniff::sniff(data) {
+        Some(selfplay_format::sniff::Kind::Value) => return Some(Format::SelfplayValue),
+        Some(_) => return Some(Format::SelfplayPolicy),
+        None => {}
+    }
+    polyglot_book::looks_like_book(data).then_some(Format::Polyglot)
+}
+
+/// The first bytes of a file (up to 64 KiB: room for a self-play game).
+pub(crate) fn head_of(path: &Path) -> Result<Vec<u8>, CliError> {
+    let f = File::open(path).map_err(|e| CliError(format!("{}: {e}", path.display())))?;
+    let mut head = Vec::with_capacity(1 << 16);
+    f.take(1 << 16)
+        .read_to_end(&mut head)
+        .map_err(|e| CliError(format!("{}: {e}", path.display())))?;
+    Ok(head)
+}
+
+/// Whether `head` is text (no NUL byte, UTF-8 up to a character cut at the end).
+pub(crate) fn is_text(head: &[u8]) -> bool {
+    !head.contains(&0)
+        && match std::str::from_utf8(head) {
+            Ok(_) => true,
+            Err(e) => e.error_len().is_none(),
+        }
+}
+
+/// Refuses a file that is plainly of another kind than `expected` (the user gave the wrong
+/// file): "FILE is not a … (it looks like …)". Only clear cases are refused, so that damaged
+/// files of the right kind still reach their reader and its precise error.
+pub(crate) fn refuse_wrong_kind(path: &Path, head: &[u8], expected: Format) -> CliResult {
+    let looks = match expected {
+        Format::Pgn => {
+            let start = &head[..head.len().min(512)];
+            if head.is_empty() || is_pgn(start) || is_text(start) {
+                return Ok(());
+            }
+            content_format(head).map_or("binary data".to_string(), |f| f.with_article())
+        }
+        Format::Polyglot => {
+            let start = &head[..head.len().min(512)];
+            if head.is_empty() {
+                return Ok(());
+            } else if is_text(start) {
+                if is_pgn(start) {
+                    Format::Pgn.with_article()
+                } else {
+                    "text".to_string()
+                }
+            } else if selfplay_format::sniff::sniff(head).is_some()
+                && !polyglot_book::looks_like_book(head)
+            {
+                "Monty self-play data".to_string()
+            } else {
+                return Ok(());
+            }
+        }
+        Format::SelfplayPolicy | Format::SelfplayValue => {
+            let start = &head[..head.len().min(512)];
+            if head.is_empty() {
+                return Ok(());
+            } else if is_text(start) {
+                if is_pgn(start) {
+                    Format::Pgn.with_article()
+                } else {
+                    "text".to_string()
+                }
+            } else if polyglot_book::looks_like_book(head)
+                && selfplay_format::sniff::sniff(head).is_none()
+            {
+                Format::Polyglot.with_article()
+            } else {
+                return Ok(());
+            }
+        }
+        Format::Ctg | Format::Kvetka | Format::Chessbase => {
+            // A base name (`book` for `book.kob`, …) or a missing file is for the library to
+            // resolve or report; an existing file of another kind is refused.
+            let other_kind =
+                path.is_file() && extension_format(path).is_some_and(|f| f != expected);
+            if !other_kind {
+                return Ok(());
+            }
+            match extension_format(path).or_else(|| content_format(head)) {
+                Some(f) => f.with_article(),
+                None => "another kind of file".to_string(),
+            }
+        }
+    };
+    let what = match expected {
+        Format::Pgn => "PGN games".to_string(),
+        Format::Ctg => "a CTG book (.ctg, .cto or .ctb)".to_string(),
+        Format::Kvetka => "a Kvetka book (.kob, .kin or .ksf)".to_string(),
+        Format::Chessbase => "a ChessBase database (.cbh and its companion files)".to_string(),
+        Format::SelfplayPolicy | Format::SelfplayValue => "Monty self-play data".to_string(),
+        Format::Polyglot => "a Polyglot opening book".to_string(),
+    };
+    Err(CliError(format!(
+        "{} is not {what} (it looks like {looks})",
+        path.display()
+    )))
+}
+
+/// Recognises a file's format: by the extension where it is unambiguous (CTG, Kvetka,
+/// ChessBase, PGN), else by content (`.bin` is both Polyglot's and self-play data's).
 pub fn detect(path: &Path) -> Result<Format, CliError> {
     let mut f = File::open(path).map_err(|e| CliError(format!("{}: {e}", path.display())))?;
-    let len = f.metadata().map(|m| m.len()).unwrap_or(0);
     let mut head = Vec::with_capacity(512);
     f.by_ref().take(512).read_to_end(&mut head)?;
-    extension_format(path)
-        .or_else(|| content_format(&head, len))
-        .ok_or_else(|| CliError(format!("{}: unrecognised format", path.display())))
+    if let Some(format) = extension_format(path) {
+        return Ok(format);
+    }
+    if is_pgn(&head) {
+        return Ok(Format::Pgn);
+    }
+    let data = crate::mapped::file(path)?;
+    content_format(&data).ok_or_else(|| {
+        CliError(format!(
+            "{}: unrecognised format (not a Polyglot book, self-play data, PGN, or a file of a \
+             CTG, Kvetka or ChessBase set)",
+            path.display()
+        ))
+    })
 }
 
 /// Summary of a Polyglot book.
@@ -194,11 +325,97 @@ fn pgn_summary(path: &Path) -> Result<PgnSummary, CliError> {
     Ok(s)
 }
 
+/// Summary of a book or database of several files, or of self-play data.
 #[derive(Debug, Serialize)]
-struct OtherSummary {
+struct Summary {
     format: Format,
-    bytes: u64,
-    reader: &'static str,
+    #[serde(flatten)]
+    fields: serde_json::Map<String, serde_json::Value>,
+}
+
+impl fmt::Display for Summary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "format:    {}", self.format)?;
+        for (k, v) in &self.fields {
+            let v = v.as_str().map_or_else(|| v.to_string(), str::to_string);
+            write!(f, "\n{:<10} {v}", format!("{}:", k.replace('_', " ")))?;
+        }
+        Ok(())
+    }
+}
+
+fn summary(path: &Path, format: Format) -> Result<Summary, CliError> {
+    let mut fields = serde_json::Map::new();
+    let mut put = |k: &str, v: serde_json::Value| {
+        fields.insert(k.to_string(), v);
+    };
+    match format {
+        Format::Ctg => {
+            let book = crate::mapped::ctg(path)?;
+            let h = book.header();
+            put("positions", h.positions.into());
+            put("games", h.games.into());
+            put("pages", h.pages.into());
+        }
+        Format::Kvetka => {
+            let book = crate::mapped::kvetka(path)?;
+            let h = book.header();
+            put("caption", h.caption.clone().into());
+            put("blocks", book.block_count().into());
+            put("stores_games", h.stores_games().into());
+        }
+        Format::Chessbase => {
+            // Any file of the set names the database: open its .cbh (any letter case).
+            let set = chess_core::files::CompanionSet::find(
+                path,
+                &[
+                    "cbh", "cbg", "cba", "cbp", "cbt", "cbc", "cbs", "cbe", "cbj", "cbm", "cbtt",
+                ],
+            );
+            let cbh = set
+                .get("cbh")
+                .map_or_else(|| set.path("cbh"), Path::to_path_buf);
+            let db = crate::mapped::chessbase(&cbh)?;
+            let c = db.counts();
+            put("games", c.games.into());
+            put("texts", c.texts.into());
+            put("deleted", c.deleted.into());
+        }
+        Format::SelfplayPolicy => {
+            let data = crate::mapped::file(path)?;
+            let (mut games, mut positions, mut bad) = (0u64, 0u64, 0u64);
+            for view in selfplay_format::frame::frames(&data) {
+                match view {
+                    Ok(v) => {
+                        games += 1;
+                        positions += v.plies as u64;
+                    }
+                    Err(_) => bad += 1,
+                }
+            }
+            put("games", games.into());
+            put("positions", positions.into());
+            put("cut_games", bad.into());
+        }
+        Format::SelfplayValue => {
+            let data = crate::mapped::file(path)?;
+            let (mut games, mut positions, mut bad) = (0u64, 0u64, 0u64);
+            for view in selfplay_format::value::value_frames(&data) {
+                match view {
+                    Ok(v) => {
+                        games += 1;
+                        positions += v.plies() as u64;
+                    }
+                    Err(_) => bad += 1,
+                }
+            }
+            put("games", games.into());
+            put("positions", positions.into());
+            put("cut_games", bad.into());
+        }
+        Format::Polyglot | Format::Pgn => unreachable!("summarised on their own"),
+    }
+    Ok(Summary { format, fields })
 }
 
 /// Runs `chessfmt info`.
@@ -236,16 +453,11 @@ pub fn run(args: &InfoArgs) -> CliResult {
             }
         }
         format => {
-            let bytes = std::fs::metadata(path)?.len();
-            let s = OtherSummary {
-                format,
-                bytes,
-                reader: "not yet available in this version",
-            };
+            let s = summary(path, format)?;
             if args.json {
                 json_line(&s)?;
             } else {
-                outln!("format: {format}\nbytes:  {bytes}\nreader: {}", s.reader);
+                outln!("{s}");
             }
         }
     }
@@ -258,10 +470,8 @@ mod tests {
 
     #[test]
     fn extensions() {
-        assert_eq!(
-            extension_format(Path::new("a/b.BIN")),
-            Some(Format::Polyglot)
-        );
+        // `.bin` is Polyglot's and self-play data's: decided by content.
+        assert_eq!(extension_format(Path::new("a/b.BIN")), None);
         assert_eq!(extension_format(Path::new("x.pgn.zst")), Some(Format::Pgn));
         assert_eq!(
             extension_format(Path::new("Perfect2021.CTO")),
@@ -281,14 +491,14 @@ mod tests {
     #[test]
     fn content() {
         assert_eq!(
-            content_format(b"\xef\xbb\xbf[Event \"x\"]", 100),
+            content_format(b"\xef\xbb\xbf[Event \"x\"]"),
             Some(Format::Pgn)
         );
-        assert_eq!(
-            content_format(&[0x28, 0xb5, 0x2f, 0xfd], 100),
-            Some(Format::Pgn)
-        );
-        assert_eq!(content_format(&[0; 32], 32), Some(Format::Polyglot));
-        assert_eq!(content_format(&[0; 33], 33), None);
+        assert_eq!(content_format(&[0x28, 0xb5, 0x2f, 0xfd]), Some(Format::Pgn));
+        // Zero keys and zero moves: sorted 16-byte entries (a degenerate book).
+        let mut book = vec![0u8; 32];
+        book[8] = 1;
+        assert_eq!(content_format(&book), Some(Format::Polyglot));
+        assert_eq!(content_format(b"not a chess file at all!"), None);
     }
 }

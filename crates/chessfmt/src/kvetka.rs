@@ -574,6 +574,9 @@ fn build(args: &BuildArgs) -> CliResult {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
+    for p in &args.pgn {
+        crate::pgn_input::check_pgn_input(p)?;
+    }
     let mut builder =
         Builder::with_memory_limit(header, args.memory_limit.saturating_mul(1 << 20), dir);
     let bar = progress::spinner("games");
@@ -608,6 +611,9 @@ fn build(args: &BuildArgs) -> CliResult {
 }
 
 fn add(path: &Path, pgn: &[PathBuf], strict: bool, memory_limit: usize, json: bool) -> CliResult {
+    for p in pgn {
+        crate::pgn_input::check_pgn_input(p)?;
+    }
     let paths = BookPaths::from_any(path);
     let bar = progress::spinner("games");
     let mut options = kvetka_book::grow::AddOptions::default();

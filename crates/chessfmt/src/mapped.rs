@@ -15,7 +15,7 @@
 
 use std::path::Path;
 
-use crate::CliError;
+use crate::{CliError, info::Format};
 
 /// Installs the `SIGBUS` handler and starts recording maps (first thing in `main`).
 pub fn install() {
@@ -73,6 +73,9 @@ pub fn polyglot(
     path: &Path,
     mode: polyglot_book::OpenMode,
 ) -> Result<polyglot_book::FileBook, CliError> {
+    if path.is_file() {
+        crate::info::refuse_wrong_kind(path, &crate::info::head_of(path)?, Format::Polyglot)?;
+    }
     // SAFETY: a shrinking file ends the process with an error message (see `install`).
     let book = unsafe { polyglot_book::Book::open_mapped(path, mode) };
     failpoint(path);
@@ -81,6 +84,7 @@ pub fn polyglot(
 
 /// A CTG book, mapped.
 pub fn ctg(path: &Path) -> Result<ctg::FileBook, CliError> {
+    crate::info::refuse_wrong_kind(path, &[], Format::Ctg)?;
     // SAFETY: as for `polyglot`.
     let book = unsafe { ctg::Book::open_mapped(path) }?;
     failpoint(path);
@@ -89,6 +93,7 @@ pub fn ctg(path: &Path) -> Result<ctg::FileBook, CliError> {
 
 /// A Kvetka book, mapped.
 pub fn kvetka(path: &Path) -> Result<kvetka_book::FileBook, CliError> {
+    crate::info::refuse_wrong_kind(path, &[], Format::Kvetka)?;
     // SAFETY: as for `polyglot`.
     let book = unsafe { kvetka_book::Book::open_mapped(path) }?;
     failpoint(path);
@@ -97,6 +102,7 @@ pub fn kvetka(path: &Path) -> Result<kvetka_book::FileBook, CliError> {
 
 /// A ChessBase database, mapped.
 pub fn chessbase(path: &Path) -> Result<chessbase_db::Database, CliError> {
+    crate::info::refuse_wrong_kind(path, &[], Format::Chessbase)?;
     // SAFETY: as for `polyglot`.
     let db = unsafe { chessbase_db::Database::open_mapped(path) }?;
     failpoint(path);

@@ -35,3 +35,13 @@ pub fn check_strict(strict: bool, file: &Path, skipped: &SkipStats) -> CliResult
     }
     Ok(())
 }
+
+/// Refuses a PGN input that is plainly something else (a book, self-play data): building
+/// from it would silently give an empty book. Standard input and pipes are not checked.
+pub fn check_pgn_input(path: &Path) -> CliResult {
+    if !path.is_file() {
+        return Ok(());
+    }
+    let head = crate::info::head_of(path)?;
+    crate::info::refuse_wrong_kind(path, &head, crate::info::Format::Pgn)
+}

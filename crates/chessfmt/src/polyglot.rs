@@ -209,6 +209,9 @@ pub struct BuildArgs {
 
 fn build(args: &BuildArgs) -> CliResult {
     use polyglot_book::ops::build::{BookBuilder, BuildOptions};
+    for path in &args.pgn {
+        crate::pgn_input::check_pgn_input(path)?;
+    }
     if args.output.exists() && !args.force && !chess_core::atomic::is_special(&args.output) {
         return Err(CliError(format!(
             "{} exists (use --force to overwrite)",

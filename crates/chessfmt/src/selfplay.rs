@@ -220,7 +220,10 @@ fn open(path: &Path) -> Result<FileData, CliError> {
         chess_core::atomic::recover(&anchor)
             .map_err(|e| CliError(format!("{}: {e}", path.display())))?;
     }
-    crate::mapped::file(path)
+    let data = crate::mapped::file(path)?;
+    let head = &data[..data.len().min(512)];
+    crate::info::refuse_wrong_kind(path, head, crate::info::Format::SelfplayPolicy)?;
+    Ok(data)
 }
 
 fn in_file(path: &Path) -> impl Fn(selfplay_format::Error) -> CliError + '_ {

@@ -57,7 +57,7 @@ pub use error::Error;
 pub use raw::{ENTRY_SIZE, Entry};
 #[cfg(feature = "std")]
 pub use read::FileBook;
-pub use read::{Book, BookMove, OpenMode, Probe, ProbeFilter};
+pub use read::{Book, BookMove, OpenMode, Probe, ProbeFilter, looks_like_book};
 pub use shakmaty;
 
 /// The README's examples, compiled and run as doctests.

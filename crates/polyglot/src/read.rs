@@ -330,6 +330,35 @@ impl Book<FileData> {
     }
 }
 
+/// Whether `data` looks like a Polyglot book (there is no magic number): a non-empty whole
+/// number of 16-byte entries whose first entries (up to 256) are sorted by key, with move
+/// fields Polyglot can hold (promotion 0–4, top bit clear), and not text. PGN, FEN lists and
+/// other text fail the text test; self-play and most binary files fail the order test.
+pub fn looks_like_book(data: &[u8]) -> bool {
+    if data.is_empty() || !data.len().is_multiple_of(ENTRY_SIZE) {
+        return false;
+    }
+    let head = &data[..data.len().min(512)];
+    if head
+        .iter()
+        .all(|&b| b.is_ascii_graphic() || b.is_ascii_whitespace())
+    {
+        return false;
+    }
+    let mut prev = 0u64;
+    for chunk in data.chunks_exact(ENTRY_SIZE).take(256) {
+        let Ok(bytes) = <&[u8; ENTRY_SIZE]>::try_from(chunk) else {
+            return false;
+        };
+        let e = Entry::from_bytes(bytes);
+        if e.key < prev || e.raw_move >> 15 != 0 || (e.raw_move >> 12) & 7 > 4 {
+            return false;
+        }
+        prev = e.key;
+    }
+    true
+}
+
 impl chess_core::book::BookProbe for Probe {
     fn book_moves(&self) -> Vec<Move> {
         self.moves.iter().map(|m| m.mv).collect()

@@ -57,6 +57,7 @@ pub mod fuzzing;
 pub mod movegen;
 pub mod positions;
 pub mod raw;
+pub mod sniff;
 #[doc(hidden)]
 pub mod synth;
 pub mod tools;

@@ -1,0 +1,146 @@
+//! The wrong kind of file is refused with "FILE is not a … (it looks like …)", exit 1, and
+//! nothing written — never a silent empty answer or an empty book; `chessfmt info` tells
+//! every supported kind apart, `.bin` by content.
+
+mod common;
+
+use common::{chessfmt, testdata};
+
+#[test]
+fn every_reader_refuses_the_wrong_kind_of_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = |name: &str| dir.path().join(name).display().to_string();
+    let pgn = testdata("kvetka/small.pgn");
+    let book = testdata("polyglot/small.bin");
+    let selfplay = testdata("selfplay/small.bin");
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (
+            vec!["polyglot".into(), "probe".into(), pgn.clone()],
+            "is not a Polyglot opening book (it looks like PGN games)",
+        ),
+        (
+            vec!["polyglot".into(), "probe".into(), selfplay.clone()],
+            "is not a Polyglot opening book (it looks like Monty self-play data)",
+        ),
+        (
+            vec!["polyglot".into(), "info".into(), pgn.clone()],
+            "is not a Polyglot opening book",
+        ),
+        (
+            vec![
+                "polyglot".into(),
+                "build".into(),
+                book.clone(),
+                "-o".into(),
+                out("a.bin"),
+            ],
+            "is not PGN games (it looks like a Polyglot opening book)",
+        ),
+        (
+            vec![
+                "ctg".into(),
+                "build".into(),
+                book.clone(),
+                "-o".into(),
+                out("a.ctg"),
+            ],
+            "is not PGN games",
+        ),
+        (
+            vec![
+                "kvetka".into(),
+                "build".into(),
+                selfplay.clone(),
+                "-o".into(),
+                out("a.kob"),
+            ],
+            "is not PGN games (it looks like Monty self-play data (policy format))",
+        ),
+        (
+            vec!["selfplay".into(), "stats".into(), pgn.clone()],
+            "is not Monty self-play data (it looks like PGN games)",
+        ),
+        (
+            vec!["selfplay".into(), "validate".into(), book.clone()],
+            "is not Monty self-play data (it looks like a Polyglot opening book)",
+        ),
+        (
+            vec!["ctg".into(), "probe".into(), pgn.clone()],
+            "is not a CTG book",
+        ),
+        (
+            vec!["kvetka".into(), "probe".into(), pgn.clone()],
+            "is not a Kvetka book",
+        ),
+        (
+            vec!["cbh".into(), "list".into(), pgn.clone()],
+            "is not a ChessBase database",
+        ),
+    ];
+    for (args, expected) in cases {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (code, stdout, stderr) = chessfmt(&args);
+        assert_eq!(code, 1, "{args:?}: {stderr}");
+        assert!(stdout.is_empty(), "{args:?}: {stdout}");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+    }
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        0,
+        "nothing written"
+    );
+}
+
+#[test]
+fn info_tells_every_kind_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = testdata("kvetka/small.pgn");
+    let kob = dir.path().join("k.kob").display().to_string();
+    let ctg = dir.path().join("c.ctg").display().to_string();
+    assert_eq!(chessfmt(&["kvetka", "build", &pgn, "-o", &kob]).0, 0);
+    assert_eq!(chessfmt(&["ctg", "build", &pgn, "-o", &ctg]).0, 0);
+    let value = dir.path().join("v.bin").display().to_string();
+    let sp = testdata("selfplay/small.bin");
+    assert_eq!(chessfmt(&["selfplay", "to-value", &sp, "-o", &value]).0, 0);
+    let cto = dir.path().join("c.cto").display().to_string();
+    let kin = dir.path().join("k.kin").display().to_string();
+    for (file, format) in [
+        (testdata("polyglot/small.bin"), "polyglot"),
+        (sp.clone(), "selfplay-policy"),
+        (value, "selfplay-value"),
+        (pgn.clone(), "pgn"),
+        (ctg, "ctg"),
+        (cto, "ctg"),
+        (kin, "kvetka"),
+    ] {
+        let (code, out, err) = chessfmt(&["info", &file, "--json"]);
+        assert_eq!(code, 0, "{file}: {err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["format"], format, "{file}: {out}");
+    }
+    let (code, out, _) = chessfmt(&["info", &sp, "--json"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        (v["games"].as_u64(), v["positions"].as_u64()),
+        (Some(3), Some(12))
+    );
+    // Any file of a ChessBase set (from the corpus when present).
+    let cbg = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/corpus/chessbase/libcbh-gtest/WithVariations/WithVariations.cbg");
+    if cbg.exists() {
+        let (code, out, err) = chessfmt(&["info", cbg.to_str().unwrap(), "--json"]);
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(
+            (v["format"].as_str(), v["games"].as_u64()),
+            (Some("chessbase"), Some(28))
+        );
+    } else {
+        eprintln!("skipping the ChessBase part: ../shared/corpus is absent");
+    }
+    let (code, _, err) = chessfmt(&["info", &testdata("SOURCES.md")]);
+    assert_eq!(code, 1);
+    assert!(err.contains("unrecognised format"), "{err}");
+}
