@@ -93,6 +93,25 @@ pub fn threads(requested: Option<usize>) -> usize {
     }
 }
 
+/// The order of a probe's moves (`--sort`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum ProbeOrder {
+    /// The most played first (CTG, Kvetka: games; Polyglot: weight); ties keep the book's order.
+    #[default]
+    Best,
+    /// As stored in the book.
+    Stored,
+}
+
+impl ProbeOrder {
+    /// Sorts `rows` by `key`, largest first, unless the stored order was asked for (stable).
+    pub fn apply<T, K: Ord>(self, rows: &mut [T], key: impl Fn(&T) -> K) {
+        if self == ProbeOrder::Best {
+            rows.sort_by_key(|r| std::cmp::Reverse(key(r)));
+        }
+    }
+}
+
 /// Ends the process as clap does for a usage error (message on stderr, exit 2): for a rule
 /// between arguments that clap cannot express.
 pub fn usage_error(message: impl std::fmt::Display) -> ! {

@@ -39,6 +39,9 @@ pub enum CtgCommand {
         /// The position (default: the start position).
         #[arg(long, value_parser = crate::args::fen)]
         fen: Option<String>,
+        /// Order of the moves: best = most games first, stored = the book's order.
+        #[arg(long, value_enum, default_value_t)]
+        sort: crate::args::ProbeOrder,
         /// Print a JSON array, one object per move.
         #[arg(long)]
         json: bool,
@@ -173,14 +176,15 @@ fn nag_text(nag: u8) -> &'static str {
     }
 }
 
-fn probe(book: &Path, fen: Option<&str>, json: bool) -> CliResult {
+fn probe(book: &Path, fen: Option<&str>, sort: crate::args::ProbeOrder, json: bool) -> CliResult {
     let book = open(book)?;
     let pos = position(fen)?;
     let probe = book.probe(&pos)?;
-    let rows: Vec<ProbeRow> = probe
+    let mut rows: Vec<ProbeRow> = probe
         .iter()
         .flat_map(|p| p.moves.iter().map(ProbeRow::of))
         .collect();
+    sort.apply(&mut rows, |r| r.games);
     if let Some(p) = &probe {
         for (code, ann) in &p.undecodable {
             errln!(
@@ -492,7 +496,12 @@ fn build(args: &BuildArgs) -> CliResult {
 pub fn run(cmd: CtgCommand) -> CliResult {
     match cmd {
         CtgCommand::Info { book, json } => info(&book, json),
-        CtgCommand::Probe { book, fen, json } => probe(&book, fen.as_deref(), json),
+        CtgCommand::Probe {
+            book,
+            fen,
+            sort,
+            json,
+        } => probe(&book, fen.as_deref(), sort, json),
         CtgCommand::Dump { book, json } => dump(&book, json),
         CtgCommand::Walk {
             book,

@@ -43,6 +43,9 @@ pub enum KvetkaCommand {
         /// The position (default: the start position).
         #[arg(long, value_parser = crate::args::fen)]
         fen: Option<String>,
+        /// Order of the moves: best = most games first, stored = the book's order.
+        #[arg(long, value_enum, default_value_t)]
+        sort: crate::args::ProbeOrder,
         /// Print one JSON object.
         #[arg(long)]
         json: bool,
@@ -238,7 +241,7 @@ struct ProbeOut {
     moves: Vec<MoveRow>,
 }
 
-fn probe(path: &Path, fen: Option<&str>, json: bool) -> CliResult {
+fn probe(path: &Path, fen: Option<&str>, sort: crate::args::ProbeOrder, json: bool) -> CliResult {
     let book = open(path)?;
     let pos = position(fen)?;
     let probe = book.probe(&pos)?;
@@ -247,7 +250,7 @@ fn probe(path: &Path, fen: Option<&str>, json: bool) -> CliResult {
             errln!("chessfmt: warning: move code {code:#04x} is not a legal move here");
         }
     }
-    let out = ProbeOut {
+    let mut out = ProbeOut {
         position: probe.as_ref().map(|p| {
             let (eco, opening, variation) = match &p.comment {
                 Some(Comment::Eco {
@@ -284,6 +287,7 @@ fn probe(path: &Path, fen: Option<&str>, json: bool) -> CliResult {
             })
             .collect(),
     };
+    sort.apply(&mut out.moves, |m| m.wins + m.draws + m.losses);
     if json {
         json_line(&out)?;
         return Ok(());
@@ -722,7 +726,12 @@ fn from_polyglot(input: &Path, output: &Path, caption: &str, force: bool, json: 
 pub fn run(cmd: KvetkaCommand) -> CliResult {
     match cmd {
         KvetkaCommand::Info { book, check, json } => info(&book, check, json),
-        KvetkaCommand::Probe { book, fen, json } => probe(&book, fen.as_deref(), json),
+        KvetkaCommand::Probe {
+            book,
+            fen,
+            sort,
+            json,
+        } => probe(&book, fen.as_deref(), sort, json),
         KvetkaCommand::Build(args) => build(&args),
         KvetkaCommand::Add {
             book,

@@ -155,6 +155,9 @@ pub struct ProbeArgs {
     /// Also list null, illegal and malformed entries (`"legal": false`).
     #[arg(long)]
     all: bool,
+    /// Order of the moves: best = heaviest weight first, stored = the book's order.
+    #[arg(long, value_enum, default_value_t)]
+    sort: crate::args::ProbeOrder,
     /// Print JSON.
     #[arg(long)]
     json: bool,
@@ -407,7 +410,7 @@ pub fn uci(m: shakmaty::Move) -> String {
 fn probe(args: &ProbeArgs) -> CliResult {
     let book = open(&args.book)?;
     let pos = position(args.fen.as_deref())?;
-    let rows: Vec<ProbeRow> = if args.all {
+    let mut rows: Vec<ProbeRow> = if args.all {
         let legal_moves = shakmaty::Position::legal_moves(&pos);
         book.entries_for_key(chess_core::polyglot_key(&pos))
             .map(|e| {
@@ -439,9 +442,13 @@ fn probe(args: &ProbeArgs) -> CliResult {
             })
             .collect()
     };
+    args.sort.apply(&mut rows, |r| r.weight);
     if args.json {
         json_line(&rows)?;
     } else {
+        if rows.is_empty() {
+            outln!("position not in the book");
+        }
         let total: u64 = rows.iter().map(|r| u64::from(r.weight)).sum();
         for r in &rows {
             let pct = if total == 0 {
