@@ -125,8 +125,9 @@ pub struct BuildArgs {
     /// The book's caption.
     #[arg(long, default_value = "")]
     caption: String,
-    /// Half-moves of each game to add (255 = the whole game).
-    #[arg(long, value_name = "N", default_value_t = 255)]
+    /// Use only the first N half-moves of each game (255 = the whole game; the header's
+    /// `max_move`). Named like the other builders' option; `--max-move` is accepted too.
+    #[arg(long = "max-ply", alias = "max-move", value_name = "N", default_value_t = 255)]
     max_move: u8,
     /// Minimum White Elo (0 = no filter).
     #[arg(long, value_name = "N", default_value_t = 0)]
