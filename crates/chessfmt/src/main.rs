@@ -8,6 +8,7 @@ mod output;
 
 mod args;
 mod cbh;
+mod error;
 mod ctg;
 mod info;
 mod kvetka;
@@ -21,6 +22,8 @@ mod signals;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+
+pub use error::{CliError, CliResult};
 
 /// Read and write the file formats chess software lives on.
 #[derive(Debug, Parser)]
@@ -50,28 +53,6 @@ enum Command {
     #[command(subcommand)]
     Selfplay(selfplay::SelfplayCommand),
 }
-
-/// An error for the user: printed on one line, exit code 1.
-#[derive(Debug)]
-pub struct CliError(pub String);
-
-impl<E: std::error::Error> From<E> for CliError {
-    /// The error's message followed by those of its sources (the library errors never repeat
-    /// a source in their own message).
-    fn from(e: E) -> Self {
-        let mut msg = e.to_string();
-        let mut source = e.source();
-        while let Some(s) = source {
-            msg.push_str(": ");
-            msg.push_str(&s.to_string());
-            source = s.source();
-        }
-        CliError(msg)
-    }
-}
-
-/// The result of a command.
-pub type CliResult = Result<(), CliError>;
 
 /// Restores the default SIGPIPE action, so `chessfmt … | head` ends quietly like other Unix
 /// tools instead of panicking on the closed pipe.
