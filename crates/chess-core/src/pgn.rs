@@ -632,7 +632,13 @@ impl Compression {
 
 /// Opens a possibly compressed file as a stream of decompressed bytes.
 pub fn open_decompressed(path: &Path) -> io::Result<Box<dyn Read + Send>> {
-    let mut file = BufReader::with_capacity(1 << 16, File::open(path)?);
+    decompressed(File::open(path)?)
+}
+
+/// A possibly compressed stream (standard input, a socket, …) as decompressed bytes: the
+/// compression is recognised from the first bytes, as for files.
+pub fn decompressed(source: impl Read + Send + 'static) -> io::Result<Box<dyn Read + Send>> {
+    let mut file = BufReader::with_capacity(1 << 16, source);
     let magic = file.fill_buf()?;
     Ok(match Compression::detect(magic) {
         Compression::None => Box::new(file),

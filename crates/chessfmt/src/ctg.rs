@@ -457,8 +457,7 @@ fn build(args: &BuildArgs) -> CliResult {
         let bar = progress::spinner("games");
         let mut skipped = 0u64;
         for input in &args.inputs {
-            let reader = chess_core::pgn::PgnReader::open(input)
-                .map_err(|e| CliError(format!("{}: {e}", input.display())))?;
+            let reader = crate::pgn_input::open(input)?;
             let before = bar.position();
             let left_out = builder
                 .add_pgn(reader, |n| bar.set_position(before + n))

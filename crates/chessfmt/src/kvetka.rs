@@ -127,7 +127,12 @@ pub struct BuildArgs {
     caption: String,
     /// Use only the first N half-moves of each game (255 = the whole game; the header's
     /// `max_move`). Named like the other builders' option; `--max-move` is accepted too.
-    #[arg(long = "max-ply", alias = "max-move", value_name = "N", default_value_t = 255)]
+    #[arg(
+        long = "max-ply",
+        alias = "max-move",
+        value_name = "N",
+        default_value_t = 255
+    )]
     max_move: u8,
     /// Minimum White Elo (0 = no filter).
     #[arg(long, value_name = "N", default_value_t = 0)]

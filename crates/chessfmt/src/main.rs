@@ -8,8 +8,8 @@ mod output;
 
 mod args;
 mod cbh;
-mod error;
 mod ctg;
+mod error;
 mod info;
 mod kvetka;
 mod mapped;

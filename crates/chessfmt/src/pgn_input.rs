@@ -45,3 +45,17 @@ pub fn check_pgn_input(path: &Path) -> CliResult {
     let head = crate::info::head_of(path)?;
     crate::info::refuse_wrong_kind(path, &head, crate::info::Format::Pgn)
 }
+
+/// Opens a PGN input (plain or compressed); `-` is standard input.
+pub fn open(
+    path: &Path,
+) -> Result<chess_core::pgn::PgnReader<Box<dyn std::io::Read + Send>>, CliError> {
+    let stream = if path == Path::new("-") {
+        chess_core::pgn::decompressed(std::io::stdin())
+    } else {
+        chess_core::pgn::open_decompressed(path)
+    };
+    stream
+        .map(chess_core::pgn::PgnReader::new)
+        .map_err(|e| CliError(format!("{}: {e}", path.display())))
+}

@@ -253,8 +253,7 @@ fn build(args: &BuildArgs) -> CliResult {
     };
     let bar = crate::progress::spinner("games");
     for path in &args.pgn {
-        let reader = chess_core::pgn::PgnReader::open(path)
-            .map_err(|e| CliError(format!("{}: {e}", path.display())))?;
+        let reader = crate::pgn_input::open(path)?;
         let before = bar.position();
         let skipped = pool
             .install(|| builder.add_pgn(reader, |n| bar.set_position(before + n)))

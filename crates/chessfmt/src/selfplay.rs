@@ -162,7 +162,7 @@ pub enum SelfplayCommand {
         /// A policy-format file.
         file: PathBuf,
         #[command(flatten)]
-        out: OutArgs,
+        out: TextOutArgs,
     },
     /// Export one line per position: `FEN | score | result` (or EPD with --epd).
     ToFen {
@@ -172,7 +172,7 @@ pub enum SelfplayCommand {
         #[arg(long)]
         epd: bool,
         #[command(flatten)]
-        out: OutArgs,
+        out: TextOutArgs,
     },
     /// Convert to the value format (u16 move + i16 score per ply), as Monty does.
     ToValue {
@@ -186,7 +186,7 @@ pub enum SelfplayCommand {
 /// Output options shared by the writing verbs.
 #[derive(Debug, Args)]
 pub struct OutArgs {
-    /// Output file (for split: the prefix of the parts).
+    /// Output file (for split: the prefix of the parts); `-` is standard output.
     #[arg(short = 'o', long = "output")]
     output: PathBuf,
     /// Overwrite existing output.
@@ -198,6 +198,34 @@ pub struct OutArgs {
     /// Print the summary as JSON.
     #[arg(long)]
     json: bool,
+}
+
+/// Output options of the text exports: standard output unless `-o` names a file.
+#[derive(Debug, Args)]
+pub struct TextOutArgs {
+    /// Output file (default and `-`: standard output, the summary then goes to stderr).
+    #[arg(short = 'o', long = "output")]
+    output: Option<PathBuf>,
+    /// Overwrite existing output.
+    #[arg(long)]
+    force: bool,
+    /// Skip bad games (counted) instead of stopping at the first.
+    #[arg(long)]
+    lenient: bool,
+    /// Print the summary as JSON (on stderr when the text goes to standard output).
+    #[arg(long)]
+    json: bool,
+}
+
+impl TextOutArgs {
+    fn out_args(self) -> OutArgs {
+        OutArgs {
+            output: self.output.unwrap_or_else(|| PathBuf::from("-")),
+            force: self.force,
+            lenient: self.lenient,
+            json: self.json,
+        }
+    }
 }
 
 impl OutArgs {
@@ -237,6 +265,15 @@ fn write_output(
     force: bool,
     f: impl FnOnce(&mut dyn Write) -> Result<Summary, ToolError>,
 ) -> Result<Summary, CliError> {
+    if path == Path::new("-") {
+        let mut w = std::io::BufWriter::with_capacity(1 << 20, crate::output::stdout()?);
+        return match f(&mut w) {
+            Ok(s) => w.flush().map(|()| s).map_err(crate::output::stdout_error),
+            Err(ToolError::Data(e)) => Err(in_file(input)(e)),
+            Err(ToolError::Io(e)) => Err(crate::output::stdout_error(e)),
+            Err(e) => Err(CliError(e.to_string())),
+        };
+    }
     let mut tool_error = None;
     let result = chess_core::atomic::write_atomically(path, force, |w| {
         let mut w = std::io::BufWriter::with_capacity(1 << 20, w);
@@ -270,17 +307,21 @@ fn run_tool(
 ) -> CliResult {
     let data = open(file)?;
     let s = write_output(&out.output, file, out.force, |w| tool(&data, out.mode(), w))?;
-    print_summary(verb, &s, out.json)
+    print_summary(verb, &s, out.json, out.output == Path::new("-"))
 }
 
-fn print_summary(verb: &str, s: &Summary, json: bool) -> CliResult {
-    if json {
-        json_line(&serde_json::json!({
-            "games": s.games, "positions": s.positions,
-            "written": s.written, "skipped_games": s.skipped,
-        }))?;
+/// The summary of a writing verb: on stdout, or on stderr when stdout carries the data.
+fn print_summary(verb: &str, s: &Summary, json: bool, data_on_stdout: bool) -> CliResult {
+    let value = serde_json::json!({
+        "games": s.games, "positions": s.positions,
+        "written": s.written, "skipped_games": s.skipped,
+    });
+    if json && data_on_stdout {
+        errln!("{value}");
+    } else if json {
+        json_line(&value)?;
     } else {
-        outln!(
+        errln!(
             "{verb}: read {} games ({} positions), wrote {}, skipped {} bad games",
             s.games,
             s.positions,
@@ -369,7 +410,7 @@ pub fn run(cmd: SelfplayCommand) -> CliResult {
             let s = write_output(&out.output, &label, out.force, |w| {
                 tools::interleave(&slices, seed, out.mode(), w)
             })?;
-            print_summary("interleave", &s, out.json)
+            print_summary("interleave", &s, out.json, out.output == Path::new("-"))
         }
         SelfplayCommand::Shuffle { file, seed, out } => {
             run_tool("shuffle", &file, &out, |d, mode, w| {
@@ -377,9 +418,11 @@ pub fn run(cmd: SelfplayCommand) -> CliResult {
             })
         }
         SelfplayCommand::Dedup { file, out } => run_tool("dedup", &file, &out, tools::dedup),
-        SelfplayCommand::ToPgn { file, out } => run_tool("to-pgn", &file, &out, tools::to_pgn),
+        SelfplayCommand::ToPgn { file, out } => {
+            run_tool("to-pgn", &file, &out.out_args(), tools::to_pgn)
+        }
         SelfplayCommand::ToFen { file, epd, out } => {
-            run_tool("to-fen", &file, &out, |d, mode, w| {
+            run_tool("to-fen", &file, &out.out_args(), |d, mode, w| {
                 tools::to_fen(d, epd, mode, w)
             })
         }
