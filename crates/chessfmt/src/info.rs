@@ -152,9 +152,10 @@ pub(crate) fn refuse_wrong_kind(path: &Path, head: &[u8], expected: Format) -> C
                 } else {
                     "text".to_string()
                 }
-            } else if selfplay_format::sniff::sniff(head).is_some()
-                && !polyglot_book::looks_like_book(head)
+            } else if !polyglot_book::looks_like_book(head)
+                && selfplay_format::sniff::sniff(head).is_some()
             {
+                // (The cheap book test first: a real book never pays for the game decode.)
                 "Monty self-play data".to_string()
             } else {
                 return Ok(());
