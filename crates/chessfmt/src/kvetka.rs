@@ -97,9 +97,10 @@ pub enum KvetkaCommand {
     /// Convert a Polyglot book (walked from the start position) to a Kvetka book.
     FromPolyglot {
         /// The Polyglot book.
+        #[arg(value_name = "BOOK.bin")]
         input: PathBuf,
-        /// The book to write (base name; BOOK_0.kob, BOOK.kin are written).
-        #[arg(short = 'o', long = "output", value_name = "BOOK")]
+        /// The book to write (OUT.kob names it; OUT_0.kob, OUT.kin are written).
+        #[arg(short = 'o', long = "output", value_name = "OUT.kob")]
         output: PathBuf,
         /// The book's caption.
         #[arg(long, default_value = "")]
@@ -119,8 +120,8 @@ pub struct BuildArgs {
     /// PGN files (plain, .gz, .zst, .xz).
     #[arg(required = true)]
     pgn: Vec<PathBuf>,
-    /// The book to write (base name; BOOK_0.kob, BOOK.kin, BOOK.ksf are written).
-    #[arg(short = 'o', long = "output", value_name = "BOOK")]
+    /// The book to write (OUT.kob names it; OUT_0.kob, OUT.kin, OUT.ksf are written).
+    #[arg(short = 'o', long = "output", value_name = "OUT.kob")]
     output: PathBuf,
     /// The book's caption.
     #[arg(long, default_value = "")]

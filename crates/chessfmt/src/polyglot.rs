@@ -78,7 +78,7 @@ pub struct DumpArgs {
     #[arg(long, value_enum)]
     color: ColorArg,
     /// Write to FILE instead of standard output.
-    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    #[arg(short = 'o', long = "output", value_name = "OUT")]
     output: Option<PathBuf>,
     /// Replace FILE if it exists.
     #[arg(long)]
@@ -170,7 +170,7 @@ pub struct BuildArgs {
     #[arg(required = true)]
     pgn: Vec<PathBuf>,
     /// The book to write.
-    #[arg(short = 'o', long = "output")]
+    #[arg(short = 'o', long = "output", value_name = "OUT.bin")]
     output: PathBuf,
     /// Use only the first N half-moves of each game.
     #[arg(long, default_value_t = 1024)]
@@ -314,7 +314,7 @@ pub struct MergeArgs {
     #[arg(required = true, num_args = 2..)]
     books: Vec<PathBuf>,
     /// The book to write.
-    #[arg(short = 'o', long = "output")]
+    #[arg(short = 'o', long = "output", value_name = "OUT.bin")]
     output: PathBuf,
     /// How to combine the weights of a move present in several books.
     #[arg(long, value_enum, default_value_t = StrategyArg::Sum)]

@@ -187,7 +187,7 @@ pub enum SelfplayCommand {
 #[derive(Debug, Args)]
 pub struct OutArgs {
     /// Output file (for split: the prefix of the parts); `-` is standard output.
-    #[arg(short = 'o', long = "output")]
+    #[arg(short = 'o', long = "output", value_name = "OUT")]
     output: PathBuf,
     /// Overwrite existing output.
     #[arg(long)]
@@ -204,7 +204,7 @@ pub struct OutArgs {
 #[derive(Debug, Args)]
 pub struct TextOutArgs {
     /// Output file (default and `-`: standard output, the summary then goes to stderr).
-    #[arg(short = 'o', long = "output")]
+    #[arg(short = 'o', long = "output", value_name = "OUT")]
     output: Option<PathBuf>,
     /// Overwrite existing output.
     #[arg(long)]
