@@ -181,3 +181,38 @@ fn cbh_export_refuses_a_database_without_its_games() {
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(!out.exists(), "nothing written");
 }
+
+/// A mapped input that shrinks while it is read (another process truncating it) ends the
+/// command with a one-line error naming the file and exit status 1, never a SIGBUS. The
+/// failpoint truncates the file right after it is mapped.
+#[test]
+fn mapped_input_that_shrinks_is_an_error_not_a_signal() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases: [(&str, &[&str]); 3] = [
+        ("selfplay/small.bin", &["selfplay", "validate"]),
+        ("selfplay/small.bin", &["selfplay", "positions"]),
+        (
+            "polyglot/small.bin",
+            &["polyglot", "dump", "--color", "white"],
+        ),
+    ];
+    for (i, (data, verb)) in cases.iter().enumerate() {
+        let copy = dir.path().join(format!("copy{i}.bin"));
+        std::fs::copy(testdata(data), &copy).unwrap();
+        let copy = copy.to_str().unwrap();
+        let mut args: Vec<&str> = verb.to_vec();
+        args.push(copy);
+        let out = Command::new(env!("CARGO_BIN_EXE_chessfmt"))
+            .args(&args)
+            .env("CHESSFMT_FAILPOINT_SHRINK", copy)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{verb:?}: {err}");
+        assert!(
+            err.contains(&format!("{copy} changed while it was being read")),
+            "{verb:?}: {err}"
+        );
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+}
