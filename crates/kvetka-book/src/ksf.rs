@@ -164,6 +164,13 @@ fn source(input: &[u8]) -> NomResult<'_, Source> {
 
 /// The whole file: a source count, the table of contents (one absolute address per source,
 /// each checked to lie inside the file) and the sources it points at.
+///
+/// **Decision** (issue 20, F1): sources may not share or overlap bytes. Kvetka and our writer
+/// lay them out one after another; a table whose entries all point at one source would make a
+/// reader parse it once per entry (memory and time growing with the square of the file). The
+/// sources are therefore parsed in address order and each must start at or after the end of
+/// the one before, so the whole file is parsed at most once; a repeated or overlapping
+/// address is an error naming the table entry.
 fn sources(data: &[u8]) -> NomResult<'_, Sources> {
     let (mut toc, count) = be_u32(data)?;
     let Some(count) = usize::try_from(count)
@@ -172,15 +179,32 @@ fn sources(data: &[u8]) -> NomResult<'_, Sources> {
     else {
         return expected(data, "a source count that fits the file");
     };
-    let mut list = Vec::with_capacity(count);
-    for _ in 0..count {
+    // (address, table entry, the entry's bytes for errors)
+    let mut entries = Vec::with_capacity(count);
+    for i in 0..count {
         let (rest, at) = be_u32(toc)?;
-        match usize::try_from(at).ok().and_then(|a| data.get(a..)) {
-            Some(at_source) if !at_source.is_empty() => list.push(source(at_source)?.1),
+        match usize::try_from(at) {
+            Ok(a) if a < data.len() => entries.push((a, i, toc)),
             _ => return expected(toc, "a source address inside the file"),
         }
         toc = rest;
     }
+    entries.sort_unstable_by_key(|&(a, i, _)| (a, i));
+    let mut parsed: Vec<Option<Source>> = vec![None; count];
+    let mut end = 0usize;
+    for (at, i, field) in entries {
+        if at < end {
+            return expected(
+                field,
+                "a source that does not share bytes with another source",
+            );
+        }
+        let (rest, source) = source(&data[at..])?;
+        end = data.len() - rest.len();
+        parsed[i] = Some(source);
+    }
+    // Every entry was parsed above (each table entry once).
+    let list = parsed.into_iter().flatten().collect();
     Ok((toc, Sources { sources: list }))
 }
 
@@ -281,6 +305,29 @@ mod tests {
         assert_eq!(s.game(0, 0).unwrap().1.white, "Таль, М.");
         assert!(s.game(0, 1).is_none());
         assert!(s.game(2, 0).is_none());
+    }
+
+    #[test]
+    fn sources_may_be_listed_out_of_order_but_not_share_bytes() {
+        let s = sample();
+        let bytes = s.to_bytes().unwrap();
+        // Swap the two table entries: the sources are found by address, in table order.
+        let mut swapped = bytes.clone();
+        swapped[4..8].copy_from_slice(&bytes[8..12]);
+        swapped[8..12].copy_from_slice(&bytes[4..8]);
+        let back = Sources::parse(&swapped).unwrap();
+        assert_eq!(back.sources[0], s.sources[1]);
+        assert_eq!(back.sources[1], s.sources[0]);
+        // Both entries at the first source: refused at the second entry, not parsed twice.
+        let mut shared = bytes.clone();
+        shared[8..12].copy_from_slice(&bytes[4..8]);
+        let e = Sources::parse(&shared).unwrap_err();
+        assert_eq!(e.offset, 8, "{e}");
+        assert!(e.to_string().contains("does not share bytes"), "{e}");
+        // An entry pointing inside the first source overlaps it too.
+        let mut inside = bytes.clone();
+        inside[8..12].copy_from_slice(&(512u32 + 2).to_be_bytes());
+        assert_eq!(Sources::parse(&inside).unwrap_err().offset, 8);
     }
 
     #[test]

@@ -1,0 +1,75 @@
+//! Regression tests for the crafted inputs of ../shared/fuzz-findings (issue 20) that are
+//! fixed: each runs the command of the findings table and asserts the bound (peak memory of
+//! the child process from `getrusage`, and wall time). Skipped, saying so, without
+//! ../shared. One test per file: `RUSAGE_CHILDREN` is per process.
+
+mod common;
+
+use std::{path::PathBuf, process::Command, time::Instant};
+
+fn findings() -> Option<PathBuf> {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fuzz-findings");
+    if p.exists() {
+        Some(p)
+    } else {
+        eprintln!("skipping: {} is absent", p.display());
+        None
+    }
+}
+
+/// Peak resident memory of the waited-for children so far, in KiB.
+#[cfg(unix)]
+fn children_max_rss_kib() -> i64 {
+    // SAFETY: getrusage fills the zeroed struct given.
+    unsafe {
+        let mut u: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_CHILDREN, &mut u);
+        u.ru_maxrss
+    }
+}
+
+/// F1: `.ksf` table-of-contents entries that all point at one source. Before: 791 MB for a
+/// 64 KB file in `kvetka info`, an abort at 256 KB. Now the shared source is refused at the
+/// second entry ("does not share bytes"), exit 1, in constant memory.
+#[cfg(unix)]
+#[test]
+fn f1_kvetka_ksf_sources_sharing_bytes() {
+    let Some(dir) = findings() else { return };
+    for (case, base) in [
+        ("kvetka_book-1.cli", "k"),
+        ("hand/kvetka-ksf-65536", "q"),
+        ("hand/kvetka-ksf-262144", "q"),
+    ] {
+        let book = dir.join(case).join(base);
+        if !dir.join(case).exists() {
+            eprintln!("skipping {case}: absent");
+            continue;
+        }
+        for extra in [&[][..], &["--check"][..]] {
+            let start = Instant::now();
+            let out = Command::new(env!("CARGO_BIN_EXE_chessfmt"))
+                .args(["kvetka", "info", book.to_str().unwrap()])
+                .args(extra)
+                .output()
+                .unwrap();
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(1), "{case}: {err}");
+            assert!(
+                err.contains("does not share bytes with another source"),
+                "{case}: {err}"
+            );
+            assert!(
+                start.elapsed().as_secs() < 10,
+                "{case}: {:?}",
+                start.elapsed()
+            );
+        }
+        let ksf_kib = std::fs::metadata(book.with_extension("ksf")).unwrap().len() as i64 / 1024;
+        let peak = children_max_rss_kib();
+        // The binary itself takes a few MiB; the input may add a small multiple of itself.
+        assert!(
+            peak < 32 * 1024 + 4 * ksf_kib,
+            "{case}: peak {peak} KiB for a {ksf_kib} KiB .ksf"
+        );
+    }
+}
