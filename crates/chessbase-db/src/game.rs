@@ -15,8 +15,15 @@ pub type NodeId = u32;
 
 const NO_NODE: NodeId = u32::MAX;
 
-/// Deepest variation nesting the decoder follows (each level keeps a copy of the position).
-pub const MAX_DEPTH: usize = 4096;
+/// Deepest variation nesting the decoder follows. A deeper game ends there with
+/// [`GameErrorKind::TooDeep`](crate::GameErrorKind::TooDeep) (its moves up to that point are
+/// kept, as for any truncated game; the rest of the database is unaffected).
+///
+/// **Decision** (issue 20, F2): 256 levels. Every consumer of the tree (the PGN writer, the
+/// CLI's JSON) walks variations recursively; 256 levels keep that within a worker thread's
+/// 2 MiB stack with a wide margin (4,096 levels overflowed it: SIGABRT for the whole export),
+/// and real databases nest a few levels, a few dozen at the extreme.
+pub const MAX_DEPTH: usize = 256;
 
 /// One node of the move tree: a move (or a null move) and what is attached to it.
 #[derive(Debug, Clone)]
@@ -29,7 +36,11 @@ pub struct Node {
     pub annotations: Vec<Annotation>,
     parent: NodeId,
     first_child: NodeId,
+    last_child: NodeId,
     next_sibling: NodeId,
+    /// Variations nested around this node: 0 on the main line, +1 for each non-first child
+    /// on the way from the root.
+    nesting: u32,
 }
 
 /// The moves of a game as a tree: node 0 is the start position; the first child of a node is
@@ -58,31 +69,48 @@ impl MoveTree {
                 annotations: Vec::new(),
                 parent: NO_NODE,
                 first_child: NO_NODE,
+                last_child: NO_NODE,
                 next_sibling: NO_NODE,
+                nesting: 0,
             }],
         }
     }
 
-    /// Adds a move (or null move) after `parent`, as its last child.
+    /// The nesting a new child of `parent` would get: the parent's, plus one when it already
+    /// has a main continuation (the new child is then a variation).
+    pub fn child_nesting(&self, parent: NodeId) -> u32 {
+        let p = &self.nodes[parent as usize];
+        p.nesting + u32::from(p.first_child != NO_NODE)
+    }
+
+    /// How many variations are nested around `id` (0 on the main line).
+    pub fn nesting(&self, id: NodeId) -> u32 {
+        self.nodes[id as usize].nesting
+    }
+
+    /// Adds a move (or null move) after `parent`, as its last child. Constant time (the last
+    /// child is kept: a node with many variations no longer costs a walk of its siblings per
+    /// addition, issue 20, F3).
     pub fn add(&mut self, parent: NodeId, mv: Option<Move>, index: u32) -> NodeId {
         let id = self.nodes.len() as NodeId;
+        let nesting = self.child_nesting(parent);
         self.nodes.push(Node {
             mv,
             index,
             annotations: Vec::new(),
             parent,
             first_child: NO_NODE,
+            last_child: NO_NODE,
             next_sibling: NO_NODE,
+            nesting,
         });
         let p = &mut self.nodes[parent as usize];
+        let last = p.last_child;
+        p.last_child = id;
         if p.first_child == NO_NODE {
             p.first_child = id;
         } else {
-            let mut c = p.first_child;
-            while self.nodes[c as usize].next_sibling != NO_NODE {
-                c = self.nodes[c as usize].next_sibling;
-            }
-            self.nodes[c as usize].next_sibling = id;
+            self.nodes[last as usize].next_sibling = id;
         }
         id
     }
@@ -435,6 +463,11 @@ pub fn decode_game(cbg: &[u8], offset: u32, number: u32) -> Result<Game, GameErr
                 }
                 None => break,
             },
+            Ok(Some(_)) if tree.child_nesting(cur) as usize > MAX_DEPTH => {
+                // Variations nested deeper than the writers may recurse: the game ends here.
+                truncated = Some(err(number, at(pos), GameErrorKind::TooDeep(MAX_DEPTH)));
+                break;
+            }
             Ok(Some(t)) => match replay.step(t) {
                 Ok(mv) => cur = tree.add(cur, mv, index),
                 Err(reason) => {

@@ -1,0 +1,88 @@
+//! Regression tests for the ChessBase crafted inputs of ../shared/fuzz-findings (issue 20,
+//! F2 and F3), in their own test binary so that the memory bound of `fuzz_findings.rs` (read
+//! from `RUSAGE_CHILDREN`) sees only its own children.
+
+mod common;
+
+use std::{path::PathBuf, process::Command, time::Instant};
+
+fn findings() -> Option<PathBuf> {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fuzz-findings");
+    if p.exists() {
+        Some(p)
+    } else {
+        eprintln!("skipping: {} is absent", p.display());
+        None
+    }
+}
+
+/// F2 and F3: ChessBase games with variations nested 5,000–100,000 deep (the PGN writer and
+/// the JSON builder recursed per level: SIGABRT, the whole export lost), and a 200 KB game
+/// whose variations all hang off one node (adding one walked all its siblings: 30–120 s).
+/// Now nesting stops at `chessbase_db::game::MAX_DEPTH` with the game reported as truncated
+/// and exported up to there, and adding a variation is constant time.
+#[cfg(unix)]
+#[test]
+fn f2_f3_chessbase_deep_and_wide_variations() {
+    let Some(dir) = findings() else { return };
+    let out = tempfile::tempdir().unwrap();
+    for case in [
+        "hand/cbh-deep5000",
+        "hand/cbh-deep10000",
+        "hand/cbh-deep100000",
+        "cbh_moves-1.cli",
+    ] {
+        let db = dir.join(case).join("db.cbh");
+        if !db.exists() {
+            eprintln!("skipping {case}: absent");
+            continue;
+        }
+        let db = db.to_str().unwrap();
+        let pgn = out.path().join("x.pgn");
+        let start = Instant::now();
+        let run = |args: &[&str]| {
+            let o = Command::new(env!("CARGO_BIN_EXE_chessfmt"))
+                .args(args)
+                .output()
+                .unwrap();
+            (
+                o.status.code(),
+                String::from_utf8_lossy(&o.stderr).into_owned(),
+                o.stdout.len(),
+            )
+        };
+        let (code, err, _) = run(&["cbh", "export", db, "-o", pgn.to_str().unwrap(), "--force"]);
+        assert_eq!(code, Some(0), "{case}: {err}");
+        assert!(err.contains("exported 1 games"), "{case}: {err}");
+        if case.contains("deep") {
+            assert!(
+                err.contains("variations nested deeper than 256"),
+                "{case}: {err}"
+            );
+            let text = std::fs::read_to_string(&pgn).unwrap();
+            assert_eq!(
+                text.matches('(').count(),
+                text.matches(')').count(),
+                "{case}"
+            );
+            assert!(
+                text.matches('(').count() >= 256,
+                "{case}: exported up to the limit"
+            );
+        }
+        for json in [false, true] {
+            let mut args = vec!["cbh", "show", db, "1"];
+            if json {
+                args.push("--json");
+            }
+            let (code, err, len) = run(&args);
+            assert_eq!(code, Some(0), "{case} {args:?}: {err}");
+            assert!(len > 0);
+        }
+        assert!(
+            start.elapsed().as_secs() < 20,
+            "{case}: {:?}",
+            start.elapsed()
+        );
+    }
+}
