@@ -16,7 +16,7 @@ pub type NodeId = u32;
 const NO_NODE: NodeId = u32::MAX;
 
 /// Deepest variation nesting the decoder follows. A deeper game ends there with
-/// [`GameErrorKind::TooDeep`](crate::GameErrorKind::TooDeep) (its moves up to that point are
+/// [`crate::GameErrorKind::TooDeep`] (its moves up to that point are
 /// kept, as for any truncated game; the rest of the database is unaffected).
 ///
 /// **Decision** (issue 20, F2): 256 levels. Every consumer of the tree (the PGN writer, the
