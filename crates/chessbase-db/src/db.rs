@@ -455,6 +455,19 @@ impl Database {
         c
     }
 
+    /// The stored size in bytes of record `number`'s game in `.cbg` (its head's length
+    /// field), or 0 when the record is not a game or its head is outside the file. Cheap (the
+    /// `.cbh` record and four `.cbg` bytes): bulk exports use it to bound the work in flight.
+    pub fn game_size(&self, number: u32) -> u64 {
+        let Ok((cbg, rec)) = self.game_record(number) else {
+            return 0;
+        };
+        let at = rec.cbg_offset as usize;
+        cbg.get(at..at.saturating_add(4))
+            .and_then(|h| <[u8; 4]>::try_from(h).ok())
+            .map_or(0, |h| u64::from(crate::raw::CbgHead::parse(h).length))
+    }
+
     /// The `.cbg` bytes and the game record of game `number`.
     fn game_record(&self, number: u32) -> Result<(&[u8], GameRecord), Error> {
         let record = match self.record(number)? {

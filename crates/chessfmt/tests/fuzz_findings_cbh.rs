@@ -86,3 +86,44 @@ fn f2_f3_chessbase_deep_and_wide_variations() {
         );
     }
 }
+
+/// F5: 2,048 `.cbh` records that all point at one 200 KB game. `cbh export` held 2,048
+/// finished games before writing (3.0 GB); now a chunk holds at most 8 MiB of stored games,
+/// so the export stays near 100 MB whatever the game sizes. Ignored by default (about 40 s
+/// in a release build: 2,048 decodes of the large game); `cargo test -- --ignored` runs it.
+#[cfg(unix)]
+#[test]
+#[ignore]
+fn f5_chessbase_records_sharing_one_large_game() {
+    let Some(dir) = findings() else { return };
+    let db = dir.join("hand/cbh-copies2048/db.cbh");
+    if !db.exists() {
+        eprintln!("skipping: {} is absent", db.display());
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    let pgn = out.path().join("x.pgn");
+    let o = Command::new(env!("CARGO_BIN_EXE_chessfmt"))
+        .args([
+            "cbh",
+            "export",
+            db.to_str().unwrap(),
+            "-o",
+            pgn.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    // SAFETY: getrusage fills the zeroed struct given.
+    let peak_kib = unsafe {
+        let mut u: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_CHILDREN, &mut u);
+        u.ru_maxrss
+    };
+    assert!(peak_kib < 400 * 1024, "peak {peak_kib} KiB");
+}
