@@ -134,24 +134,31 @@ pub(crate) fn is_text(head: &[u8]) -> bool {
 /// file): "FILE is not a … (it looks like …)". Only clear cases are refused, so that damaged
 /// files of the right kind still reach their reader and its precise error.
 pub(crate) fn refuse_wrong_kind(path: &Path, head: &[u8], expected: Format) -> CliResult {
+    let start = &head[..head.len().min(512)];
+    // What a text head looks like, for the binary formats.
+    let text_kind = || {
+        if is_pgn(start) {
+            Format::Pgn.with_article()
+        } else {
+            "text".to_string()
+        }
+    };
     let looks = match expected {
+        // An empty file is any content format's (an empty book, no games): the reader decides.
+        Format::Pgn | Format::Polyglot | Format::SelfplayPolicy | Format::SelfplayValue
+            if head.is_empty() =>
+        {
+            return Ok(());
+        }
         Format::Pgn => {
-            let start = &head[..head.len().min(512)];
-            if head.is_empty() || is_pgn(start) || is_text(start) {
+            if is_pgn(start) || is_text(start) {
                 return Ok(());
             }
             content_format(head).map_or("binary data".to_string(), |f| f.with_article())
         }
         Format::Polyglot => {
-            let start = &head[..head.len().min(512)];
-            if head.is_empty() {
-                return Ok(());
-            } else if is_text(start) {
-                if is_pgn(start) {
-                    Format::Pgn.with_article()
-                } else {
-                    "text".to_string()
-                }
+            if is_text(start) {
+                text_kind()
             } else if !polyglot_book::looks_like_book(head)
                 && selfplay_format::sniff::sniff(head).is_some()
             {
@@ -162,15 +169,8 @@ pub(crate) fn refuse_wrong_kind(path: &Path, head: &[u8], expected: Format) -> C
             }
         }
         Format::SelfplayPolicy | Format::SelfplayValue => {
-            let start = &head[..head.len().min(512)];
-            if head.is_empty() {
-                return Ok(());
-            } else if is_text(start) {
-                if is_pgn(start) {
-                    Format::Pgn.with_article()
-                } else {
-                    "text".to_string()
-                }
+            if is_text(start) {
+                text_kind()
             } else if polyglot_book::looks_like_book(head)
                 && selfplay_format::sniff::sniff(head).is_none()
             {

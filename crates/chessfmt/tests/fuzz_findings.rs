@@ -4,29 +4,10 @@
 //! ../shared. One test per file: `RUSAGE_CHILDREN` is per process.
 
 mod common;
-
-use std::{path::PathBuf, process::Command, time::Instant};
-
-fn findings() -> Option<PathBuf> {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fuzz-findings");
-    if p.exists() {
-        Some(p)
-    } else {
-        eprintln!("skipping: {} is absent", p.display());
-        None
-    }
-}
-
-/// Peak resident memory of the waited-for children so far, in KiB.
 #[cfg(unix)]
-fn children_max_rss_kib() -> i64 {
-    // SAFETY: getrusage fills the zeroed struct given.
-    unsafe {
-        let mut u: libc::rusage = std::mem::zeroed();
-        libc::getrusage(libc::RUSAGE_CHILDREN, &mut u);
-        u.ru_maxrss
-    }
-}
+use common::{children_max_rss_kib, findings};
+
+use std::{process::Command, time::Instant};
 
 /// F1: `.ksf` table-of-contents entries that all point at one source. Before: 791 MB for a
 /// 64 KB file in `kvetka info`, an abort at 256 KB. Now the shared source is refused at the

@@ -3,18 +3,10 @@
 //! from `RUSAGE_CHILDREN`) sees only its own children.
 
 mod common;
+#[cfg(unix)]
+use common::{children_max_rss_kib, findings};
 
-use std::{path::PathBuf, process::Command, time::Instant};
-
-fn findings() -> Option<PathBuf> {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fuzz-findings");
-    if p.exists() {
-        Some(p)
-    } else {
-        eprintln!("skipping: {} is absent", p.display());
-        None
-    }
-}
+use std::{process::Command, time::Instant};
 
 /// F2 and F3: ChessBase games with variations nested 5,000–100,000 deep (the PGN writer and
 /// the JSON builder recursed per level: SIGABRT, the whole export lost), and a 200 KB game
@@ -119,11 +111,6 @@ fn f5_chessbase_records_sharing_one_large_game() {
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
-    // SAFETY: getrusage fills the zeroed struct given.
-    let peak_kib = unsafe {
-        let mut u: libc::rusage = std::mem::zeroed();
-        libc::getrusage(libc::RUSAGE_CHILDREN, &mut u);
-        u.ru_maxrss
-    };
+    let peak_kib = children_max_rss_kib();
     assert!(peak_kib < 400 * 1024, "peak {peak_kib} KiB");
 }

@@ -27,3 +27,25 @@ pub fn testdata_path(p: &str) -> PathBuf {
 pub fn testdata(p: &str) -> String {
     testdata_path(p).display().to_string()
 }
+
+/// `../shared/fuzz-findings`, or `None` (saying so) when it is absent.
+pub fn findings() -> Option<PathBuf> {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fuzz-findings");
+    if p.exists() {
+        Some(p)
+    } else {
+        eprintln!("skipping: {} is absent", p.display());
+        None
+    }
+}
+
+/// Peak resident memory of the waited-for children of this test process so far, in KiB.
+#[cfg(unix)]
+pub fn children_max_rss_kib() -> i64 {
+    // SAFETY: getrusage fills the zeroed struct given.
+    unsafe {
+        let mut u: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_CHILDREN, &mut u);
+        u.ru_maxrss
+    }
+}
