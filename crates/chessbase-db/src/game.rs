@@ -25,29 +25,36 @@ const NO_NODE: NodeId = u32::MAX;
 /// and real databases nest a few levels, a few dozen at the extreme.
 pub const MAX_DEPTH: usize = 256;
 
-/// One node of the move tree: a move (or a null move) and what is attached to it.
+/// One node of the move tree: a move (or a null move) and its links. 24 bytes (issue 20, F6:
+/// a tree costs 24 bytes per stored move; annotations are kept beside the nodes, only for
+/// the moves that have some).
 #[derive(Debug, Clone)]
 pub struct Node {
     /// The move leading to this node; `None` for the root and for null moves.
     pub mv: Option<Move>,
-    /// Index of the move in stream order (0 = the first move of the record).
-    pub index: u32,
-    /// Annotations of this move, in stored order.
-    pub annotations: Vec<Annotation>,
+    /// Variations nested around this node: 0 on the main line, +1 for each non-first child
+    /// on the way from the root. At most [`MAX_DEPTH`] + 1, so 16 bits are plenty.
+    nesting: u16,
     parent: NodeId,
     first_child: NodeId,
     last_child: NodeId,
     next_sibling: NodeId,
-    /// Variations nested around this node: 0 on the main line, +1 for each non-first child
-    /// on the way from the root.
-    nesting: u32,
 }
 
 /// The moves of a game as a tree: node 0 is the start position; the first child of a node is
 /// the main continuation, the others are variations in stored order.
+///
+/// Memory: 24 bytes per move (nodes are created in stream order, so a node's stream index is
+/// its id − 1 and is not stored), plus the annotations, which are kept sorted by node in one
+/// list beside the nodes.
 #[derive(Debug, Clone)]
 pub struct MoveTree {
     nodes: Vec<Node>,
+    /// The nodes that have annotations, sorted, one entry per annotation (parallel to
+    /// `annotations`).
+    annotated: Vec<NodeId>,
+    /// Annotations sorted by node (stable: a node's annotations in stored order).
+    annotations: Vec<Annotation>,
 }
 
 impl Default for MoveTree {
@@ -65,14 +72,14 @@ impl MoveTree {
         MoveTree {
             nodes: vec![Node {
                 mv: None,
-                index: u32::MAX,
-                annotations: Vec::new(),
+                nesting: 0,
                 parent: NO_NODE,
                 first_child: NO_NODE,
                 last_child: NO_NODE,
                 next_sibling: NO_NODE,
-                nesting: 0,
             }],
+            annotated: Vec::new(),
+            annotations: Vec::new(),
         }
     }
 
@@ -80,29 +87,29 @@ impl MoveTree {
     /// has a main continuation (the new child is then a variation).
     pub fn child_nesting(&self, parent: NodeId) -> u32 {
         let p = &self.nodes[parent as usize];
-        p.nesting + u32::from(p.first_child != NO_NODE)
+        u32::from(p.nesting) + u32::from(p.first_child != NO_NODE)
     }
 
     /// How many variations are nested around `id` (0 on the main line).
     pub fn nesting(&self, id: NodeId) -> u32 {
-        self.nodes[id as usize].nesting
+        u32::from(self.nodes[id as usize].nesting)
     }
 
-    /// Adds a move (or null move) after `parent`, as its last child. Constant time (the last
-    /// child is kept: a node with many variations no longer costs a walk of its siblings per
-    /// addition, issue 20, F3).
-    pub fn add(&mut self, parent: NodeId, mv: Option<Move>, index: u32) -> NodeId {
+    /// Adds a move (or null move) after `parent`, as its last child, and returns its id (its
+    /// stream index is `id − 1`). Constant time (the last child is kept: a node with many
+    /// variations no longer costs a walk of its siblings per addition, issue 20, F3).
+    ///
+    /// Nesting deeper than `u16::MAX` saturates; the decoder stops at [`MAX_DEPTH`].
+    pub fn add(&mut self, parent: NodeId, mv: Option<Move>) -> NodeId {
         let id = self.nodes.len() as NodeId;
-        let nesting = self.child_nesting(parent);
+        let nesting = u16::try_from(self.child_nesting(parent)).unwrap_or(u16::MAX);
         self.nodes.push(Node {
             mv,
-            index,
-            annotations: Vec::new(),
+            nesting,
             parent,
             first_child: NO_NODE,
             last_child: NO_NODE,
             next_sibling: NO_NODE,
-            nesting,
         });
         let p = &mut self.nodes[parent as usize];
         let last = p.last_child;
@@ -120,9 +127,42 @@ impl MoveTree {
         &self.nodes[id as usize]
     }
 
-    /// A node, mutably.
-    pub fn node_mut(&mut self, id: NodeId) -> &mut Node {
-        &mut self.nodes[id as usize]
+    /// The stream index of a node's move (0 = the first move of the record); `None` for the
+    /// root.
+    pub fn index(&self, id: NodeId) -> Option<u32> {
+        id.checked_sub(1)
+    }
+
+    /// The annotations of a node's move, in stored order.
+    pub fn annotations(&self, id: NodeId) -> &[Annotation] {
+        let from = self.annotated.partition_point(|&n| n < id);
+        let to = from + self.annotated[from..].partition_point(|&n| n == id);
+        &self.annotations[from..to]
+    }
+
+    /// Attaches annotations to nodes (the root included), after those already there; a node's
+    /// annotations keep the order given. `O((a + n) log(a + n))` for `a` annotations already
+    /// attached and `n` new ones.
+    ///
+    /// # Panics
+    /// When a node id is not in the tree.
+    pub fn annotate(&mut self, items: impl IntoIterator<Item = (NodeId, Annotation)>) {
+        let mut all: Vec<(NodeId, Annotation)> = self
+            .annotated
+            .drain(..)
+            .zip(self.annotations.drain(..))
+            .collect();
+        let before = all.len();
+        all.extend(items);
+        for &(id, _) in &all[before..] {
+            assert!(
+                (id as usize) < self.nodes.len(),
+                "node {id} is not in the tree"
+            );
+        }
+        // Stable: a node's annotations stay in the order given.
+        all.sort_by_key(|&(id, _)| id);
+        (self.annotated, self.annotations) = all.into_iter().unzip();
     }
 
     /// Number of nodes, the root included (so the number of moves + 1).
@@ -169,9 +209,9 @@ impl MoveTree {
 
     /// The node of the move with stream index `index`.
     pub fn by_index(&self, index: u32) -> Option<NodeId> {
-        // Nodes are created in stream order, one per move.
+        // Nodes are created in stream order, one per move: node `i + 1` is move `i`.
         let id = index.checked_add(1)?;
-        (self.nodes.get(id as usize)?.index == index).then_some(id)
+        ((id as usize) < self.nodes.len()).then_some(id)
     }
 }
 
@@ -212,15 +252,17 @@ pub struct Game {
 impl Game {
     /// Attaches annotation items to their nodes (−1 = whole game).
     pub fn attach(&mut self, items: Vec<Item>) {
+        let mut attached = Vec::new();
         for item in items {
             if item.index < 0 {
                 self.game_annotations.push(item.annotation);
             } else if let Some(id) = self.tree.by_index(item.index as u32) {
-                self.tree.node_mut(id).annotations.push(item.annotation);
+                attached.push((id, item.annotation));
             } else {
                 self.unattached.push(item);
             }
         }
+        self.tree.annotate(attached);
     }
 
     /// The moves of the main line (null moves as `None`).
@@ -469,7 +511,7 @@ pub fn decode_game(cbg: &[u8], offset: u32, number: u32) -> Result<Game, GameErr
                 break;
             }
             Ok(Some(t)) => match replay.step(t) {
-                Ok(mv) => cur = tree.add(cur, mv, index),
+                Ok(mv) => cur = tree.add(cur, mv),
                 Err(reason) => {
                     truncated = Some(rec.bad_move(number, pos, index, reason));
                     break;
@@ -535,4 +577,35 @@ pub fn decode_main_line(cbg: &[u8], offset: u32, number: u32) -> Result<MainLine
         end: replay.pos,
         truncated,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The documented memory bound of a move tree (issue 20, F6): 24 bytes per move.
+    #[test]
+    fn a_node_takes_24_bytes() {
+        assert_eq!(std::mem::size_of::<Node>(), 24);
+    }
+
+    #[test]
+    fn annotations_stay_with_their_node_in_order() {
+        let mut t = MoveTree::new();
+        let a = t.add(MoveTree::ROOT, None);
+        let b = t.add(a, None);
+        let c = t.add(a, None);
+        assert_eq!(
+            (t.index(a), t.index(c), t.index(MoveTree::ROOT)),
+            (Some(0), Some(2), None)
+        );
+        assert_eq!(t.by_index(1), Some(b));
+        assert_eq!(t.nesting(c), 1);
+        let clock = Annotation::WhiteClock;
+        t.annotate([(c, clock(1)), (a, clock(2)), (c, clock(3))]);
+        t.annotate([(a, clock(4))]);
+        assert_eq!(t.annotations(a), [clock(2), clock(4)]);
+        assert_eq!(t.annotations(b), []);
+        assert_eq!(t.annotations(c), [clock(1), clock(3)]);
+    }
 }

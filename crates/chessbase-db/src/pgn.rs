@@ -195,8 +195,9 @@ impl Writer<'_, '_> {
                 break;
             };
             let n = self.tree.node(child);
+            let anns = self.tree.annotations(child);
             if self.annotations {
-                let before = comment_text(&n.annotations, true);
+                let before = comment_text(anns, true);
                 if !before.is_empty() {
                     self.text.comment(&before);
                     need_number = true;
@@ -223,10 +224,10 @@ impl Writer<'_, '_> {
                 }
             }
             if self.annotations {
-                for nag in nags(&n.annotations) {
+                for nag in nags(anns) {
                     self.text.token_fmt(format_args!("${nag}"));
                 }
-                let after = comment_text(&n.annotations, false);
+                let after = comment_text(anns, false);
                 if !after.is_empty() {
                     self.text.comment(&after);
                     need_number = true;

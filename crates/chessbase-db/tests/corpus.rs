@@ -266,7 +266,7 @@ fn with_variations_annotation_counts() {
             (None, None, 0)
         );
         let all = (0..g.tree.len() as u32)
-            .flat_map(|id| g.tree.node(id).annotations.iter())
+            .flat_map(|id| g.tree.annotations(id).iter())
             .chain(&g.game_annotations);
         for a in all {
             match a {

@@ -62,7 +62,7 @@ fn seeds_decode_as_made() {
     );
     let first = g.tree.main_line().next().unwrap();
     assert!(matches!(
-        g.tree.node(first).annotations[0],
+        g.tree.annotations(first)[0],
         chessbase_db::Annotation::Text { .. }
     ));
 }

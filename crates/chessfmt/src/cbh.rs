@@ -11,7 +11,11 @@ use clap::Subcommand;
 use serde_json::{Value, json};
 use shakmaty::{Chess, EnPassantMode, Position, fen::Fen, san::SanPlus};
 
-use crate::{CliError, CliResult, output::json_line, progress};
+use crate::{
+    CliError, CliResult,
+    output::{json_line, json_line_buffered},
+    progress,
+};
 
 /// ChessBase database verbs.
 #[derive(Debug, Subcommand)]
@@ -366,52 +370,119 @@ fn annotation_json(a: &Annotation) -> Value {
     }
 }
 
-/// The line from `node` at `pos`, starting with `first` when given, as JSON moves.
-fn line_json(
-    tree: &MoveTree,
-    mut node: NodeId,
-    mut pos: Chess,
-    mut first: Option<NodeId>,
-) -> Vec<Value> {
-    let mut out = Vec::new();
-    loop {
-        let variation_start = first.is_some();
-        let Some(child) = first.take().or_else(|| tree.main_child(node)) else {
-            break;
-        };
-        let before = pos.clone();
-        let n = tree.node(child);
-        let (uci, san) = match n.mv {
-            Some(m) => (
-                // Standard castling as e1g1; king-takes-rook only in Chess960 games.
-                m.to_uci(pos.castles().mode()).to_string(),
-                SanPlus::from_move_and_play_unchecked(&mut pos, m).to_string(),
-            ),
-            None => {
-                pos = pos.swap_turn().unwrap_or_default();
-                ("0000".into(), "--".into())
-            }
-        };
-        let mut v = json!({
-            "uci": uci,
-            "san": san,
-            "index": n.index,
-            "annotations": n.annotations.iter().map(annotation_json).collect::<Vec<_>>(),
-        });
-        if !variation_start {
-            let vars: Vec<Value> = tree
-                .children(node)
-                .skip(1)
-                .map(|s| Value::Array(line_json(tree, node, before.clone(), Some(s))))
-                .collect();
-            if !vars.is_empty() {
-                v["variations"] = Value::Array(vars);
-            }
-        }
-        out.push(v);
-        node = child;
+/// The line from `node` at `pos`, starting with `first` when given: serialised as a JSON
+/// array of moves while it is walked, so `cbh show --json` streams (issue 20, F6: the whole
+/// tree as `serde_json::Value`s took 12 GB for a 16 MB game). Recursion is per variation
+/// level, which the decoder limits to [`chessbase_db::MAX_DEPTH`].
+struct LineJson<'a> {
+    tree: &'a MoveTree,
+    node: NodeId,
+    pos: Chess,
+    first: Option<NodeId>,
+}
+
+/// One move of a line; fields in the (alphabetical) order the output always had.
+#[derive(serde::Serialize)]
+struct MoveJson<'a> {
+    annotations: Vec<Value>,
+    index: u32,
+    san: String,
+    uci: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    variations: Option<VariationsJson<'a>>,
+}
+
+/// The variations that replace the main continuation of `node` (at `pos`, before it).
+struct VariationsJson<'a> {
+    tree: &'a MoveTree,
+    node: NodeId,
+    pos: Chess,
+}
+
+impl serde::Serialize for VariationsJson<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.tree.children(self.node).skip(1).map(|first| LineJson {
+            tree: self.tree,
+            node: self.node,
+            pos: self.pos.clone(),
+            first: Some(first),
+        }))
     }
-    out
+}
+
+impl serde::Serialize for LineJson<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let tree = self.tree;
+        let mut seq = s.serialize_seq(None)?;
+        let (mut node, mut pos, mut first) = (self.node, self.pos.clone(), self.first);
+        loop {
+            let variation_start = first.is_some();
+            let Some(child) = first.take().or_else(|| tree.main_child(node)) else {
+                break;
+            };
+            let before = pos.clone();
+            let (uci, san) = match tree.node(child).mv {
+                Some(m) => (
+                    // Standard castling as e1g1; king-takes-rook only in Chess960 games.
+                    m.to_uci(pos.castles().mode()).to_string(),
+                    SanPlus::from_move_and_play_unchecked(&mut pos, m).to_string(),
+                ),
+                None => {
+                    pos = pos.swap_turn().unwrap_or_default();
+                    ("0000".into(), "--".into())
+                }
+            };
+            let variations = (!variation_start && tree.children(node).nth(1).is_some()).then_some(
+                VariationsJson {
+                    tree,
+                    node,
+                    pos: before,
+                },
+            );
+            seq.serialize_element(&MoveJson {
+                annotations: tree
+                    .annotations(child)
+                    .iter()
+                    .map(annotation_json)
+                    .collect(),
+                index: tree.index(child).unwrap_or_default(),
+                san,
+                uci,
+                variations,
+            })?;
+            node = child;
+        }
+        seq.end()
+    }
+}
+
+/// `cbh show --json`: the header fields and the move tree, in the (alphabetical) field order
+/// the output always had.
+#[derive(serde::Serialize)]
+struct ShowJson<'a> {
+    annotation_error: Option<String>,
+    annotator: &'a str,
+    black: String,
+    black_elo: u16,
+    black_team: Option<&'a str>,
+    chess960: Option<u16>,
+    date: String,
+    eco: Option<String>,
+    event: &'a str,
+    fen: String,
+    game_annotations: Vec<Value>,
+    mode: u8,
+    moves: LineJson<'a>,
+    number: u32,
+    result: &'static str,
+    round: String,
+    site: &'a str,
+    source: &'a str,
+    truncated: Option<String>,
+    white: String,
+    white_elo: u16,
+    white_team: Option<&'a str>,
 }
 
 fn show_json(db: &Database, number: u32) -> CliResult {
@@ -419,29 +490,34 @@ fn show_json(db: &Database, number: u32) -> CliResult {
         return Err(CliError(format!("record {number} is not a game")));
     };
     let game: Game = db.game(number)?;
-    json_line(&json!({
-        "number": number,
-        "white": h.white.full_name(),
-        "black": h.black.full_name(),
-        "white_elo": h.record.white_elo,
-        "black_elo": h.record.black_elo,
-        "event": h.tournament.title,
-        "site": h.tournament.place,
-        "date": h.date().to_string(),
-        "round": h.round(),
-        "result": h.outcome().chessbase(),
-        "eco": h.eco().code(),
-        "annotator": h.annotator.name,
-        "source": h.source.title,
-        "white_team": h.white_team.map(|t| t.title.clone()),
-        "black_team": h.black_team.map(|t| t.title.clone()),
-        "mode": game.mode,
-        "chess960": game.start.chess960,
-        "fen": Fen::from_position(&game.start.position, EnPassantMode::Legal).to_string(),
-        "truncated": game.truncated.as_ref().map(ToString::to_string),
-        "annotation_error": game.annotation_error.as_ref().map(ToString::to_string),
-        "game_annotations": game.game_annotations.iter().map(annotation_json).collect::<Vec<_>>(),
-        "moves": line_json(&game.tree, MoveTree::ROOT, game.start.position.clone(), None),
-    }))?;
-    Ok(())
+    let show = ShowJson {
+        annotation_error: game.annotation_error.as_ref().map(ToString::to_string),
+        annotator: &h.annotator.name,
+        black: h.black.full_name(),
+        black_elo: h.record.black_elo,
+        black_team: h.black_team.map(|t| t.title.as_str()),
+        chess960: game.start.chess960,
+        date: h.date().to_string(),
+        eco: h.eco().code(),
+        event: &h.tournament.title,
+        fen: Fen::from_position(&game.start.position, EnPassantMode::Legal).to_string(),
+        game_annotations: game.game_annotations.iter().map(annotation_json).collect(),
+        mode: game.mode,
+        moves: LineJson {
+            tree: &game.tree,
+            node: MoveTree::ROOT,
+            pos: game.start.position.clone(),
+            first: None,
+        },
+        number,
+        result: h.outcome().chessbase(),
+        round: h.round(),
+        site: &h.tournament.place,
+        source: &h.source.title,
+        truncated: game.truncated.as_ref().map(ToString::to_string),
+        white: h.white.full_name(),
+        white_elo: h.record.white_elo,
+        white_team: h.white_team.map(|t| t.title.as_str()),
+    };
+    json_line_buffered(&show)
 }

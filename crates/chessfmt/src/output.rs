@@ -96,3 +96,13 @@ pub fn json_line<T: Serialize>(value: &T) -> Result<(), CliError> {
     serde_json::to_writer(&mut out, value).map_err(|e| stdout_error(e.into()))?;
     writeln!(out).map_err(stdout_error)
 }
+
+/// [`json_line`] for a large value serialised while it is walked: through a buffer, so that
+/// the many small writes of a streamed value do not each reach the (line-buffered) standard
+/// output.
+pub fn json_line_buffered<T: Serialize>(value: &T) -> Result<(), CliError> {
+    let mut out = io::BufWriter::with_capacity(1 << 16, stdout()?);
+    serde_json::to_writer(&mut out, value).map_err(|e| stdout_error(e.into()))?;
+    writeln!(out).map_err(stdout_error)?;
+    out.flush().map_err(stdout_error)
+}

@@ -11,7 +11,7 @@ use shakmaty::{
 
 use crate::{
     error::{Error, ErrorKind, HeaderProblem},
-    frame::GameView,
+    frame::{GameView, MoveRecord},
     movegen::{CodeList, code_to_move, legal_codes},
     raw::{Header, MoveCode, castling_bits, flags},
 };
@@ -263,28 +263,55 @@ pub fn stm_result(white_result: u8, turn: Color) -> f32 {
     }
 }
 
-/// Decodes a framed game fully.
-pub fn decode_game(view: &GameView<'_>) -> Result<Game, Error> {
+/// The header of a framed game and its start position (an error for a bad header).
+pub(crate) fn game_start(view: &GameView<'_>) -> Result<(Header, Chess, CastlingMode), Error> {
     let header = view.header();
-    let err = |offset: usize, kind| Error {
+    let (start, castling_mode) = start_position(&header).map_err(|kind| Error {
         game: view.index + 1,
-        offset: view.offset + offset as u64,
+        offset: view.offset,
         kind,
-    };
-    let (start, castling_mode) = start_position(&header).map_err(|k| err(0, k))?;
+    })?;
+    Ok((header, start, castling_mode))
+}
+
+/// Replays a framed game from `start` without allocating: calls `f(position, move, record,
+/// legal codes)` for each record, the position being the one before the move and the legal
+/// codes ascending (the order of the visit bytes). Stops at the first bad record (its error)
+/// or at the first error of `f`. The one replay under [`decode_game`] and the streaming
+/// writers.
+pub(crate) fn replay<E: From<Error>>(
+    view: &GameView<'_>,
+    start: &Chess,
+    mut f: impl FnMut(&Chess, Move, &MoveRecord<'_>, &[u16]) -> Result<(), E>,
+) -> Result<(), E> {
     let mut pos = start.clone();
-    // A record takes at least 5 bytes: the capacity is bounded by the data, whatever `plies` says.
-    let mut moves = Vec::with_capacity(view.plies.min(view.bytes.len() / 5));
     let mut legal = CodeList::new();
     for rec in view.records() {
-        let mv = check_record(&pos, &mut legal, rec.code, rec.visits.len())
-            .map_err(|(at, kind)| err(rec.offset + at, kind))?;
+        let mv =
+            check_record(&pos, &mut legal, rec.code, rec.visits.len()).map_err(|(at, kind)| {
+                Error {
+                    game: view.index + 1,
+                    offset: view.offset + (rec.offset + at) as u64,
+                    kind,
+                }
+            })?;
+        f(&pos, mv, &rec, legal.as_slice())?;
+        pos.play_unchecked(mv);
+    }
+    Ok(())
+}
+
+/// Decodes a framed game fully.
+pub fn decode_game(view: &GameView<'_>) -> Result<Game, Error> {
+    let (header, start, castling_mode) = game_start(view)?;
+    // A record takes at least 5 bytes: the capacity is bounded by the data, whatever `plies` says.
+    let mut moves = Vec::with_capacity(view.plies.min(view.bytes.len() / 5));
+    replay(view, &start, |pos, mv, rec, legal| -> Result<(), Error> {
         let visits = (!rec.visits.is_empty()).then(|| {
             legal
-                .as_slice()
                 .iter()
                 .zip(rec.visits)
-                .map(|(&c, &b)| (code_to_move(&pos, MoveCode(c)), b))
+                .map(|(&c, &b)| (code_to_move(pos, MoveCode(c)), b))
                 .collect()
         });
         moves.push(PlayedMove {
@@ -293,8 +320,8 @@ pub fn decode_game(view: &GameView<'_>) -> Result<Game, Error> {
             score: rec.score,
             visits,
         });
-        pos.play_unchecked(mv);
-    }
+        Ok(())
+    })?;
     Ok(Game {
         header,
         start,
