@@ -301,6 +301,19 @@ pub(crate) fn replay<E: From<Error>>(
     Ok(())
 }
 
+/// Checks a framed game as [`decode_game`] does (the start position, every move legal, every
+/// visit count 0 or the number of legal moves) without building it: no allocation. Returns
+/// its number of moves.
+pub fn check_game(view: &GameView<'_>) -> Result<usize, Error> {
+    let (_, start, _) = game_start(view)?;
+    let mut plies = 0;
+    replay(view, &start, |_, _, _, _| -> Result<(), Error> {
+        plies += 1;
+        Ok(())
+    })?;
+    Ok(plies)
+}
+
 /// Decodes a framed game fully.
 pub fn decode_game(view: &GameView<'_>) -> Result<Game, Error> {
     let (header, start, castling_mode) = game_start(view)?;

@@ -379,29 +379,31 @@ pub fn shuffle(
     Ok(sum)
 }
 
-/// Converts every game to the value format (each game checked by full decoding first; bad
+/// Converts every game to the value format (each game checked as by full decoding first; bad
 /// games are errors or skipped by `mode`).
 pub fn to_value(data: &[u8], mode: Mode, out: &mut dyn Write) -> Result<Summary, ToolError> {
     let mut sum = Summary::default();
     let mut buf = Vec::with_capacity(1 << 16);
-    for_each_game(data, mode, &mut sum, |view, _game| {
+    for_each_view(data, mode, &mut sum, |view| {
+        let positions = crate::decode::check_game(view)?;
         policy_to_value(view, &mut buf);
         if buf.len() >= 1 << 16 {
             out.write_all(&buf)?;
             buf.clear();
         }
-        Ok(())
+        Ok(positions as u64)
     })?;
     out.write_all(&buf)?;
     Ok(sum)
 }
 
-/// Decodes every game, handing the good ones to `on_game` and the bad ones (framing or
-/// decoding) to `on_bad`; after a bad game strict mode stops, lenient mode resynchronises.
-fn each_game(
+/// Hands every framed game to `f`, which returns the positions it read, and every bad game
+/// (framing, or a data error from `f`) to `on_bad`; after a bad game strict mode stops,
+/// lenient mode resynchronises. A write error from `f` ends the run.
+fn each_view(
     data: &[u8],
     mode: Mode,
-    mut on_game: impl FnMut(&GameView<'_>, &Game) -> io::Result<()>,
+    mut f: impl FnMut(&GameView<'_>) -> Result<u64, ToolError>,
     mut on_bad: impl FnMut(Error),
 ) -> io::Result<()> {
     let mut it = frames(data);
@@ -413,80 +415,39 @@ fn each_game(
                 break;
             }
         };
-        match crate::decode::decode_game(&view) {
-            Ok(game) => on_game(&view, &game)?,
-            Err(e) => {
+        match f(&view) {
+            Ok(_) => {}
+            Err(ToolError::Data(e)) => {
                 on_bad(e);
                 if mode == Mode::Strict {
                     break;
                 }
                 GameSource::resync(&mut it, BadGame::of(&view));
             }
+            Err(ToolError::Io(e)) => return Err(e),
         }
     }
     Ok(())
 }
 
-/// Hands every framed game to `f`, which returns the positions it read: a data error from
-/// `f` skips the game in lenient mode (resynchronising after it) and ends the run in strict
-/// mode; a write error ends the run.
+/// [`each_view`] counting into `sum`; a bad game is the error in strict mode and counted in
+/// lenient mode.
 fn for_each_view(
     data: &[u8],
     mode: Mode,
     sum: &mut Summary,
     mut f: impl FnMut(&GameView<'_>) -> Result<u64, ToolError>,
 ) -> Result<(), ToolError> {
-    let mut it = frames(data);
-    let mut first_error = None;
-    while let Some(view) = it.next() {
-        let view = match view {
-            Ok(v) => v,
-            Err(e) => {
-                sum.skipped += 1;
-                first_error.get_or_insert(e);
-                break;
-            }
-        };
-        match f(&view) {
-            Ok(positions) => {
-                sum.games += 1;
-                sum.positions += positions;
-                sum.written += 1;
-            }
-            Err(ToolError::Data(e)) => {
-                sum.skipped += 1;
-                first_error.get_or_insert(e);
-                if mode == Mode::Strict {
-                    break;
-                }
-                GameSource::resync(&mut it, BadGame::of(&view));
-            }
-            Err(e) => return Err(e),
-        }
-    }
-    match first_error {
-        Some(e) if mode == Mode::Strict => Err(e.into()),
-        _ => Ok(()),
-    }
-}
-
-/// Decodes every game and hands it over; a bad game is the error in strict mode and counted
-/// in lenient mode.
-fn for_each_game(
-    data: &[u8],
-    mode: Mode,
-    sum: &mut Summary,
-    mut f: impl FnMut(&GameView<'_>, &Game) -> io::Result<()>,
-) -> Result<(), ToolError> {
     let (mut skipped, mut first_error) = (0, None);
-    each_game(
+    each_view(
         data,
         mode,
-        |view, game| {
+        |view| {
+            let positions = f(view)?;
             sum.games += 1;
-            sum.positions += game.moves.len() as u64;
+            sum.positions += positions;
             sum.written += 1;
-            f(view, game)
+            Ok(positions)
         },
         |e| {
             skipped += 1;
@@ -515,19 +476,22 @@ pub struct Validation {
     pub errors: Vec<Error>,
 }
 
-/// Decodes every game fully. Strict mode stops at the first bad game (its error is the only
+/// Checks every game as fully as [`crate::decode::decode_game`] does (start position, every
+/// move legal, every visit count right), without building the games
+/// ([`crate::decode::check_game`]). Strict mode stops at the first bad game (its error is the only
 /// one); lenient mode skips each bad game and goes on at the next game that decodes.
 pub fn validate(data: &[u8], mode: Mode) -> Validation {
     let (mut valid, mut positions) = (0, 0);
     let (mut bad, mut errors) = (0, Vec::new());
     // Writes nothing, so it cannot fail.
-    let _ = each_game(
+    let _ = each_view(
         data,
         mode,
-        |_, game| {
+        |view| {
+            let n = crate::decode::check_game(view)? as u64;
             valid += 1;
-            positions += game.moves.len() as u64;
-            Ok(())
+            positions += n;
+            Ok(n)
         },
         |e| {
             bad += 1;
@@ -750,9 +714,7 @@ pub fn to_pgn(data: &[u8], mode: Mode, out: &mut dyn Write) -> Result<Summary, T
         text.clear();
         if view.bytes.len() > PGN_BUFFERED_GAME {
             // Checked first, then streamed: a bad game still writes nothing.
-            crate::decode::replay(view, &crate::decode::game_start(view)?.1, |_, _, _, _| {
-                Ok::<(), Error>(())
-            })?;
+            crate::decode::check_game(view)?;
             write_pgn_view(view, &mut text, Some(&mut *out))?;
         } else {
             write_pgn_view(view, &mut text, None)?;
