@@ -185,6 +185,33 @@ fn test(_args: &[String]) -> bool {
             "golden",
             Some(step("polyglot full-PGN golden (release)", golden)),
         ));
+        // The resource bounds on the crafted inputs at their full sizes (issue 20): ignored
+        // by a plain `cargo test`, run here in release, one at a time (each measures its own
+        // child's peak memory, and the generated inputs are large).
+        let mut bounds = cargo();
+        bounds
+            .args([
+                "test",
+                "--release",
+                "--locked",
+                "-p",
+                "chessfmt",
+                "--test",
+                "resource_bounds",
+                "--test",
+                "fuzz_findings",
+                "--test",
+                "fuzz_findings_cbh",
+                "--",
+                "--include-ignored",
+                "--test-threads",
+                "1",
+            ])
+            .env("INSTA_UPDATE", "no");
+        results.push((
+            "bounds",
+            Some(step("crafted inputs at full size (release)", bounds)),
+        ));
     } else {
         eprintln!("==> corpus goldens: ../shared/corpus absent, skipped");
         results.push(("golden", None));

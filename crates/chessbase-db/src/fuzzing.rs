@@ -4,30 +4,89 @@ use crate::db::{Database, Files};
 use crate::pgn::{PgnOptions, write_game};
 use crate::raw::CbhHeader;
 
-/// The files packed in one fuzz input: byte 0 × 8 bytes of `.cbh` records (after a current
-/// `.cbh` header), byte 1 × 8 bytes of `.cbg`, the rest `.cba`. `None` for inputs under 2 bytes.
+/// The files packed in one fuzz input: bytes 0–3 (little-endian) the length of the `.cbh`
+/// records (after a current `.cbh` header), bytes 4–7 the length of the `.cbg`, the rest
+/// `.cba`; lengths past the input take what is left. No size cap: as many records and as
+/// large a game as the input holds (issue 20: the former one-byte lengths ruled out every
+/// game over 2,040 bytes). `None` for inputs under 8 bytes.
 pub fn database_files(data: &[u8]) -> Option<Files> {
-    let [a, b, rest @ ..] = data else {
-        return None;
-    };
-    let (cbh, rest) = rest.split_at((usize::from(*a) * 8).min(rest.len()));
-    let (cbg, cba) = rest.split_at((usize::from(*b) * 8).min(rest.len()));
-    let header = CbhHeader {
-        used: 44,
-        record_size: 46,
-        version: 1,
-        next_game: 0,
-        next_sound: 0,
-        next_picture: 0,
-        next_video: 0,
-        next_game_again: 0,
-    };
-    let mut full = header.to_bytes().to_vec();
+    let (lengths, rest) = data.split_first_chunk::<8>()?;
+    let [a, b] = [&lengths[..4], &lengths[4..]]
+        .map(|l| u32::from_le_bytes(l.try_into().unwrap_or_default()) as usize);
+    let (cbh, rest) = rest.split_at(a.min(rest.len()));
+    let (cbg, cba) = rest.split_at(b.min(rest.len()));
+    let mut full = current_header((cbh.len() / 46) as u32).to_vec();
     full.extend_from_slice(cbh);
     Some(Files {
         cbh: full,
         cbg: Some(cbg.to_vec()),
         cba: Some(cba.to_vec()),
+        ..Files::default()
+    })
+}
+
+/// A current `.cbh` header for `records` records.
+fn current_header(records: u32) -> [u8; 46] {
+    CbhHeader {
+        used: 44,
+        record_size: 46,
+        version: 1,
+        next_game: records.saturating_add(1),
+        next_sound: 0,
+        next_picture: 0,
+        next_video: 0,
+        next_game_again: 0,
+    }
+    .to_bytes()
+}
+
+/// A mode-5 move word: from and to square, and the flags that open a variation before the
+/// move and end the line after it.
+pub fn pairs_word(from: shakmaty::Square, to: shakmaty::Square, variation: bool, end: bool) -> u16 {
+    // ChessBase numbers squares file-major (a1 = 0, a2 = 1, …).
+    let cb = |s: shakmaty::Square| u16::from(s.file()) * 8 + u16::from(s.rank());
+    cb(from) | cb(to) << 6 | if variation { 0x8000 } else { 0 } | if end { 0x4000 } else { 0 }
+}
+
+/// Encodes mode-5 words (see [`pairs_word`]) as the stream a game record stores: each byte
+/// through the inverse of the mode's table, with the move counter added.
+pub fn pairs_stream(words: impl IntoIterator<Item = u16>) -> Vec<u8> {
+    let mut inverse = [0u8; 256];
+    for (i, &v) in crate::tables::MODE_5.iter().enumerate() {
+        inverse[usize::from(v)] = i as u8;
+    }
+    let mut out = Vec::new();
+    for (k, w) in words.into_iter().enumerate() {
+        let k = k as u8;
+        for b in w.to_be_bytes() {
+            out.push(inverse[usize::from(b.wrapping_add(k))]);
+        }
+    }
+    out
+}
+
+/// A database whose `records` game records all point at one game: a `.cbg` holding one record
+/// of encoding `mode` with `stream` (from the standard start position). For regression tests
+/// and structure-aware fuzzing; `None` when the stream is too long for a record (16 MiB).
+pub fn shared_game_database(mode: u8, stream: &[u8], records: u32) -> Option<Files> {
+    let len = u32::try_from(stream.len() + 4)
+        .ok()
+        .filter(|&l| l <= 0xff_ffff)?;
+    let mut cbg = vec![0u8; 26];
+    cbg.push(mode);
+    cbg.extend_from_slice(&len.to_be_bytes()[1..]);
+    cbg.extend_from_slice(stream);
+    let mut cbh = current_header(records).to_vec();
+    for _ in 0..records {
+        let mut r = [0u8; 46];
+        r[0] = 1;
+        r[1..5].copy_from_slice(&26u32.to_be_bytes());
+        r[27] = 1;
+        cbh.extend_from_slice(&r);
+    }
+    Some(Files {
+        cbh,
+        cbg: Some(cbg),
         ..Files::default()
     })
 }
@@ -43,7 +102,7 @@ pub fn database(data: &[u8]) {
 /// Lists, decodes and exports every record of a database.
 pub fn exercise(db: &Database) {
     let _ = db.counts();
-    for n in 1..=db.len().min(64) {
+    for n in 1..=db.len() {
         if let Ok(crate::header::Header::Game(h)) = db.header(n) {
             let _ = db.main_line(n);
             if let Ok(g) = db.game(n) {

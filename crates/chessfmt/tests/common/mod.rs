@@ -49,3 +49,79 @@ pub fn children_max_rss_kib() -> i64 {
         u.ru_maxrss
     }
 }
+
+/// What one run of the binary cost.
+#[cfg(unix)]
+#[derive(Debug)]
+pub struct Measured {
+    /// Exit code (-1 when killed by a signal).
+    pub code: i32,
+    /// Peak resident memory of this child alone, in KiB (`wait4`).
+    pub peak_kib: i64,
+    /// Wall time.
+    pub secs: f64,
+    /// Bytes written to standard output (discarded).
+    pub stdout_bytes: u64,
+    /// Standard error.
+    pub stderr: String,
+}
+
+/// Runs the binary with standard output counted and discarded, and measures its own peak
+/// memory through `wait4` (so several measured runs may share a test binary).
+///
+/// Linux counts in a process's peak the memory of the process it was before `exec`: a child
+/// made by `vfork` (what `Command` uses) inherits the test process's *peak*, one made by
+/// `fork` its *current* size. So the child is forked (a `pre_exec` hook forces that), and
+/// spawns are serialised so that no other test's data is in the copy; a test keeps its large
+/// inputs on disk, not in memory, when it spawns.
+#[cfg(unix)]
+pub fn measured(args: &[&str]) -> Measured {
+    use std::io::Read;
+    use std::os::unix::process::CommandExt;
+    use std::process::Stdio;
+    static SPAWN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let start = std::time::Instant::now();
+    let mut command = Command::new(env!("CARGO_BIN_EXE_chessfmt"));
+    command
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    // SAFETY: the hook does nothing (it only makes std fork instead of vfork).
+    unsafe {
+        command.pre_exec(|| Ok(()));
+    }
+    let guard = SPAWN.lock().unwrap_or_else(|e| e.into_inner());
+    let mut child = command.spawn().unwrap();
+    drop(guard);
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let counter = std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
+    let reader = std::thread::spawn(move || {
+        let mut s = Vec::new();
+        let _ = err.read_to_end(&mut s);
+        s
+    });
+    // SAFETY: wait4 fills the zeroed status and rusage of our own child, which std has not
+    // waited for (and never will: `child` is forgotten below).
+    let (status, usage) = unsafe {
+        let mut status = 0;
+        let mut usage: libc::rusage = std::mem::zeroed();
+        let pid = child.id() as libc::pid_t;
+        assert_eq!(libc::wait4(pid, &mut status, 0, &mut usage), pid);
+        (status, usage)
+    };
+    std::mem::forget(child);
+    let stdout_bytes = counter.join().unwrap().unwrap_or(0);
+    let stderr = String::from_utf8_lossy(&reader.join().unwrap()).into_owned();
+    Measured {
+        code: if libc::WIFEXITED(status) {
+            libc::WEXITSTATUS(status)
+        } else {
+            -1
+        },
+        peak_kib: usage.ru_maxrss,
+        secs: start.elapsed().as_secs_f64(),
+        stdout_bytes,
+        stderr,
+    }
+}

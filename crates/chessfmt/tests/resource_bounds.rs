@@ -1,0 +1,176 @@
+//! Memory and time bounds on the crafted inputs of ../shared/fuzz-findings (issue 20, F4, F6,
+//! F7) and on the generated sizes its README names. Each run's peak memory is its own
+//! (`wait4`). The full sizes are `#[ignore]`d: `cargo xtask test` runs them in a release
+//! build (`cargo test --release -p chessfmt --test resource_bounds -- --include-ignored`).
+
+#![cfg(unix)]
+
+mod common;
+use common::{Measured, findings, measured};
+
+/// The binary alone (runtime, mapped code, thread stacks) stays under this many KiB.
+const BASE_KIB: i64 = 32 * 1024;
+
+fn assert_bound(what: &str, m: &Measured, input_bytes: u64, factor: i64, max_secs: f64) {
+    eprintln!("{what}: {} KiB, {:.2} s", m.peak_kib, m.secs);
+    let input_kib = (input_bytes / 1024) as i64;
+    assert!(
+        m.peak_kib < BASE_KIB + factor * input_kib,
+        "{what}: peak {} KiB for {input_kib} KiB of input (bound {BASE_KIB} + {factor}x)",
+        m.peak_kib
+    );
+    assert!(m.secs < max_secs, "{what}: {:.1} s", m.secs);
+}
+
+/// F4: a game of 100 million tag pairs (42 KB of zstd, 500 MB of PGN) and the fuzz target's
+/// 50 MB one. Before: ~31x the input kept as tags (1.57 GB for 50 MB), one 4.8 GB allocation
+/// in `info`. Now a game stops being read at `MAX_TAGS` and is skipped as unreadable: every
+/// command in constant memory.
+fn f4(cases: &[&str]) {
+    let Some(dir) = findings() else { return };
+    let out = tempfile::tempdir().unwrap();
+    for case in cases {
+        let pgn = dir.join(case);
+        if !pgn.exists() {
+            eprintln!("skipping {case}: absent");
+            continue;
+        }
+        let pgn = pgn.to_str().unwrap();
+        for (verb, ext) in [
+            ("info", None),
+            ("polyglot build", Some("bin")),
+            ("ctg build", Some("ctg")),
+            ("kvetka build", Some("kob")),
+        ] {
+            let mut args: Vec<String> = verb.split(' ').map(String::from).collect();
+            args.push(pgn.to_string());
+            if let Some(ext) = ext {
+                let book = out.path().join(format!("b.{ext}"));
+                args.extend(["-o".into(), book.display().to_string(), "--force".into()]);
+            }
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let m = measured(&args);
+            assert_eq!(m.code, 0, "{case} {verb}: {}", m.stderr);
+            assert!(m.stderr.contains("MAX_TAGS"), "{case} {verb}: {}", m.stderr);
+            // Constant memory: nothing proportional to the 500 MB of tags.
+            assert_bound(&format!("{case} {verb}"), &m, 0, 0, 60.0);
+        }
+    }
+}
+
+#[test]
+fn f4_pgn_tag_sections() {
+    f4(&["pgn-1.bin.zst"]);
+}
+
+/// F4 with 100 million tags (each command decompresses 500 MB: seconds in a release build).
+#[test]
+#[ignore]
+fn f4_pgn_tag_sections_full_size() {
+    f4(&["hand/pgn-tags100m.pgn.zst"]);
+}
+
+/// A database of one game of `moves` knight moves (mode 5, two bytes a move), written to
+/// `dir`; returns the `.cbh` path and the `.cbg` size.
+fn knight_shuffle_database(dir: &std::path::Path, moves: usize) -> (String, u64) {
+    use chessbase_db::fuzzing::{pairs_stream, pairs_word, shared_game_database};
+    use shakmaty::Square::*;
+    let cycle = [(G1, F3), (G8, F6), (F3, G1), (F6, G8)];
+    let stream =
+        pairs_stream((0..moves).map(|i| pairs_word(cycle[i % 4].0, cycle[i % 4].1, false, false)));
+    let files = shared_game_database(5, &stream, 1).unwrap();
+    let cbh = dir.join("db.cbh");
+    std::fs::write(&cbh, &files.cbh).unwrap();
+    std::fs::write(dir.join("db.cbg"), files.cbg.as_ref().unwrap()).unwrap();
+    (cbh.display().to_string(), files.cbg.unwrap().len() as u64)
+}
+
+/// F6 at `moves` moves: `cbh show` (text and JSON) and `cbh export`. Before: 56 bytes of tree
+/// per move and the whole JSON tree built first (903 MB, and an abort at 12 GB for `--json`,
+/// at 8 million moves). Now 24 bytes of tree per move (12x a two-byte-a-move stream) plus
+/// the PGN text of the game (about 4x), and `--json` streamed: all under 40x the `.cbg`.
+fn f6(moves: usize, max_secs: f64) {
+    let out = tempfile::tempdir().unwrap();
+    let (db, cbg) = knight_shuffle_database(out.path(), moves);
+    let pgn = out.path().join("x.pgn").display().to_string();
+    for args in [
+        vec!["cbh", "show", &db, "1"],
+        vec!["cbh", "show", &db, "1", "--json"],
+        vec!["cbh", "export", &db, "-o", &pgn, "--force"],
+    ] {
+        let m = measured(&args);
+        assert_eq!(m.code, 0, "{args:?}: {}", m.stderr);
+        assert_bound(&format!("F6 {moves} {args:?}"), &m, cbg, 40, max_secs);
+    }
+    let text = std::fs::read_to_string(&pgn).unwrap();
+    // The last full move (the cycle is two full moves long).
+    assert!(
+        text.contains(&format!("{}. Ng1 Ng8", moves / 2)),
+        "all moves exported"
+    );
+}
+
+#[test]
+fn f6_chessbase_long_game() {
+    f6(500_000, 60.0);
+}
+
+/// F6 at the README's size: 8 million moves, a 16 MB `.cbg`.
+#[test]
+#[ignore]
+fn f6_chessbase_long_game_full_size() {
+    f6(8_000_000, 60.0);
+}
+
+/// A self-play file of one game of `records` knight moves (records of 5 bytes, no visits).
+fn knight_shuffle_selfplay(path: &std::path::Path, records: usize) -> u64 {
+    let small = std::fs::read(common::testdata_path("selfplay/small.bin")).unwrap();
+    let mut data = small[..43].to_vec();
+    // g1f3 g8f6 f3g1 f6g8 as from << 10 | to << 4 (a1 = 0), score 0.5, no visits.
+    let cycle = [(6u16, 21u16), (62, 45), (21, 6), (45, 62)];
+    data.reserve(records * 5 + 2);
+    for i in 0..records {
+        let (from, to) = cycle[i % 4];
+        data.extend_from_slice(&(from << 10 | to << 4).to_le_bytes());
+        data.extend_from_slice(&32768u16.to_le_bytes());
+        data.push(0);
+    }
+    data.extend_from_slice(&[0, 0]);
+    std::fs::write(path, &data).unwrap();
+    data.len() as u64
+}
+
+/// F7 at `records` moves: `selfplay to-pgn`, `validate` and `to-fen`. Before: the game decoded
+/// whole with every move's text (13x the input: 1.32 GB for 100 MB). Now a game over 1 MiB is
+/// checked, then streamed: about the input itself (it is mapped), under 2x.
+fn f7(records: usize, max_secs: f64) {
+    let out = tempfile::tempdir().unwrap();
+    let bin = out.path().join("sp.bin");
+    let size = knight_shuffle_selfplay(&bin, records);
+    let bin = bin.display().to_string();
+    let pgn = out.path().join("sp.pgn").display().to_string();
+    for args in [
+        vec!["selfplay", "to-pgn", &bin, "-o", &pgn],
+        vec!["selfplay", "validate", &bin],
+        vec!["selfplay", "to-fen", &bin],
+    ] {
+        let m = measured(&args);
+        assert_eq!(m.code, 0, "{args:?}: {}", m.stderr);
+        assert_bound(&format!("F7 {records} {args:?}"), &m, size, 2, max_secs);
+    }
+    let text = std::fs::read_to_string(&pgn).unwrap();
+    assert!(text.starts_with("[Event \"selfplay\"]"), "{}", &text[..100]);
+    assert_eq!(text.matches("Nf3 {score").count(), records.div_ceil(4));
+}
+
+#[test]
+fn f7_selfplay_long_game() {
+    f7(400_000, 60.0);
+}
+
+/// F7 at the README's size: one 100 MB game.
+#[test]
+#[ignore]
+fn f7_selfplay_long_game_full_size() {
+    f7(20_000_000, 120.0);
+}
