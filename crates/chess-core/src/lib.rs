@@ -50,6 +50,7 @@ pub mod files;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod huffman;
+pub mod limits;
 pub mod normalize;
 pub mod parse;
 #[cfg(feature = "pgn")]

@@ -38,6 +38,8 @@ use std::{
 };
 
 use pgn_reader::{KnownOutcome, Outcome, RawTag, Reader, SanPlus, Visitor};
+
+use crate::limits::{LimitExceeded, Limits};
 use shakmaty::{CastlingMode, Chess, Color, Move, Position, fen::Fen};
 
 /// Why a FEN was refused by [`position_from_fen`].
@@ -216,11 +218,10 @@ pub enum SkipReason {
     /// A `[Variant]` other than standard chess or Chess960.
     #[error("unsupported variant {0:?}")]
     UnsupportedVariant(String),
-    /// The game is larger than the reader's limits ([`MAX_TAG_LINE`], [`MAX_TAGS`],
-    /// [`MAX_TAG_BYTES`], [`MAX_PLIES`]) or its text cannot be tokenised; the reader skipped to
-    /// the next game.
-    #[error("unreadable game: {0}")]
-    Unreadable(&'static str),
+    /// The game is larger than one of the reader's [`Limits`] (a tag line, the number or
+    /// bytes of its tags, its main line); the reader skipped to the next game.
+    #[error("game over a limit: {0}")]
+    OverLimit(LimitExceeded),
     /// The input ends inside this game (a cut-off download): the game is incomplete and was
     /// left out. Only the last game of an input can have this problem.
     #[error("the input ends inside this game ({0})")]
@@ -238,7 +239,7 @@ impl SkipReason {
             SkipReason::InvalidFen { .. } => "invalid FEN",
             SkipReason::IllegalMove { .. } => "illegal move",
             SkipReason::UnsupportedVariant(_) => "unsupported variant",
-            SkipReason::Unreadable(_) => "unreadable",
+            SkipReason::OverLimit(_) => "over a limit",
             SkipReason::Truncated(_) | SkipReason::DamagedStream(_) => "truncated input",
         }
     }
@@ -441,20 +442,6 @@ impl fmt::Display for SkipStats {
     }
 }
 
-/// The tag line length (`[Name "value"]`, in bytes) the reader always accepts; a game with a
-/// tag line longer than its buffer (at least this) is skipped as [`SkipReason::Unreadable`].
-/// Real tag lines are well under 1 KiB.
-pub const MAX_TAG_LINE: usize = 1 << 16;
-/// The most tag pairs a game may have; a game with more is skipped as unreadable.
-pub const MAX_TAGS: usize = 4096;
-/// The most bytes of tag names and values a game may have in all; a game with more is
-/// skipped as unreadable (this bounds what a game's tags cost in memory).
-pub const MAX_TAG_BYTES: usize = 1 << 20;
-/// The longest main line the reader keeps, in plies (the longest possible game under the
-/// 75-move rule has fewer than 9,000); a game with more is skipped as unreadable. Comments,
-/// variations and NAGs may have any length: they are not kept.
-pub const MAX_PLIES: usize = 1 << 16;
-
 /// What the byte-counting wrapper knows about the input, shared with the reader.
 #[derive(Debug, Default)]
 struct Tally {
@@ -517,10 +504,11 @@ fn is_stream_damage(e: &io::Error) -> bool {
 }
 
 /// A game [`Collect`] gave up on: over a limit.
-type Collected = Result<(Vec<(String, String)>, Vec<SanPlus>, Option<Outcome>), &'static str>;
+type Collected = Result<(Vec<(String, String)>, Vec<SanPlus>, Option<Outcome>), LimitExceeded>;
 
 struct Collect {
     keep_header: fn(&[u8]) -> bool,
+    limits: Limits,
     tags: usize,
     tag_bytes: usize,
 }
@@ -544,11 +532,19 @@ impl Visitor for Collect {
     ) -> ControlFlow<Self::Output> {
         self.tags += 1;
         self.tag_bytes += name.len() + value.as_bytes().len();
-        if self.tags > MAX_TAGS {
-            return ControlFlow::Break(Err("more tags than the limit (MAX_TAGS)"));
+        if self.tags > self.limits.pgn_tags {
+            return ControlFlow::Break(Err(LimitExceeded::new(
+                "pgn_tags",
+                "tag pairs",
+                self.limits.pgn_tags,
+            )));
         }
-        if self.tag_bytes > MAX_TAG_BYTES {
-            return ControlFlow::Break(Err("more tag bytes than the limit (MAX_TAG_BYTES)"));
+        if self.tag_bytes > self.limits.pgn_tag_bytes {
+            return ControlFlow::Break(Err(LimitExceeded::new(
+                "pgn_tag_bytes",
+                "tag bytes",
+                self.limits.pgn_tag_bytes,
+            )));
         }
         if !(self.keep_header)(name) {
             return ControlFlow::Continue(());
@@ -565,8 +561,12 @@ impl Visitor for Collect {
     }
 
     fn san(&mut self, m: &mut Self::Movetext, san_plus: SanPlus) -> ControlFlow<Self::Output> {
-        if m.1.len() >= MAX_PLIES {
-            return ControlFlow::Break(Err("a main line longer than the limit (MAX_PLIES)"));
+        if m.1.len() >= self.limits.pgn_plies {
+            return ControlFlow::Break(Err(LimitExceeded::new(
+                "pgn_plies",
+                "main-line plies",
+                self.limits.pgn_plies,
+            )));
         }
         m.1.push(san_plus);
         ControlFlow::Continue(())
@@ -666,8 +666,8 @@ fn unsupported(c: Compression) -> io::Error {
 
 /// A streaming PGN reader.
 ///
-/// Bulk input keeps going: a game over the reader's limits ([`MAX_TAG_LINE`], [`MAX_TAGS`],
-/// [`MAX_PLIES`]) or whose text cannot be tokenised is skipped; a last game cut off by the
+/// Bulk input keeps going: a game over the reader's [`Limits`] (tag line, tags, tag bytes,
+/// main-line plies) is skipped; a last game cut off by the
 /// end of the input (inside a tag, a comment or a variation, or in mid-line without a
 /// termination marker) is left out; a compressed stream that is cut short or damaged ends the
 /// input cleanly after the last complete game. Each of these is recorded with the game's
@@ -678,6 +678,7 @@ pub struct PgnReader<R> {
     tally: Arc<Tally>,
     next_index: u64,
     keep_header: fn(&[u8]) -> bool,
+    limits: Limits,
     skipped: SkipStats,
     done: bool,
 }
@@ -707,15 +708,20 @@ impl PgnReader<Box<dyn Read + Send>> {
 }
 
 impl<R: Read> PgnReader<R> {
-    /// A reader over uncompressed PGN text.
+    /// A reader over uncompressed PGN text, under the default [`Limits`].
     pub fn new(inner: R) -> Self {
+        Self::with_limits(inner, Limits::default())
+    }
+
+    /// A reader over uncompressed PGN text under `limits` (its `pgn_*` fields).
+    pub fn with_limits(inner: R, limits: Limits) -> Self {
         let tally = Arc::new(Tally::default());
         let reader = Reader::build(Counting {
             inner,
             tally: Arc::clone(&tally),
             damaged: false,
         })
-        .set_supported_tag_line_length(MAX_TAG_LINE)
+        .set_supported_tag_line_length(limits.pgn_tag_line)
         .set_supported_comment_length(1 << 12)
         .finish();
         PgnReader {
@@ -723,9 +729,15 @@ impl<R: Read> PgnReader<R> {
             tally,
             next_index: 0,
             keep_header: |_| true,
+            limits,
             skipped: SkipStats::default(),
             done: false,
         }
+    }
+
+    /// The limits the reader works under.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
     }
 
     /// Keeps only the headers `keep` accepts (by tag name), saving their allocation when
@@ -795,6 +807,7 @@ impl<R: Read> PgnReader<R> {
             self.next_index += 1;
             let read = self.reader.read_game(&mut Collect {
                 keep_header: self.keep_header,
+                limits: self.limits,
                 tags: 0,
                 tag_bytes: 0,
             });
@@ -819,11 +832,12 @@ impl<R: Read> PgnReader<R> {
                         self.truncated(index, offset, inside);
                         return Ok(None);
                     }
-                    self.skip(
-                        index,
-                        offset,
-                        SkipReason::Unreadable("a tag line longer than the limit (MAX_TAG_LINE)"),
+                    let limit = LimitExceeded::new(
+                        "pgn_tag_line",
+                        "tag-line bytes",
+                        self.limits.pgn_tag_line,
                     );
+                    self.skip(index, offset, SkipReason::OverLimit(limit));
                     // The rest of the game (its other tags and its movetext) follows.
                     self.reader.read_game(&mut SkipRest)?;
                     continue;
@@ -832,7 +846,7 @@ impl<R: Read> PgnReader<R> {
             let (headers, sans, outcome) = match collected {
                 Ok(c) => c,
                 Err(limit) => {
-                    self.skip(index, offset, SkipReason::Unreadable(limit));
+                    self.skip(index, offset, SkipReason::OverLimit(limit));
                     continue;
                 }
             };

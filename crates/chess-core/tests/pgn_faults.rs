@@ -3,7 +3,10 @@
 
 use std::io::Write;
 
-use chess_core::pgn::{MAX_TAG_LINE, PgnReader, SkipReason, SkipStats};
+use chess_core::limits::Limits;
+use chess_core::pgn::{PgnReader, SkipReason, SkipStats};
+
+const MAX_TAG_LINE: usize = Limits::DEFAULT.pgn_tag_line;
 
 /// Game `i` of the synthetic inputs: four plies, a comment, a result.
 fn game(i: usize) -> String {
@@ -52,7 +55,10 @@ fn an_oversized_tag_skips_one_game() {
             assert_eq!(skipped.total(), 1);
             let e = &skipped.examples[0];
             assert_eq!((e.index, e.offset), (2, 2 * game(0).len() as u64));
-            assert!(matches!(e.reason, SkipReason::Unreadable(_)), "{e}");
+            assert!(
+                matches!(&e.reason, SkipReason::OverLimit(l) if l.field == "pgn_tag_line"),
+                "{e}"
+            );
             assert!(!skipped.truncated());
         }
     }
@@ -81,13 +87,15 @@ fn too_many_plies_tags_or_tag_bytes_skip_one_game_each() {
     let (read_events, skipped) = read(text.as_bytes());
     assert_eq!(read_events, ["game 0", "game 4"]);
     assert_eq!(skipped.total(), 3);
-    assert_eq!(skipped.by_kind["unreadable"], 3);
+    assert_eq!(skipped.by_kind["over a limit"], 3);
     assert_eq!(
         skipped.examples.iter().map(|e| e.index).collect::<Vec<_>>(),
         [1, 2, 3]
     );
     assert!(
-        skipped.examples[2].to_string().contains("MAX_TAG_BYTES"),
+        skipped.examples[2]
+            .to_string()
+            .contains("tag bytes over the limit of 1048576 (Limits::pgn_tag_bytes)"),
         "{:?}",
         skipped.examples[2]
     );
@@ -215,4 +223,27 @@ fn every_game_before_the_damage_is_read() {
             "{kind}: {e}"
         );
     }
+}
+
+/// Limits set by the library user apply: a game over them is skipped, the others read.
+#[test]
+fn limits_set_by_the_user_apply() {
+    let mut limits = Limits::default();
+    limits.pgn_plies = 3;
+    let text = games(2);
+    let mut it = PgnReader::with_limits(text.as_bytes(), limits).games();
+    assert_eq!(it.by_ref().count(), 0, "every game has 4 plies");
+    let skipped = it.skipped();
+    assert_eq!(skipped.by_kind["over a limit"], 2);
+    assert_eq!(
+        skipped.examples[0].reason.to_string(),
+        "game over a limit: main-line plies over the limit of 3 (Limits::pgn_plies)"
+    );
+    limits.pgn_plies = 4;
+    assert_eq!(
+        PgnReader::with_limits(text.as_bytes(), limits)
+            .games()
+            .count(),
+        2
+    );
 }

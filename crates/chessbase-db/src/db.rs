@@ -6,11 +6,12 @@ use chess_core::ParseError;
 use chess_core::files::FileData;
 #[cfg(feature = "std")]
 use chess_core::files::Loader;
+use chess_core::limits::Limits;
 
 use crate::annotations::parse_record;
 use crate::entities::EntityFile;
 use crate::error::{Error, GameError, GameErrorKind};
-use crate::game::{Game, MainLine, decode_game, decode_main_line};
+use crate::game::{Game, MainLine, decode_game_with, decode_main_line};
 use crate::header::{GameHeader, Header, TextHeader};
 use crate::raw::{
     Annotator, CBH_RECORD_SIZE, CBJ_HEADER_SIZE, CbhHeader, CbhRecord, CbjHeader, CbjTeams,
@@ -130,6 +131,7 @@ pub struct Database {
     pub teams: EntityFile<Team>,
     files: Vec<FilePresent>,
     warnings: Vec<String>,
+    limits: Limits,
 }
 
 fn entities<T: EntityData>(
@@ -310,6 +312,7 @@ impl Database {
             cbj,
             files,
             warnings,
+            limits: Limits::default(),
         })
     }
 
@@ -497,6 +500,19 @@ impl Database {
         Ok((cbg, record))
     }
 
+    /// The database under `limits` (the default is [`Limits::default`]): its
+    /// `variation_depth` for decoding games, its `bytes_in_flight` for parallel exports.
+    #[must_use]
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// The limits the database is read under.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
     /// Game `number` (1-based): moves, variations and annotations.
     pub fn game(&self, number: u32) -> Result<Game, Error> {
         self.game_with(number, true)
@@ -505,7 +521,7 @@ impl Database {
     /// Game `number`, with or without its annotations.
     pub fn game_with(&self, number: u32, annotations: bool) -> Result<Game, Error> {
         let (cbg, record) = self.game_record(number)?;
-        let mut game = decode_game(cbg, record.cbg_offset, number)?;
+        let mut game = decode_game_with(cbg, record.cbg_offset, number, &self.limits)?;
         if annotations
             && record.cba_offset != 0
             && let Some(cba) = self.cba.as_deref()

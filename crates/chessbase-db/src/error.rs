@@ -108,9 +108,10 @@ pub enum GameErrorKind {
         /// What was wrong.
         reason: MoveProblem,
     },
-    /// Variations nested deeper than the decoder allows.
-    #[error("variations nested deeper than {0}")]
-    TooDeep(usize),
+    /// Variations nested deeper than the decoder's [`chess_core::limits::Limits`] allow
+    /// (`variation_depth`).
+    #[error("variations nested deeper than {} (Limits::{})", .0.limit, .0.field)]
+    TooDeep(chess_core::limits::LimitExceeded),
     /// The annotation record is malformed (offset and expectation inside).
     #[error("bad annotations: expected {}, found {}", .0.expected, .0.found)]
     BadAnnotations(ParseError),

@@ -5,6 +5,8 @@ use shakmaty::{
     Role, Setup, Square,
 };
 
+use chess_core::limits::{LimitExceeded, Limits};
+
 use crate::annotations::{Annotation, Item};
 use crate::error::{GameError, GameErrorKind, MoveProblem, RecordProblem, SetupProblem};
 use crate::moves::{Mode, Replay, Stream, Token};
@@ -15,16 +17,6 @@ pub type NodeId = u32;
 
 const NO_NODE: NodeId = u32::MAX;
 
-/// Deepest variation nesting the decoder follows. A deeper game ends there with
-/// [`crate::GameErrorKind::TooDeep`] (its moves up to that point are
-/// kept, as for any truncated game; the rest of the database is unaffected).
-///
-/// **Decision** (issue 20, F2): 256 levels. Every consumer of the tree (the PGN writer, the
-/// CLI's JSON) walks variations recursively; 256 levels keep that within a worker thread's
-/// 2 MiB stack with a wide margin (4,096 levels overflowed it: SIGABRT for the whole export),
-/// and real databases nest a few levels, a few dozen at the extreme.
-pub const MAX_DEPTH: usize = 256;
-
 /// One node of the move tree: a move (or a null move) and its links. 24 bytes (issue 20, F6:
 /// a tree costs 24 bytes per stored move; annotations are kept beside the nodes, only for
 /// the moves that have some).
@@ -33,7 +25,8 @@ pub struct Node {
     /// The move leading to this node; `None` for the root and for null moves.
     pub mv: Option<Move>,
     /// Variations nested around this node: 0 on the main line, +1 for each non-first child
-    /// on the way from the root. At most [`MAX_DEPTH`] + 1, so 16 bits are plenty.
+    /// on the way from the root. At most `Limits::MAX_VARIATION_DEPTH` + 1, so 16 bits are
+    /// plenty.
     nesting: u16,
     parent: NodeId,
     first_child: NodeId,
@@ -99,7 +92,8 @@ impl MoveTree {
     /// stream index is `id − 1`). Constant time (the last child is kept: a node with many
     /// variations no longer costs a walk of its siblings per addition, issue 20, F3).
     ///
-    /// Nesting deeper than `u16::MAX` saturates; the decoder stops at [`MAX_DEPTH`].
+    /// Nesting deeper than `u16::MAX` saturates; the decoder stops at its
+    /// [`Limits::variation_depth`](chess_core::limits::Limits::variation_depth).
     pub fn add(&mut self, parent: NodeId, mv: Option<Move>) -> NodeId {
         let id = self.nodes.len() as NodeId;
         let nesting = u16::try_from(self.child_nesting(parent)).unwrap_or(u16::MAX);
@@ -468,12 +462,38 @@ fn record(cbg: &[u8], offset: u32, number: u32) -> Result<Record<'_>, GameError>
     })
 }
 
-/// Decodes a game record at absolute `offset` of the `.cbg` bytes into its move tree.
+/// Decodes a game record at absolute `offset` of the `.cbg` bytes into its move tree, under
+/// the default [`Limits`].
 ///
 /// A record that cannot be used at all (head or length outside the file, guiding text,
 /// unsupported mode, bad set-up position) is an error; a stream that breaks off gives the moves
 /// before the damage with [`Game::truncated`] set.
 pub fn decode_game(cbg: &[u8], offset: u32, number: u32) -> Result<Game, GameError> {
+    decode_game_with(cbg, offset, number, &Limits::default())
+}
+
+/// [`decode_game`] under `limits`: variations nested deeper than
+/// [`Limits::variation_depth`] end the game there ([`GameErrorKind::TooDeep`], the moves up
+/// to that point kept, as for any truncated game; the rest of the database is unaffected).
+///
+/// **Decision** (issue 20, F2): 256 levels by default. Every consumer of the tree (the PGN
+/// writer, the CLI's JSON) walks variations recursively; 256 levels keep that within a
+/// worker thread's 2 MiB stack with a wide margin (4,096 levels overflowed it: SIGABRT for
+/// the whole export), and real databases nest a few levels, a few dozen at the extreme.
+pub fn decode_game_with(
+    cbg: &[u8],
+    offset: u32,
+    number: u32,
+    limits: &Limits,
+) -> Result<Game, GameError> {
+    let max_depth = limits.variation_depth();
+    let too_deep = || {
+        GameErrorKind::TooDeep(LimitExceeded::new(
+            "variation_depth",
+            "variation levels",
+            max_depth,
+        ))
+    };
     let rec = record(cbg, offset, number)?;
     let mut stream = Stream::new(rec.stream, rec.decoder);
     let mut replay = Replay::new(rec.start.position.clone());
@@ -492,8 +512,8 @@ pub fn decode_game(cbg: &[u8], offset: u32, number: u32) -> Result<Game, GameErr
             }
             Ok(None) => break,
             Ok(Some(Token::Variation)) => {
-                if stack.len() >= MAX_DEPTH {
-                    truncated = Some(err(number, at(pos), GameErrorKind::TooDeep(MAX_DEPTH)));
+                if stack.len() >= max_depth {
+                    truncated = Some(err(number, at(pos), too_deep()));
                     break;
                 }
                 stack.push((cur, replay.clone()));
@@ -505,9 +525,9 @@ pub fn decode_game(cbg: &[u8], offset: u32, number: u32) -> Result<Game, GameErr
                 }
                 None => break,
             },
-            Ok(Some(_)) if tree.child_nesting(cur) as usize > MAX_DEPTH => {
+            Ok(Some(_)) if tree.child_nesting(cur) as usize > max_depth => {
                 // Variations nested deeper than the writers may recurse: the game ends here.
-                truncated = Some(err(number, at(pos), GameErrorKind::TooDeep(MAX_DEPTH)));
+                truncated = Some(err(number, at(pos), too_deep()));
                 break;
             }
             Ok(Some(t)) => match replay.step(t) {

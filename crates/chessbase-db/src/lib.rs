@@ -77,6 +77,7 @@ pub mod text;
 
 pub use annotations::{Annotation, Colour, Item};
 pub use chess_core::Located;
+pub use chess_core::limits::{LimitExceeded, Limits};
 pub use db::{Counts, Database, Files};
 pub use error::{Error, GameError, GameErrorKind, MoveProblem, RecordProblem, SetupProblem};
 pub use game::{Game, MainLine, MoveTree, Node, NodeId, Start};

@@ -409,12 +409,12 @@ pub fn export<W: Write>(
     let _ = threads;
     let mut summary = ExportSummary::default();
     let (lo, hi) = (*range.start(), *range.end());
-    // Games in flight at once: at most CHUNK records and at most BUDGET bytes of stored games
-    // (a game's PGN text is a small multiple of its stored size), whatever the game sizes —
-    // records that all point at one large game no longer hold thousands of its copies
-    // (issue 20, F5). At least one record per chunk.
+    // Games in flight at once: at most CHUNK records and at most the database's
+    // `Limits::bytes_in_flight` of stored games (a game's PGN text is a small multiple of its
+    // stored size), whatever the game sizes — records that all point at one large game no
+    // longer hold thousands of its copies (issue 20, F5). At least one record per chunk.
     const CHUNK: u32 = 2048;
-    const BUDGET: u64 = 8 << 20;
+    let budget = db.limits().bytes_in_flight as u64;
     let mut start = lo.max(1);
     let mut done = 0u64;
     while start <= hi && start <= db.len() {
@@ -423,7 +423,7 @@ pub fn export<W: Write>(
         let mut bytes = db.game_size(start);
         while end < last && end - start + 1 < CHUNK {
             let next = db.game_size(end + 1);
-            if bytes.saturating_add(next) > BUDGET {
+            if bytes.saturating_add(next) > budget {
                 break;
             }
             bytes += next;

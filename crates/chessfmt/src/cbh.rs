@@ -373,7 +373,7 @@ fn annotation_json(a: &Annotation) -> Value {
 /// The line from `node` at `pos`, starting with `first` when given: serialised as a JSON
 /// array of moves while it is walked, so `cbh show --json` streams (issue 20, F6: the whole
 /// tree as `serde_json::Value`s took 12 GB for a 16 MB game). Recursion is per variation
-/// level, which the decoder limits to [`chessbase_db::MAX_DEPTH`].
+/// level, which the decoder limits (`chessbase_db::Limits::variation_depth`).
 struct LineJson<'a> {
     tree: &'a MoveTree,
     node: NodeId,

@@ -11,7 +11,7 @@ use std::{process::Command, time::Instant};
 /// F2 and F3: ChessBase games with variations nested 5,000–100,000 deep (the PGN writer and
 /// the JSON builder recursed per level: SIGABRT, the whole export lost), and a 200 KB game
 /// whose variations all hang off one node (adding one walked all its siblings: 30–120 s).
-/// Now nesting stops at `chessbase_db::game::MAX_DEPTH` with the game reported as truncated
+/// Now nesting stops at `Limits::variation_depth` (256) with the game reported as truncated
 /// and exported up to there, and adding a variation is constant time.
 #[cfg(unix)]
 #[test]

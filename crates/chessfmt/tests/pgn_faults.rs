@@ -149,7 +149,7 @@ fn an_oversized_tag_skips_one_game_in_every_builder() {
         let (used, skipped, err) = build(b, &pgn, dir.path());
         assert_eq!((used, skipped), (19, 1), "{b}: {err}");
         assert!(
-            err.contains(&format!("skipped game 8 (byte {offset}): unreadable game")),
+            err.contains(&format!("skipped game 8 (byte {offset}): game over a limit: tag-line bytes over the limit of 65536 (Limits::pgn_tag_line)")),
             "{b}: {err}"
         );
     }

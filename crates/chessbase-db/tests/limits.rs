@@ -1,0 +1,78 @@
+//! The database's limits (chess_core::limits::Limits) apply to the games it decodes.
+
+use chessbase_db::fuzzing::{pairs_stream, pairs_word, shared_game_database};
+use chessbase_db::{Database, GameErrorKind, Limits};
+use shakmaty::Square::*;
+
+/// A game of `n` steps, each a one-move variation followed by a main-line move: every
+/// variation nests one level deeper in the tree (the shape of ../shared/fuzz-findings F2).
+fn nested(n: usize) -> Database {
+    let alt = [(B1, C3), (B8, C6)];
+    let main = [(G1, F3), (G8, F6), (F3, G1), (F6, G8)];
+    let words = (0..n).flat_map(|i| {
+        let (a, b) = alt[i % 2];
+        let (c, d) = main[i % 4];
+        [pairs_word(a, b, true, true), pairs_word(c, d, false, false)]
+    });
+    Database::from_files(shared_game_database(5, &pairs_stream(words), 1).unwrap()).unwrap()
+}
+
+#[test]
+fn variation_depth_is_the_databases_limit() {
+    let g = nested(40).game(1).unwrap();
+    assert_eq!(g.truncated, None, "40 levels are within the default");
+    assert_eq!(g.tree.len(), 81);
+
+    let mut limits = Limits::default();
+    limits.variation_depth = 5;
+    let db = nested(40).with_limits(limits);
+    let g = db.game(1).unwrap();
+    let e = g.truncated.expect("over the limit");
+    assert!(
+        matches!(&e.kind, GameErrorKind::TooDeep(l) if l.limit == 5 && l.field == "variation_depth"),
+        "{e}"
+    );
+    assert!(e.to_string().contains("(Limits::variation_depth)"), "{e}");
+    assert!(
+        (1..=5).contains(
+            &(0..g.tree.len() as u32)
+                .map(|n| g.tree.nesting(n))
+                .max()
+                .unwrap()
+        )
+    );
+
+    // Past the stack-safe maximum the limit is taken as that maximum.
+    limits.variation_depth = usize::MAX;
+    let g = nested(2000).with_limits(limits).game(1).unwrap();
+    let e = g.truncated.expect("over the maximum");
+    assert!(
+        e.to_string()
+            .contains(&Limits::MAX_VARIATION_DEPTH.to_string()),
+        "{e}"
+    );
+}
+
+/// At the deepest honoured limit the PGN writer still fits a 2 MiB worker stack (the stack
+/// of export's pool threads), also in a debug build.
+#[test]
+fn the_deepest_limit_fits_a_worker_stack() {
+    let mut limits = Limits::default();
+    limits.variation_depth = Limits::MAX_VARIATION_DEPTH;
+    let db = nested(3000).with_limits(limits);
+    let text = std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(move || {
+            let chessbase_db::Header::Game(h) = db.header(1).unwrap() else {
+                panic!("a game")
+            };
+            let g = db.game(1).unwrap();
+            let mut s = String::new();
+            chessbase_db::pgn::write_game(&mut s, &h, &g, &Default::default());
+            s
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+    assert_eq!(text.matches('(').count(), Limits::MAX_VARIATION_DEPTH);
+}
