@@ -790,6 +790,30 @@ impl<R: Read> PgnReader<R> {
         self.end(index, offset);
     }
 
+    /// Skips the rest of a game that was over a limit (its other tags and its movetext).
+    fn skip_rest(&mut self) -> io::Result<()> {
+        // Arms pgn-reader's lazy skip of the game; `has_more` runs it.
+        self.reader.read_game(&mut SkipRest)?;
+        self.has_more().map(|_| ())
+    }
+
+    /// Whether another game follows. pgn-reader skips the rest of a game left early (over a
+    /// limit) lazily, here; a further tag line over the limit in that game makes the skip
+    /// fail part-way: skipping goes on past it, as long as the reader moves forward, so that
+    /// one game with several such lines is one skipped game and never ends the input (found
+    /// by the structure-aware fuzz target).
+    fn has_more(&mut self) -> io::Result<bool> {
+        loop {
+            let before = self.position();
+            match self.reader.has_more() {
+                Err(e) if e.kind() == io::ErrorKind::InvalidData && self.position() != before => {
+                    self.reader.read_game(&mut SkipRest)?;
+                }
+                other => return other,
+            }
+        }
+    }
+
     /// Tokenises the next game; `Ok(None)` at the end of the input. Games that cannot be
     /// tokenised are skipped and recorded in [`PgnReader::skipped`].
     pub fn next_raw(&mut self) -> io::Result<Option<RawGame>> {
@@ -798,7 +822,7 @@ impl<R: Read> PgnReader<R> {
             if self.done {
                 return Ok(None);
             }
-            if !self.reader.has_more()? {
+            if !self.has_more()? {
                 let offset = self.position();
                 self.end(index, offset);
                 return Ok(None);
@@ -823,7 +847,7 @@ impl<R: Read> PgnReader<R> {
                     // pgn-reader's parse errors: "unterminated tag" (a tag line longer than
                     // its buffer, or cut by the end of the input) and "unterminated comment"
                     // (only at the end of the input).
-                    if !self.reader.has_more()? {
+                    if !self.has_more()? {
                         let inside = if e.to_string().contains("comment") {
                             "inside a comment"
                         } else {
@@ -838,8 +862,7 @@ impl<R: Read> PgnReader<R> {
                         self.limits.pgn_tag_line,
                     );
                     self.skip(index, offset, SkipReason::OverLimit(limit));
-                    // The rest of the game (its other tags and its movetext) follows.
-                    self.reader.read_game(&mut SkipRest)?;
+                    self.skip_rest()?;
                     continue;
                 }
             };
@@ -851,7 +874,7 @@ impl<R: Read> PgnReader<R> {
                 }
             };
             // Include the whitespace up to the next game in this game's span.
-            let more = self.reader.has_more()?;
+            let more = self.has_more()?;
             if !more
                 && outcome.is_none()
                 && self.tally.count.load(Ordering::Relaxed) > 0

@@ -247,3 +247,19 @@ fn limits_set_by_the_user_apply() {
         2
     );
 }
+
+/// A game with several tag lines over the limit is one skipped game: reading goes on after
+/// it (found by the structure-aware fuzz target: the second long line ended the input with
+/// an error).
+#[test]
+fn several_oversized_tags_in_one_game_skip_only_that_game() {
+    let long = "x".repeat(3 * MAX_TAG_LINE);
+    let mut text = games(2);
+    text +=
+        &format!("[A \"{long}\"]\n[B \"{long}\"]\n[C \"{long}\"]\n[Result \"*\"]\n\n1. e4 *\n\n");
+    text += &(2..4).map(game).collect::<String>();
+    let (read_events, skipped) = read(text.as_bytes());
+    assert_eq!(read_events, events(0..4));
+    assert_eq!(skipped.total(), 1);
+    assert_eq!(skipped.examples[0].index, 2);
+}

@@ -115,6 +115,11 @@ pub enum GameErrorKind {
     /// The annotation record is malformed (offset and expectation inside).
     #[error("bad annotations: expected {}, found {}", .0.expected, .0.found)]
     BadAnnotations(ParseError),
+    /// The record's stored game overlaps the stored game of an earlier record (ChessBase
+    /// stores each game once: the `.cbh` is damaged or crafted). A bulk export writes the
+    /// shared data once, for the earlier record.
+    #[error("its game data overlaps that of record {0} (written once, for that record)")]
+    SharedData(u32),
 }
 
 /// Why a game record does not fit its file.

@@ -99,10 +99,20 @@ pub fn database(data: &[u8]) {
     }
 }
 
-/// Lists, decodes and exports every record of a database.
+/// Exports every record of a database as `cbh export` does (records sharing one game cost
+/// one decode), then lists and decodes the first 16 records one by one.
 pub fn exercise(db: &Database) {
     let _ = db.counts();
-    for n in 1..=db.len() {
+    let _ = crate::pgn::export(
+        db,
+        1..=db.len(),
+        &PgnOptions::default(),
+        true,
+        1,
+        &mut std::io::sink(),
+        |_| {},
+    );
+    for n in 1..=db.len().min(16) {
         if let Ok(crate::header::Header::Game(h)) = db.header(n) {
             let _ = db.main_line(n);
             if let Ok(g) = db.game(n) {

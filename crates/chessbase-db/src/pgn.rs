@@ -365,7 +365,24 @@ enum Piece {
     Skipped(Error),
 }
 
-fn export_one(db: &Database, number: u32, opts: &PgnOptions, include_deleted: bool) -> Piece {
+fn export_one(
+    db: &Database,
+    number: u32,
+    opts: &PgnOptions,
+    include_deleted: bool,
+    shared: &std::collections::HashMap<u32, u32>,
+) -> Piece {
+    if let Some(&first) = shared.get(&number) {
+        return Piece::Skipped(
+            GameError {
+                game: number,
+                file: "cbh",
+                offset: u64::from(number) * crate::raw::CBH_RECORD_SIZE as u64,
+                kind: crate::error::GameErrorKind::SharedData(first),
+            }
+            .into(),
+        );
+    }
     let header = match db.header(number) {
         Ok(Header::Game(h)) => h,
         Ok(Header::Text(t)) if t.record.kind & crate::raw::KIND_DELETED == 0 || include_deleted => {
@@ -415,6 +432,10 @@ pub fn export<W: Write>(
     // longer hold thousands of its copies (issue 20, F5). At least one record per chunk.
     const CHUNK: u32 = 2048;
     let budget = db.limits().bytes_in_flight as u64;
+    // Records whose stored game overlaps an earlier record's are reported, not decoded
+    // again: records sharing one game cost one decode, not one per record (issue 20, F5;
+    // ChessBase stores each game once, so a real database has none).
+    let shared = db.shared_games(range.clone());
     let mut start = lo.max(1);
     let mut done = 0u64;
     while start <= hi && start <= db.len() {
@@ -433,12 +454,12 @@ pub fn export<W: Write>(
         let pieces: Vec<Piece> = pool.install(|| {
             (start..=end)
                 .into_par_iter()
-                .map(|n| export_one(db, n, opts, include_deleted))
+                .map(|n| export_one(db, n, opts, include_deleted, &shared))
                 .collect()
         });
         #[cfg(not(feature = "parallel"))]
         let pieces: Vec<Piece> = (start..=end)
-            .map(|n| export_one(db, n, opts, include_deleted))
+            .map(|n| export_one(db, n, opts, include_deleted, &shared))
             .collect();
         for p in pieces {
             match p {

@@ -377,3 +377,22 @@ fn chesscore_old_format_list_and_export() {
         }
     }
 }
+
+/// No real database stores a game twice: the sharing check finds nothing in any corpus
+/// database (issue 20: records sharing `.cbg` bytes are treated as damage).
+#[test]
+fn no_corpus_database_shares_game_data() {
+    for rel in [
+        "chessbase/uncbv-tests/twic1134/twic1134.cbh",
+        "chessbase/libcbh-gtest/NormalGames/BielMTO.cbh",
+        "chessbase/libcbh-gtest/WithVariations/WithVariations.cbh",
+        "chessbase/libcbh-gtest/Chess960Biel/Chess960Biel.cbh",
+        "chessbase/chesscore-test/Capa/Capa.cbh",
+        "chessbase/chesscore-test/fob/fob.cbh",
+    ] {
+        let Some(path) = corpus(rel) else { return };
+        let db = Database::open(path).unwrap();
+        assert!(!db.is_empty(), "{rel}");
+        assert_eq!(db.shared_games(1..=db.len()).len(), 0, "{rel}");
+    }
+}

@@ -76,3 +76,29 @@ fn the_deepest_limit_fits_a_worker_stack() {
         .unwrap();
     assert_eq!(text.matches('(').count(), Limits::MAX_VARIATION_DEPTH);
 }
+
+/// Records that all point at one game (../shared/fuzz-findings F5): the export decodes and
+/// writes it once, for the first record, and reports the others.
+#[test]
+fn records_sharing_one_game_are_exported_once() {
+    let main = [(G1, F3), (G8, F6), (F3, G1), (F6, G8)];
+    let words = (0..400).map(|i| pairs_word(main[i % 4].0, main[i % 4].1, false, false));
+    let files = shared_game_database(5, &pairs_stream(words), 50).unwrap();
+    let db = Database::from_files(files).unwrap();
+    let shared = db.shared_games(1..=50);
+    assert_eq!(shared.len(), 49);
+    assert!(shared.values().all(|&first| first == 1));
+    let mut out = Vec::new();
+    let s = chessbase_db::pgn::export(&db, 1..=50, &Default::default(), false, 2, &mut out, |_| {})
+        .unwrap();
+    assert_eq!((s.exported, s.skipped.len()), (1, 49));
+    assert!(
+        s.skipped[0]
+            .to_string()
+            .contains("overlaps that of record 1"),
+        "{}",
+        s.skipped[0]
+    );
+    // One record alone is still decoded on request.
+    assert_eq!(db.game(7).unwrap().tree.len(), 401);
+}
