@@ -417,11 +417,17 @@ pub fn export<W: Write>(
     out: &mut W,
     mut progress: impl FnMut(u64),
 ) -> io::Result<ExportSummary> {
+    // One thread needs no pool (building one costs more than a small database's export).
     #[cfg(feature = "parallel")]
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(io::Error::other)?;
+    let pool = match threads {
+        1 => None,
+        n => Some(
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(n)
+                .build()
+                .map_err(io::Error::other)?,
+        ),
+    };
     #[cfg(not(feature = "parallel"))]
     let _ = threads;
     let mut summary = ExportSummary::default();
@@ -450,17 +456,14 @@ pub fn export<W: Write>(
             bytes += next;
             end += 1;
         }
+        let one = |n| export_one(db, n, opts, include_deleted, &shared);
         #[cfg(feature = "parallel")]
-        let pieces: Vec<Piece> = pool.install(|| {
-            (start..=end)
-                .into_par_iter()
-                .map(|n| export_one(db, n, opts, include_deleted, &shared))
-                .collect()
-        });
+        let pieces: Vec<Piece> = match &pool {
+            Some(pool) => pool.install(|| (start..=end).into_par_iter().map(one).collect()),
+            None => (start..=end).map(one).collect(),
+        };
         #[cfg(not(feature = "parallel"))]
-        let pieces: Vec<Piece> = (start..=end)
-            .map(|n| export_one(db, n, opts, include_deleted, &shared))
-            .collect();
+        let pieces: Vec<Piece> = (start..=end).map(one).collect();
         for p in pieces {
             match p {
                 Piece::Pgn(s, t) => {

@@ -66,7 +66,7 @@ fn name(u: &mut Unstructured<'_>) -> Result<String> {
 
 fn generate(u: &mut Unstructured<'_>) -> Result<Sources> {
     let mut sources = Vec::new();
-    for _ in 0..u.int_in_range(0..=200)? {
+    for _ in 0..u.int_in_range(0..=64)? {
         let mut games = Vec::new();
         let template = GameInfo {
             address: u.arbitrary()?,
@@ -78,7 +78,7 @@ fn generate(u: &mut Unstructured<'_>) -> Result<Sources> {
             result: KsfResult::from_byte(u.int_in_range(0..=4)?),
         };
         // Many games from few bytes: copies of one with shifted addresses.
-        for i in 0..u.int_in_range(0..=4000u32)? {
+        for i in 0..u.int_in_range(0..=1000u32)? {
             let mut g = template.clone();
             g.address = g.address.wrapping_add(i);
             games.push(g);
