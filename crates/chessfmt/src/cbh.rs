@@ -44,8 +44,8 @@ pub enum CbhCommand {
     Export {
         /// The database's .cbh file.
         db: PathBuf,
-        /// Output file (default: standard output).
-        #[arg(short = 'o', long)]
+        /// Output file (default and `-`: standard output).
+        #[arg(short = 'o', long, value_name = "OUT")]
         output: Option<PathBuf>,
         /// Overwrite the output file if it exists.
         #[arg(long)]
@@ -60,8 +60,8 @@ pub enum CbhCommand {
         #[arg(long)]
         include_deleted: bool,
         /// Worker threads (default: all cores).
-        #[arg(long, default_value_t = 0)]
-        threads: usize,
+        #[arg(long)]
+        threads: Option<usize>,
         /// Print the summary as JSON on standard output (needs -o).
         #[arg(long, requires = "output")]
         json: bool,
@@ -119,15 +119,21 @@ pub fn run(cmd: CbhCommand) -> CliResult {
                     range.clone(),
                     &opts,
                     include_deleted,
-                    crate::args::threads(Some(threads)),
+                    crate::args::threads(threads),
                     &mut w,
                     |n| bar.set_position(n),
                 )?;
                 w.flush()?;
                 Ok(s)
             };
-            let summary = match &output {
+            let summary = match output
+                .as_deref()
+                .filter(|p| *p != std::path::Path::new("-"))
+            {
                 Some(path) => chess_core::atomic::write_atomically(path, force, run)?,
+                None if json => crate::args::usage_error(
+                    "--json prints the summary on standard output: give -o a file, not -",
+                ),
                 None => run(&mut crate::output::stdout()?)?,
             };
             bar.finish_and_clear();

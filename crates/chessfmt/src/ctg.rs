@@ -103,13 +103,13 @@ pub struct BuildArgs {
     /// The book to write (.cto and .ctb are written beside it).
     #[arg(short = 'o', long = "output", value_name = "OUT.ctg")]
     output: PathBuf,
-    /// Count the first N plies of each game (default 40).
+    /// Count the first N plies of each game.
     #[arg(long, value_name = "N", default_value_t = 40)]
     max_ply: usize,
     /// Replace the output files if they exist.
     #[arg(long)]
     force: bool,
-    /// All or nothing: any game left out (illegal, unreadable, or cut off by the end of a
+    /// All or nothing: any game left out (illegal, over a limit, or cut off by the end of a
     /// file or a damaged compressed stream) is an error and nothing is written. Without it
     /// the good games are used and the others reported as warnings.
     #[arg(long)]

@@ -59,7 +59,7 @@ pub enum KvetkaCommand {
         /// PGN files (plain, .gz, .zst, .xz).
         #[arg(required = true)]
         pgn: Vec<PathBuf>,
-        /// All or nothing: add nothing when any game is left out (illegal, unreadable, or cut
+        /// All or nothing: add nothing when any game is left out (illegal, over a limit, or cut
         /// off by the end of a file or a damaged compressed stream). Without it the good games
         /// are added and the others reported as warnings.
         #[arg(long)]
@@ -164,7 +164,7 @@ pub struct BuildArgs {
     /// Replace an existing book.
     #[arg(long)]
     force: bool,
-    /// All or nothing: any game left out (illegal, unreadable, or cut off by the end of a
+    /// All or nothing: any game left out (illegal, over a limit, or cut off by the end of a
     /// file or a damaged compressed stream) is an error and nothing is written. Without it
     /// the good games are used and the others reported as warnings.
     #[arg(long)]

@@ -68,11 +68,18 @@ fn failpoint(path: &Path) {
     }
 }
 
-/// A Polyglot book, mapped.
+/// A Polyglot book, mapped; `-` (standard input) and other files that cannot be mapped (a
+/// pipe) are read whole instead.
 pub fn polyglot(
     path: &Path,
     mode: polyglot_book::OpenMode,
 ) -> Result<polyglot_book::FileBook, CliError> {
+    if path == Path::new("-") || std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        let data = file(path)?;
+        crate::info::refuse_wrong_kind(path, &data[..data.len().min(1 << 16)], Format::Polyglot)?;
+        return polyglot_book::Book::new(data, mode)
+            .map_err(|e| CliError(format!("{}: {e}", path.display())));
+    }
     if path.is_file() {
         crate::info::refuse_wrong_kind(path, &crate::info::head_of(path)?, Format::Polyglot)?;
     }

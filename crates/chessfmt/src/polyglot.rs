@@ -200,7 +200,7 @@ pub struct BuildArgs {
     /// Replace OUT if it exists.
     #[arg(long)]
     force: bool,
-    /// All or nothing: any game left out (illegal, unreadable, or cut off by the end of a
+    /// All or nothing: any game left out (illegal, over a limit, or cut off by the end of a
     /// file or a damaged compressed stream) is an error and nothing is written. Without it
     /// the good games are used and the others reported as warnings.
     #[arg(long)]

@@ -166,6 +166,12 @@ fn info_show_and_errors() {
         "{out}"
     );
 
+    // `-o -` is standard output; `--json` then has nowhere to go but there: a usage error.
+    let (code, out, _) = chessfmt(&["cbh", "export", &wv, "-o", "-"]);
+    assert_eq!(code, 0);
+    assert!(out.starts_with("[Event \"Sparkassen Gp 1\"]"), "{out}");
+    assert_eq!(chessfmt(&["cbh", "export", &wv, "-o", "-", "--json"]).0, 2);
+
     // Usage and input errors.
     // A reversed range is a usage error (exit 2); a range past the records is bad input.
     assert_eq!(chessfmt(&["cbh", "list", &wv, "--range", "5-2"]).0, 2);

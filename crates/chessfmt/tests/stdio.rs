@@ -1,5 +1,6 @@
-//! `-` is standard input or output wherever a verb reads PGN or writes a file, and the text
-//! exports write to standard output by default (their summary then goes to stderr).
+//! `-` is standard input or output wherever a verb reads PGN or a Polyglot book or writes a
+//! file, and the text exports write to standard output by default (their summary then goes
+//! to stderr).
 
 mod common;
 
@@ -75,4 +76,35 @@ fn text_exports_write_to_standard_output_by_default() {
     let (code, out, err) = run_with_stdin(&["selfplay", "to-fen", "-"], &data);
     assert_eq!(code, 0, "{err}");
     assert_eq!(String::from_utf8(out).unwrap().lines().count(), 12);
+}
+
+/// A Polyglot book (one file) is read from standard input as `-`, as a file is; the wrong
+/// kind of data there is refused like a wrong file. `cbh export -o -` writes to standard
+/// output (and then refuses `--json`, whose summary would mix with the PGN).
+#[test]
+fn a_polyglot_book_from_standard_input_and_export_to_standard_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let book = dir.path().join("b.bin");
+    let (code, _, err) = common::chessfmt(&[
+        "polyglot",
+        "build",
+        &testdata("kvetka/small.pgn"),
+        "-o",
+        book.to_str().unwrap(),
+        "--min-game",
+        "1",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let bytes = std::fs::read(&book).unwrap();
+    let (code, from_file, _) = common::chessfmt(&["polyglot", "probe", book.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    let (code, from_stdin, err) = run_with_stdin(&["polyglot", "probe", "-"], &bytes);
+    assert_eq!(code, 0, "{err}");
+    assert!(!from_file.is_empty());
+    assert_eq!(String::from_utf8(from_stdin).unwrap(), from_file);
+
+    let sp = std::fs::read(testdata("selfplay/small.bin")).unwrap();
+    let (code, _, err) = run_with_stdin(&["polyglot", "probe", "-"], &sp);
+    assert_eq!(code, 1);
+    assert!(err.contains("is not a Polyglot opening book"), "{err}");
 }

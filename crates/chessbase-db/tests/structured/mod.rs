@@ -10,9 +10,13 @@ use chessbase_db::fuzzing::{exercise, pairs_stream, pairs_word, shared_game_data
 use chessbase_db::{Database, Header, Limits};
 use shakmaty::{CastlingMode, Chess, Move, Position};
 
-/// The most move words one input may build (a 512 KiB game record: larger games only cost
-/// the fuzzer time, the decoder is linear).
-const MAX_WORDS: usize = 1 << 18;
+/// The most move words one input may build (a 128 KiB game record: larger games only cost
+/// the fuzzer time, the decoder is linear; the regression tests cover the large sizes).
+const MAX_WORDS: usize = 1 << 16;
+
+/// The most repetitions of a shape: past the nesting limit (256) and enough siblings that a
+/// quadratic insertion would time out.
+const MAX_REPEAT: u16 = 4096;
 
 /// Builds a database from `data`, decodes and exports every record, and checks the bounds.
 pub fn cbh_structured(data: &[u8]) {
@@ -114,7 +118,7 @@ fn generate(u: &mut Unstructured<'_>) -> Result<(Vec<u16>, u32)> {
             // Deep: n times a one-move variation then a move (each variation one level
             // deeper in the tree: ../shared/fuzz-findings F2).
             3 => {
-                let n = u.int_in_range(1..=u16::MAX)?;
+                let n = u.int_in_range(1..=MAX_REPEAT)?;
                 for _ in 0..n {
                     if words.len() + 2 > MAX_WORDS {
                         break;
@@ -129,7 +133,7 @@ fn generate(u: &mut Unstructured<'_>) -> Result<(Vec<u16>, u32)> {
             }
             // Wide: n one-move variations hanging off one node (F3).
             _ => {
-                let n = u.int_in_range(1..=u16::MAX)?;
+                let n = u.int_in_range(1..=MAX_REPEAT)?;
                 let Some(a) = pick(u, &pos)? else { continue };
                 for _ in 0..n.min((MAX_WORDS - words.len()) as u16) {
                     words.push(word(a, true, true));
