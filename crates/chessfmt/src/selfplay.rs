@@ -579,34 +579,39 @@ fn positions(file: &Path, n: Option<u64>, lenient: bool, json: bool) -> CliResul
             count += 1;
             let s = s.map_err(in_file(file))?;
             let mode = s.position.castles().mode();
-            let fen = Fen::from_position(s.position, EnPassantMode::Legal).to_string();
-            let uci = s.mv.to_uci(mode).to_string();
+            let fen = Fen::from_position(s.position, EnPassantMode::Legal);
+            let uci = s.mv.to_uci(mode);
+            // Written field by field (the keys in serde_json's sorted order, the numbers
+            // through serde_json): the same bytes as a `serde_json::Value`, without building
+            // one per position and one per policy move.
             if json {
-                let policy: Vec<_> = s
-                    .policy()
-                    .map(|(m, v)| serde_json::json!([m.to_uci(mode).to_string(), v]))
-                    .collect();
-                serde_json::to_writer(
-                    &mut out,
-                    &serde_json::json!({
-                        "game": s.game, "ply": s.ply, "fen": fen, "uci": uci,
-                        "score": s.score(), "result": s.result,
-                        "policy": if s.has_policy() { serde_json::json!(policy) } else { serde_json::Value::Null },
-                    }),
-                )?;
-                writeln!(out)?;
-            } else {
-                let policy: Vec<_> = s
-                    .policy()
-                    .map(|(m, v)| format!("{}:{v}", m.to_uci(mode)))
-                    .collect();
-                writeln!(
+                write!(
                     out,
-                    "{fen} | {uci} | {:.4} | {} | {}",
-                    s.score(),
-                    s.result,
-                    policy.join(" ")
+                    "{{\"fen\":\"{fen}\",\"game\":{},\"ply\":{},\"policy\":",
+                    s.game, s.ply
                 )?;
+                if s.has_policy() {
+                    out.write_all(b"[")?;
+                    for (i, (m, v)) in s.policy().enumerate() {
+                        let sep = if i == 0 { "" } else { "," };
+                        write!(out, "{sep}[\"{}\",{v}]", m.to_uci(mode))?;
+                    }
+                    out.write_all(b"]")?;
+                } else {
+                    out.write_all(b"null")?;
+                }
+                out.write_all(b",\"result\":")?;
+                serde_json::to_writer(&mut out, &serde_json::Value::from(s.result))?;
+                out.write_all(b",\"score\":")?;
+                serde_json::to_writer(&mut out, &serde_json::Value::from(s.score()))?;
+                writeln!(out, ",\"uci\":\"{uci}\"}}")?;
+            } else {
+                write!(out, "{fen} | {uci} | {:.4} | {} | ", s.score(), s.result)?;
+                for (i, (m, v)) in s.policy().enumerate() {
+                    let sep = if i == 0 { "" } else { " " };
+                    write!(out, "{sep}{}:{v}", m.to_uci(mode))?;
+                }
+                writeln!(out)?;
             }
         }
         out.flush()?;
