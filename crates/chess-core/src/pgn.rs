@@ -948,10 +948,141 @@ impl<R: Read> Iterator for Games<R> {
         }
     }
 }
-/// Reads `reader` in batches of `batch` games on its own thread, maps every game with `map` in
-/// parallel on the current rayon pool, and hands each mapped batch to `sink` **in input
-/// order** (batch k is sunk on this thread while batch k + 1 is mapped by the pool): the
-/// ordered parallel replay that every PGN-driven builder of the family uses.
+/// PGN bytes in memory (an uncompressed file, mapped): [`replay_in_order`] cuts them at game
+/// boundaries and tokenises the pieces in parallel, where a stream is tokenised on one
+/// thread. The games, their numbers and byte offsets, and the skipped games are the same as
+/// [`PgnReader`] gives on the same bytes.
+#[derive(Debug, Clone, Copy)]
+pub struct PgnBytes<'a> {
+    data: &'a [u8],
+    limits: Limits,
+    keep_header: fn(&[u8]) -> bool,
+    piece: usize,
+}
+
+impl<'a> PgnBytes<'a> {
+    /// PGN text in memory, under the default [`Limits`].
+    pub fn new(data: &'a [u8]) -> Self {
+        PgnBytes {
+            data,
+            limits: Limits::default(),
+            keep_header: |_| true,
+            piece: 1 << 20,
+        }
+    }
+
+    /// Under `limits` (see [`PgnReader::with_limits`]).
+    #[must_use]
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Keeps only the headers `keep` accepts (see [`PgnReader::with_header_filter`]).
+    #[must_use]
+    pub fn with_header_filter(mut self, keep: fn(&[u8]) -> bool) -> Self {
+        self.keep_header = keep;
+        self
+    }
+
+    /// The size of the pieces tokenised in parallel (1 MiB by default; tests use small ones).
+    #[doc(hidden)]
+    #[must_use]
+    pub fn with_piece_size(mut self, bytes: usize) -> Self {
+        self.piece = bytes.max(1);
+        self
+    }
+
+    /// The pieces: byte ranges cut just before a line `[Event ` that follows an empty line
+    /// outside a comment (where one game ends and the next begins), each at least the piece
+    /// size long (the last excepted). Text without such lines stays one piece.
+    pub(crate) fn pieces(&self) -> Vec<std::ops::Range<usize>> {
+        let finder = memchr::memmem::Finder::new(b"\n[Event ");
+        let mut out = Vec::new();
+        let mut start = 0;
+        while start < self.data.len() {
+            let mut from = (start + self.piece).min(self.data.len());
+            let cut = loop {
+                match finder.find(&self.data[from..]) {
+                    None => break self.data.len(),
+                    Some(i) => {
+                        let nl = from + i;
+                        // An empty line before ("\n\n" or "\n\r\n"), and not inside a brace
+                        // comment: the nearest brace before is not an opening one (a comment
+                        // holds no "}"). A "{" in a tag value or a ";" comment only costs a
+                        // larger piece; a comment holding an empty line and "[Event" more
+                        // than 64 KiB long is caught when its piece reads a cut-off game.
+                        let before = &self.data[..nl];
+                        let window = &before[before.len().saturating_sub(1 << 16)..];
+                        let in_comment =
+                            memchr::memrchr2(b'{', b'}', window).is_some_and(|i| window[i] == b'{');
+                        if (before.ends_with(b"\n") || before.ends_with(b"\n\r")) && !in_comment {
+                            break nl + 1;
+                        }
+                        from = nl + 1;
+                    }
+                }
+            };
+            out.push(start..cut);
+            start = cut;
+        }
+        out
+    }
+
+    /// Tokenises one piece: its games and skipped games numbered from 0 at its start, and how
+    /// many game numbers it used.
+    fn tokenise(&self, range: std::ops::Range<usize>) -> (Vec<RawGame>, SkipStats, u64) {
+        let mut reader = PgnReader::with_limits(&self.data[range], self.limits)
+            .with_header_filter(self.keep_header);
+        let mut games = Vec::new();
+        // In-memory input: the only errors are pgn-reader's own, which end the piece as they
+        // end a stream (the games before are kept).
+        while let Ok(Some(g)) = reader.next_raw() {
+            games.push(g);
+        }
+        let used = reader.next_index;
+        (games, reader.take_skipped(), used)
+    }
+}
+
+/// The PGN input of [`replay_in_order`]: a stream or bytes in memory.
+#[derive(Debug)]
+pub enum PgnInput<'a, R> {
+    /// A stream (a file, standard input, a decompressor), tokenised on one thread.
+    Reader(PgnReader<R>),
+    /// Bytes in memory, tokenised in parallel.
+    Bytes(PgnBytes<'a>),
+}
+
+impl<R> From<PgnReader<R>> for PgnInput<'_, R> {
+    fn from(r: PgnReader<R>) -> Self {
+        PgnInput::Reader(r)
+    }
+}
+
+impl<'a> From<PgnBytes<'a>> for PgnInput<'a, &'a [u8]> {
+    fn from(b: PgnBytes<'a>) -> Self {
+        PgnInput::Bytes(b)
+    }
+}
+
+impl<'a, R: Read> PgnInput<'a, R> {
+    /// Keeps only the headers `keep` accepts, whichever the input.
+    #[must_use]
+    pub fn with_header_filter(self, keep: fn(&[u8]) -> bool) -> Self {
+        match self {
+            PgnInput::Reader(r) => PgnInput::Reader(r.with_header_filter(keep)),
+            PgnInput::Bytes(b) => PgnInput::Bytes(b.with_header_filter(keep)),
+        }
+    }
+}
+
+/// Reads `input` in batches of `batch` games, maps every game with `map` in parallel on the
+/// current rayon pool, and hands each mapped batch to `sink` **in input order** (batch k is
+/// sunk on this thread while batch k + 1 is mapped by the pool): the ordered parallel replay
+/// that every PGN-driven builder of the family uses. A stream ([`PgnReader`]) is tokenised on
+/// a thread of its own; bytes in memory ([`PgnBytes`]) are cut at game boundaries and
+/// tokenised in parallel too, with the same games, numbers and offsets.
 ///
 /// `sink` may stop the run early with `ControlFlow::Break` (a builder whose spill failed, for
 /// instance). Returns the games the reader itself left out (unreadable, cut off by the end of
@@ -978,7 +1109,120 @@ impl<R: Read> Iterator for Games<R> {
 /// # Ok::<(), std::io::Error>(())
 /// ```
 #[cfg(feature = "parallel")]
-pub fn replay_in_order<R, T>(
+pub fn replay_in_order<'a, R, T>(
+    input: impl Into<PgnInput<'a, R>>,
+    batch: usize,
+    map: impl Fn(&RawGame) -> T + Sync,
+    sink: impl FnMut(Vec<T>) -> std::ops::ControlFlow<()> + Send,
+    progress: impl FnMut(u64),
+) -> io::Result<SkipStats>
+where
+    R: Read + Send,
+    T: Send,
+{
+    match input.into() {
+        PgnInput::Reader(reader) => replay_stream(reader, batch, map, sink, progress),
+        PgnInput::Bytes(bytes) => Ok(replay_bytes(bytes, batch, map, sink, progress)),
+    }
+}
+
+/// [`replay_in_order`] of bytes in memory: pieces cut at game boundaries are tokenised and
+/// replayed in parallel, a group of pieces (one per worker) at a time, while the previous
+/// group is sunk; the games are renumbered as one input before they are mapped.
+#[cfg(feature = "parallel")]
+fn replay_bytes<T: Send>(
+    bytes: PgnBytes<'_>,
+    batch: usize,
+    map: impl Fn(&RawGame) -> T + Sync,
+    mut sink: impl FnMut(Vec<T>) -> std::ops::ControlFlow<()> + Send,
+    mut progress: impl FnMut(u64),
+) -> SkipStats {
+    use rayon::prelude::*;
+    use std::ops::ControlFlow;
+    let pieces = bytes.pieces();
+    // Four pieces a worker: work stealing evens out pieces of unequal cost.
+    let group_size = 4 * rayon::current_num_threads().max(1);
+    let mut skipped = SkipStats::default();
+    let (mut next_index, mut read) = (0u64, 0u64);
+    let mut pending: Option<Vec<T>> = None;
+    // A group's games go to the sink in one batch (a group is a few MiB of text a worker):
+    // fewer, larger batches let a sink that works in parallel itself fork and join less.
+    let _ = batch;
+    let mut sink_all = |mapped: Vec<T>| -> ControlFlow<()> {
+        if mapped.is_empty() {
+            ControlFlow::Continue(())
+        } else {
+            sink(mapped)
+        }
+    };
+    let mut at = 0;
+    while at < pieces.len() {
+        let base = next_index;
+        let group_end = (at + group_size).min(pieces.len());
+        let mut next_piece = group_end;
+        let (flow, (mapped, group_skipped, used)) = rayon::join(
+            || {
+                pending
+                    .take()
+                    .map_or(ControlFlow::Continue(()), &mut sink_all)
+            },
+            || {
+                let mut tokenised: std::collections::VecDeque<_> = pieces[at..group_end]
+                    .par_iter()
+                    .map(|r| (r.clone(), bytes.tokenise(r.clone())))
+                    .collect();
+                let (mut games, mut skipped, mut index) = (Vec::new(), SkipStats::default(), base);
+                while let Some((mut range, mut piece)) = tokenised.pop_front() {
+                    // A piece whose last game is cut off was cut inside a comment holding an
+                    // empty line and "[Event": join the next piece and read both again.
+                    while piece.1.truncated() && range.end < bytes.data.len() {
+                        let next = match tokenised.pop_front() {
+                            Some((r, _)) => r,
+                            None => {
+                                next_piece += 1;
+                                pieces[next_piece - 1].clone()
+                            }
+                        };
+                        range = range.start..next.end;
+                        piece = bytes.tokenise(range.clone());
+                    }
+                    let (g, mut s, used) = piece;
+                    let start = range.start as u64;
+                    games.extend(g.into_iter().map(|mut g| {
+                        g.index += index;
+                        g.offset += start;
+                        g
+                    }));
+                    for e in &mut s.examples {
+                        e.index += index;
+                        e.offset += start;
+                    }
+                    skipped.merge(s);
+                    index += used;
+                }
+                let mapped: Vec<T> = games.par_iter().map(&map).collect();
+                (mapped, skipped, index)
+            },
+        );
+        at = next_piece;
+        read += mapped.len() as u64;
+        next_index = used;
+        skipped.merge(group_skipped);
+        progress(read);
+        if flow.is_break() {
+            return skipped;
+        }
+        pending = Some(mapped);
+    }
+    if let Some(p) = pending {
+        let _ = sink_all(p);
+    }
+    skipped
+}
+
+/// [`replay_in_order`] of a stream: tokenised on a thread of its own.
+#[cfg(feature = "parallel")]
+fn replay_stream<R, T>(
     reader: PgnReader<R>,
     batch: usize,
     map: impl Fn(&RawGame) -> T + Sync,

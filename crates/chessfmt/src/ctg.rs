@@ -457,10 +457,10 @@ fn build(args: &BuildArgs) -> CliResult {
         let bar = progress::spinner("games");
         let mut skipped = 0u64;
         for input in &args.inputs {
-            let reader = crate::pgn_input::open(input)?;
+            let pgn_input = crate::pgn_input::open(input)?;
             let before = bar.position();
-            let left_out = builder
-                .add_pgn(reader, |n| bar.set_position(before + n))
+            let progress = |n| bar.set_position(before + n);
+            let left_out = add_pgn!(pgn_input, |pgn| builder.add_pgn(pgn, progress))
                 .map_err(|e| CliError(format!("{}: {e}", input.display())))?;
             skipped += left_out.total();
             bar.suspend(|| crate::pgn_input::warn_skipped(Some(input), &left_out));

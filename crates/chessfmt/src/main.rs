@@ -5,6 +5,8 @@
 
 #[macro_use]
 mod output;
+#[macro_use]
+mod pgn_input;
 
 mod args;
 mod cbh;
@@ -13,7 +15,6 @@ mod error;
 mod info;
 mod kvetka;
 mod mapped;
-mod pgn_input;
 mod polyglot;
 mod progress;
 mod selfplay;

@@ -46,8 +46,45 @@ pub fn check_pgn_input(path: &Path) -> CliResult {
     crate::info::refuse_wrong_kind(path, &head, crate::info::Format::Pgn)
 }
 
-/// Opens a PGN input (plain or compressed); `-` is standard input.
-pub fn open(
+/// A PGN input, opened.
+pub enum Input {
+    /// A plain file, mapped: cut at game boundaries and tokenised in parallel.
+    Mapped(chess_core::files::FileData),
+    /// A compressed file or standard input: decompressed and tokenised on one thread.
+    Stream(chess_core::pgn::PgnReader<Box<dyn std::io::Read + Send>>),
+}
+
+/// Runs `$add` (a builder's `add_pgn`) on an opened [`Input`], whichever kind it is.
+macro_rules! add_pgn {
+    ($input:expr, |$pgn:ident| $add:expr) => {
+        match $input {
+            $crate::pgn_input::Input::Mapped(data) => {
+                let $pgn = chess_core::pgn::PgnBytes::new(&data);
+                $add
+            }
+            $crate::pgn_input::Input::Stream(reader) => {
+                let $pgn = reader;
+                $add
+            }
+        }
+    };
+}
+
+/// Opens a PGN input: a plain regular file is mapped (its games are then tokenised in
+/// parallel), a compressed one or standard input (`-`) is streamed.
+pub fn open(path: &Path) -> Result<Input, CliError> {
+    if path != Path::new("-") && path.is_file() {
+        let data = crate::mapped::file(path)?;
+        let head = &data[..data.len().min(8)];
+        if chess_core::pgn::Compression::detect(head) == chess_core::pgn::Compression::None {
+            return Ok(Input::Mapped(data));
+        }
+    }
+    open_stream(path).map(Input::Stream)
+}
+
+/// Opens a PGN input as a stream (plain or compressed); `-` is standard input.
+pub fn open_stream(
     path: &Path,
 ) -> Result<chess_core::pgn::PgnReader<Box<dyn std::io::Read + Send>>, CliError> {
     let stream = if path == Path::new("-") {

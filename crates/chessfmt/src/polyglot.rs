@@ -253,10 +253,11 @@ fn build(args: &BuildArgs) -> CliResult {
     };
     let bar = crate::progress::spinner("games");
     for path in &args.pgn {
-        let reader = crate::pgn_input::open(path)?;
+        let input = crate::pgn_input::open(path)?;
         let before = bar.position();
+        let progress = |n| bar.set_position(before + n);
         let skipped = pool
-            .install(|| builder.add_pgn(reader, |n| bar.set_position(before + n)))
+            .install(|| add_pgn!(input, |pgn| builder.add_pgn(pgn, progress)))
             .map_err(|e| CliError(format!("{}: {e}", path.display())))?;
         bar.suspend(|| crate::pgn_input::warn_skipped(Some(path), &skipped));
         crate::pgn_input::check_strict(args.strict, path, &skipped)?;

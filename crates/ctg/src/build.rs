@@ -22,7 +22,7 @@ use std::{
 
 use chess_core::{
     normalize::normalize,
-    pgn::{Game, GameResult, PgnReader, RawGame, SkipStats},
+    pgn::{Game, GameResult, PgnInput, RawGame, SkipStats},
 };
 use shakmaty::{Chess, Color, Position};
 
@@ -167,14 +167,14 @@ impl Builder {
     ///
     /// Returns the games of this stream that were left out (not replayable, unreadable, cut
     /// off by the end of the input); only I/O errors of the reader end the call.
-    pub fn add_pgn<R: Read + Send>(
+    pub fn add_pgn<'a, R: Read + Send>(
         &mut self,
-        reader: PgnReader<R>,
+        input: impl Into<PgnInput<'a, R>>,
         progress: impl FnMut(u64),
     ) -> io::Result<SkipStats> {
         let mut mine = SkipStats::default();
         // Only the tags the book uses are kept (results, start position, ratings).
-        let reader = reader.with_header_filter(|name| {
+        let reader = input.into().with_header_filter(|name| {
             chess_core::pgn::essential_header(name)
                 || name.eq_ignore_ascii_case(b"WhiteElo")
                 || name.eq_ignore_ascii_case(b"BlackElo")

@@ -22,7 +22,7 @@ use std::{
 };
 
 use chess_core::{
-    pgn::{GameError, GameResult, PgnReader, RawGame, SkipStats},
+    pgn::{GameError, GameResult, PgnInput, RawGame, SkipStats},
     polyglot_key,
 };
 use rayon::prelude::*;
@@ -448,32 +448,57 @@ impl BookBuilder {
 
     /// Splits the plies by shard, keeping their order, then counts the shards in parallel.
     /// In a memory-limited build, plies of positions that are not resident are queued for the
-    /// next run instead.
+    /// next run instead. Without a memory limit the split itself is parallel too (games cut
+    /// into runs, each run split on its own; a shard then counts the runs' parts in order).
     fn count_games(&mut self, games: &[KeyedGame]) {
-        let mut parts: Vec<Vec<(KeyedPly, u16)>> = vec![Vec::new(); SHARDS];
-        for g in games {
-            let mut points = g.first_mover_points as u16;
-            for &ply in &g.plies {
-                let shard = shard_of(ply.key);
-                match &mut self.spill {
-                    Some(spill) if !(spill.frozen && self.shards[shard].contains(ply.key)) => {
-                        spill.push(ply.key, ply.packed_move(), points as u8);
-                    }
-                    _ => parts[shard].push((ply, points)),
+        type Parts = Vec<Vec<(KeyedPly, u16)>>;
+        let split = |games: &[KeyedGame], parts: &mut Parts| {
+            for g in games {
+                let mut points = g.first_mover_points as u16;
+                for &ply in &g.plies {
+                    parts[shard_of(ply.key)].push((ply, points));
+                    points = 2 - points;
                 }
-                points = 2 - points;
             }
-        }
+        };
+        let runs: Vec<Parts> = if self.spill.is_none() {
+            games
+                .par_chunks(256)
+                .map(|run| {
+                    let mut parts = vec![Vec::new(); SHARDS];
+                    split(run, &mut parts);
+                    parts
+                })
+                .collect()
+        } else {
+            let mut parts: Parts = vec![Vec::new(); SHARDS];
+            for g in games {
+                let mut points = g.first_mover_points as u16;
+                for &ply in &g.plies {
+                    let shard = shard_of(ply.key);
+                    match &mut self.spill {
+                        Some(spill) if !(spill.frozen && self.shards[shard].contains(ply.key)) => {
+                            spill.push(ply.key, ply.packed_move(), points as u8);
+                        }
+                        _ => parts[shard].push((ply, points)),
+                    }
+                    points = 2 - points;
+                }
+            }
+            vec![parts]
+        };
         self.shards
             .par_iter_mut()
-            .zip(parts)
-            .for_each(|(table, plies)| {
+            .enumerate()
+            .for_each(|(shard, table)| {
                 const AHEAD: usize = 8;
-                for (i, (ply, points)) in plies.iter().enumerate() {
-                    if let Some((next, _)) = plies.get(i + AHEAD) {
-                        table.prefetch(next.key);
+                for plies in runs.iter().map(|parts| &parts[shard]) {
+                    for (i, (ply, points)) in plies.iter().enumerate() {
+                        if let Some((next, _)) = plies.get(i + AHEAD) {
+                            table.prefetch(next.key);
+                        }
+                        table.count(ply, *points);
                     }
-                    table.count(ply, *points);
                 }
             });
         if let Some(spill) = &self.spill
@@ -511,13 +536,13 @@ impl BookBuilder {
     /// off by the end of the input: see [`PgnReader`]); they are also added to
     /// [`BuildStats::skipped`]. Only errors of the underlying reader (and of spilling) end
     /// the call with an error.
-    pub fn add_pgn<R: Read + Send>(
+    pub fn add_pgn<'a, R: Read + Send>(
         &mut self,
-        reader: PgnReader<R>,
+        input: impl Into<PgnInput<'a, R>>,
         mut progress: impl FnMut(u64),
     ) -> io::Result<SkipStats> {
         let before = std::mem::take(&mut self.stats.skipped);
-        let result = self.add_pgn_counted(reader, &mut progress);
+        let result = self.add_pgn_counted(input.into(), &mut progress);
         let mine = std::mem::replace(&mut self.stats.skipped, before);
         self.stats.skipped.merge(mine.clone());
         result.map(|()| mine)
@@ -525,12 +550,12 @@ impl BookBuilder {
 
     fn add_pgn_counted<R: Read + Send>(
         &mut self,
-        reader: PgnReader<R>,
+        input: PgnInput<'_, R>,
         progress: &mut impl FnMut(u64),
     ) -> io::Result<()> {
         const BATCH: usize = 512;
         let max_ply = self.options.max_ply;
-        let reader = reader.with_header_filter(chess_core::pgn::essential_header);
+        let reader = input.with_header_filter(chess_core::pgn::essential_header);
         let read_before = self.stats.games_read;
         // Count batch k (in order) while batch k + 1 is replayed on the pool.
         let skipped = chess_core::pgn::replay_in_order(
@@ -761,7 +786,8 @@ mod tests {
 
     fn build(pgn: &str, options: BuildOptions) -> (Vec<Entry>, BuildStats) {
         let mut b = BookBuilder::new(options);
-        b.add_pgn(PgnReader::new(pgn.as_bytes()), |_| {}).unwrap();
+        b.add_pgn(chess_core::pgn::PgnReader::new(pgn.as_bytes()), |_| {})
+            .unwrap();
         b.finish()
     }
 

@@ -1,0 +1,104 @@
+//! PGN bytes in memory are cut at game boundaries and tokenised in parallel
+//! (`PgnBytes`): the games, their numbers, offsets and lengths, the skipped games and their
+//! reasons are exactly what one `PgnReader` gives on the same bytes, whatever the piece size.
+
+#![cfg(feature = "parallel")]
+
+use std::{ops::ControlFlow, path::PathBuf};
+
+use chess_core::limits::Limits;
+use chess_core::pgn::{PgnBytes, PgnReader, SkipStats, replay_in_order};
+
+type Seen = (u64, u64, u64, usize, usize, String);
+
+fn seen(raw: &chess_core::pgn::RawGame) -> Seen {
+    (
+        raw.index,
+        raw.offset,
+        raw.length,
+        raw.headers.len(),
+        raw.sans.len(),
+        format!("{:?}", raw.result()),
+    )
+}
+
+fn run(
+    input: impl Into<chess_core::pgn::PgnInput<'static, &'static [u8]>>,
+) -> (Vec<Seen>, SkipStats) {
+    let mut all = Vec::new();
+    let skipped = replay_in_order(
+        input,
+        7,
+        seen,
+        |b| {
+            all.extend(b);
+            ControlFlow::Continue(())
+        },
+        |_| {},
+    )
+    .unwrap();
+    (all, skipped)
+}
+
+fn assert_same(name: &str, text: &'static [u8], limits: Limits) {
+    let (want, want_skipped) = run(PgnReader::with_limits(text, limits));
+    for piece in [1, 100, 4096, 1 << 20] {
+        let (got, got_skipped) = run(PgnBytes::new(text)
+            .with_limits(limits)
+            .with_piece_size(piece));
+        assert_eq!(got, want, "{name}: piece size {piece}");
+        assert_eq!(got_skipped, want_skipped, "{name}: piece size {piece}");
+    }
+}
+
+fn leak(v: Vec<u8>) -> &'static [u8] {
+    Box::leak(v.into_boxed_slice())
+}
+
+#[test]
+fn pieces_read_as_one_stream() {
+    // Games separated by empty lines, without them, with CRLF, a BOM, an illegal game, an
+    // oversized one, comments holding "[Event", and a cut-off last game.
+    let mut text = String::from("\u{feff}");
+    for i in 0..300 {
+        match i % 7 {
+            0 => text += &format!("[Event \"g{i}\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 1-0\n\n"),
+            1 => {
+                text += &format!(
+                    "[Event \"g{i}\"]\r\n[Result \"*\"]\r\n\r\n1. d4 {{a\n\n[Event \"no\"]\n}} d5 *\r\n\r\n"
+                )
+            }
+            2 => text += &format!("[Event \"g{i}\"]\n[Result \"0-1\"]\n\n1. e5 0-1\n\n"),
+            3 => {
+                text += &format!(
+                    "[Event \"g{i}\"]\n[Big \"{}\"]\n\n1. c4 *\n\n",
+                    "x".repeat(70_000)
+                )
+            }
+            4 => text += &format!("[Event \"g{i}\"]\n1. Nf3 *\n[Event \"h{i}\"]\n\n1. g3 *\n\n"),
+            _ => text += &format!("[Event \"g{i}\"]\n\n1. e4 c5 2. Nf3 d6 3. d4 cxd4 *\n\n"),
+        }
+    }
+    text += "[Event \"cut\"]\n\n1. e4 e5 2.";
+    let text = leak(text.into_bytes());
+    assert_same("synthetic", text, Limits::default());
+    let mut tight = Limits::default();
+    tight.pgn_plies = 3;
+    tight.pgn_tags = 1;
+    assert_same("synthetic, tight limits", text, tight);
+}
+
+#[test]
+fn corpus_files_read_as_one_stream() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/polyglot/pgn");
+    for name in [
+        "gnuchess-book_1.02-first10000.pgn",
+        "lichess-2017-09-sample1000.pgn",
+    ] {
+        let Ok(bytes) = std::fs::read(dir.join(name)) else {
+            eprintln!("skipping {name}: ../shared/corpus is absent");
+            continue;
+        };
+        assert_same(name, leak(bytes), Limits::default());
+    }
+}
