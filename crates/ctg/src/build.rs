@@ -160,8 +160,10 @@ impl Builder {
         }
     }
 
-    /// Adds every game of a PGN stream (plain or compressed: see [`PgnReader`]), replayed in
-    /// parallel on the current rayon pool and counted in input order, so the book is the one
+    /// Adds every game of a PGN input — a stream, plain or compressed
+    /// ([`chess_core::pgn::PgnReader`]), or bytes in memory tokenised in parallel
+    /// ([`chess_core::pgn::PgnBytes`]) — replayed in parallel on the current rayon pool and
+    /// counted in input order, so the book is the one
     /// [`Builder::add_game`] would give game by game. `progress` gets the number of games
     /// read so far.
     ///

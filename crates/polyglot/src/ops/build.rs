@@ -529,11 +529,13 @@ impl BookBuilder {
             true
         })
     }
-    /// Tokenises, replays (on the current rayon pool) and counts every game of a PGN stream,
-    /// skipping bad games. `progress` is called with the number of games read so far.
+    /// Tokenises, replays (on the current rayon pool) and counts every game of a PGN input —
+    /// a stream ([`chess_core::pgn::PgnReader`]) or bytes in memory, tokenised in parallel
+    /// too ([`chess_core::pgn::PgnBytes`]) — skipping bad games. `progress` is called with
+    /// the number of games read so far.
     ///
     /// Returns the games of this stream that were left out (not replayable, unreadable, cut
-    /// off by the end of the input: see [`PgnReader`]); they are also added to
+    /// off by the end of the input: see [`chess_core::pgn::PgnReader`]); they are also added to
     /// [`BuildStats::skipped`]. Only errors of the underlying reader (and of spilling) end
     /// the call with an error.
     pub fn add_pgn<'a, R: Read + Send>(
