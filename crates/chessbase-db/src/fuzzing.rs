@@ -69,18 +69,31 @@ pub fn pairs_stream(words: impl IntoIterator<Item = u16>) -> Vec<u8> {
 /// of encoding `mode` with `stream` (from the standard start position). For regression tests
 /// and structure-aware fuzzing; `None` when the stream is too long for a record (16 MiB).
 pub fn shared_game_database(mode: u8, stream: &[u8], records: u32) -> Option<Files> {
-    let len = u32::try_from(stream.len() + 4)
-        .ok()
-        .filter(|&l| l <= 0xff_ffff)?;
-    let mut cbg = vec![0u8; 26];
-    cbg.push(mode);
-    cbg.extend_from_slice(&len.to_be_bytes()[1..]);
-    cbg.extend_from_slice(stream);
-    let mut cbh = current_header(records).to_vec();
+    let mut files = games_database(mode, &[stream])?;
+    let record = files.cbh[46..92].to_vec();
+    files.cbh = current_header(records).to_vec();
     for _ in 0..records {
+        files.cbh.extend_from_slice(&record);
+    }
+    Some(files)
+}
+
+/// A database of one game record per stream, each of encoding `mode` from the standard start
+/// position, in order. `None` when a stream is too long for a record (16 MiB).
+pub fn games_database(mode: u8, streams: &[&[u8]]) -> Option<Files> {
+    let mut cbg = vec![0u8; 26];
+    let mut cbh = current_header(streams.len() as u32).to_vec();
+    for stream in streams {
+        let len = u32::try_from(stream.len() + 4)
+            .ok()
+            .filter(|&l| l <= 0xff_ffff)?;
+        let offset = u32::try_from(cbg.len()).ok()?;
+        cbg.push(mode);
+        cbg.extend_from_slice(&len.to_be_bytes()[1..]);
+        cbg.extend_from_slice(stream);
         let mut r = [0u8; 46];
         r[0] = 1;
-        r[1..5].copy_from_slice(&26u32.to_be_bytes());
+        r[1..5].copy_from_slice(&offset.to_be_bytes());
         r[27] = 1;
         cbh.extend_from_slice(&r);
     }

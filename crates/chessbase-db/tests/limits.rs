@@ -1,6 +1,6 @@
 //! The database's limits (chess_core::limits::Limits) apply to the games it decodes.
 
-use chessbase_db::fuzzing::{pairs_stream, pairs_word, shared_game_database};
+use chessbase_db::fuzzing::{games_database, pairs_stream, pairs_word, shared_game_database};
 use chessbase_db::{Database, GameErrorKind, Limits};
 use shakmaty::Square::*;
 
@@ -101,4 +101,44 @@ fn records_sharing_one_game_are_exported_once() {
     );
     // One record alone is still decoded on request.
     assert_eq!(db.game(7).unwrap().tree.len(), 401);
+}
+
+/// A game nested past the limit among ordinary games (../shared/fuzz-findings F2): the export
+/// writes it up to the limit and reports it truncated, and every other game is exported
+/// whole, on worker threads (2 MiB stacks).
+#[test]
+fn a_deep_game_is_exported_to_the_limit_and_the_rest_of_the_database_too() {
+    let alt = [(B1, C3), (B8, C6)];
+    let main = [(G1, F3), (G8, F6), (F3, G1), (F6, G8)];
+    let deep = pairs_stream((0..5000).flat_map(|i| {
+        let (a, b) = alt[i % 2];
+        let (c, d) = main[i % 4];
+        [pairs_word(a, b, true, true), pairs_word(c, d, false, false)]
+    }));
+    let plain =
+        pairs_stream((0..40).map(|i| pairs_word(main[i % 4].0, main[i % 4].1, false, false)));
+    let db =
+        Database::from_files(games_database(5, &[&plain, &deep, &plain, &plain]).unwrap()).unwrap();
+    let mut out = Vec::new();
+    let s = chessbase_db::pgn::export(&db, 1..=4, &Default::default(), false, 2, &mut out, |_| {})
+        .unwrap();
+    assert_eq!((s.exported, s.skipped.len(), s.truncated.len()), (4, 0, 1));
+    assert_eq!(s.truncated[0].game, 2);
+    assert!(
+        s.truncated[0].to_string().contains("deeper than 256"),
+        "{}",
+        s.truncated[0]
+    );
+    let text = String::from_utf8(out).unwrap();
+    assert_eq!(text.matches("[Event ").count(), 4);
+    assert_eq!(
+        text.matches('(').count(),
+        256,
+        "the deep game up to the limit"
+    );
+    assert_eq!(
+        text.matches("20. Ng1 Ng8").count(),
+        3,
+        "the other games whole"
+    );
 }
