@@ -58,10 +58,11 @@ pub fn record_range(s: &str) -> Result<String, String> {
     }
 }
 
-/// A FEN: at least the four position fields (board, side to move, castling, en passant; the
+/// `--fen`: a FEN parsed into the position (clap's value parser, so a bad one is a usage
+/// error): at least the four position fields (board, side to move, castling, en passant; the
 /// move counters may be left out), naming a legal position. A FEN with fewer fields would
 /// silently stand for another position (White to move, no castling), so it is refused.
-pub fn fen(s: &str) -> Result<String, String> {
+pub fn fen(s: &str) -> Result<shakmaty::Chess, String> {
     let fields = s.split_whitespace().count();
     if fields < 4 {
         return Err(format!(
@@ -70,7 +71,7 @@ pub fn fen(s: &str) -> Result<String, String> {
         ));
     }
     chess_core::pgn::position_from_fen(s, false)
-        .map(|_| s.to_string())
+        .map(|(_, pos)| pos)
         .map_err(|e| format!("{s:?}: {e}"))
 }
 

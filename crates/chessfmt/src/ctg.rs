@@ -13,12 +13,7 @@ use ctg::{
 use serde::Serialize;
 use shakmaty::{Chess, EnPassantMode, fen::Fen};
 
-use crate::{
-    CliError, CliResult,
-    output::json_line,
-    polyglot::{position, uci},
-    progress,
-};
+use crate::{CliError, CliResult, output::json_line, output::uci, progress};
 
 /// CTG verbs.
 #[derive(Debug, Subcommand)]
@@ -38,7 +33,7 @@ pub enum CtgCommand {
         book: PathBuf,
         /// The position (default: the start position).
         #[arg(long, value_parser = crate::args::fen)]
-        fen: Option<String>,
+        fen: Option<Chess>,
         /// Order of the moves: best = most games first, stored = the book's order.
         #[arg(long, value_enum, default_value_t)]
         sort: crate::args::ProbeOrder,
@@ -176,9 +171,8 @@ fn nag_text(nag: u8) -> &'static str {
     }
 }
 
-fn probe(book: &Path, fen: Option<&str>, sort: crate::args::ProbeOrder, json: bool) -> CliResult {
+fn probe(book: &Path, pos: Chess, sort: crate::args::ProbeOrder, json: bool) -> CliResult {
     let book = open(book)?;
-    let pos = position(fen)?;
     let probe = book.probe(&pos)?;
     let mut rows: Vec<ProbeRow> = probe
         .iter()
@@ -500,7 +494,7 @@ pub fn run(cmd: CtgCommand) -> CliResult {
             fen,
             sort,
             json,
-        } => probe(&book, fen.as_deref(), sort, json),
+        } => probe(&book, fen.unwrap_or_default(), sort, json),
         CtgCommand::Dump { book, json } => dump(&book, json),
         CtgCommand::Walk {
             book,

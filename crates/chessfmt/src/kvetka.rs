@@ -11,14 +11,9 @@ use kvetka_book::{
     write::{DEFAULT_SPLIT_SIZE, write_book},
 };
 use serde::Serialize;
-use shakmaty::{EnPassantMode, fen::Fen};
+use shakmaty::{Chess, EnPassantMode, fen::Fen};
 
-use crate::{
-    CliError, CliResult,
-    output::json_line,
-    polyglot::{position, uci},
-    progress,
-};
+use crate::{CliError, CliResult, output::json_line, output::uci, progress};
 
 /// Kvetka verbs.
 #[derive(Debug, Subcommand)]
@@ -42,7 +37,7 @@ pub enum KvetkaCommand {
         book: PathBuf,
         /// The position (default: the start position).
         #[arg(long, value_parser = crate::args::fen)]
-        fen: Option<String>,
+        fen: Option<Chess>,
         /// Order of the moves: best = most games first, stored = the book's order.
         #[arg(long, value_enum, default_value_t)]
         sort: crate::args::ProbeOrder,
@@ -248,9 +243,8 @@ struct ProbeOut {
     moves: Vec<MoveRow>,
 }
 
-fn probe(path: &Path, fen: Option<&str>, sort: crate::args::ProbeOrder, json: bool) -> CliResult {
+fn probe(path: &Path, pos: Chess, sort: crate::args::ProbeOrder, json: bool) -> CliResult {
     let book = open(path)?;
-    let pos = position(fen)?;
     let probe = book.probe(&pos)?;
     if let Some(p) = &probe {
         for code in &p.undecodable {
@@ -738,7 +732,7 @@ pub fn run(cmd: KvetkaCommand) -> CliResult {
             fen,
             sort,
             json,
-        } => probe(&book, fen.as_deref(), sort, json),
+        } => probe(&book, fen.unwrap_or_default(), sort, json),
         KvetkaCommand::Build(args) => build(&args),
         KvetkaCommand::Add {
             book,

@@ -12,6 +12,7 @@ mod args;
 mod cbh;
 mod ctg;
 mod error;
+mod formats;
 mod info;
 mod kvetka;
 mod mapped;

@@ -15,7 +15,7 @@
 
 use std::path::Path;
 
-use crate::{CliError, info::Format};
+use crate::{CliError, formats::Format};
 
 /// Installs the `SIGBUS` handler and starts recording maps (first thing in `main`).
 pub fn install() {
@@ -76,12 +76,16 @@ pub fn polyglot(
 ) -> Result<polyglot_book::FileBook, CliError> {
     if path == Path::new("-") || std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
         let data = file(path)?;
-        crate::info::refuse_wrong_kind(path, &data[..data.len().min(1 << 16)], Format::Polyglot)?;
+        crate::formats::refuse_wrong_kind(
+            path,
+            &data[..data.len().min(1 << 16)],
+            Format::Polyglot,
+        )?;
         return polyglot_book::Book::new(data, mode)
             .map_err(|e| CliError(format!("{}: {e}", path.display())));
     }
     if path.is_file() {
-        crate::info::refuse_wrong_kind(path, &crate::info::head_of(path)?, Format::Polyglot)?;
+        crate::formats::refuse_wrong_kind(path, &crate::formats::head_of(path)?, Format::Polyglot)?;
     }
     // SAFETY: a shrinking file ends the process with an error message (see `install`).
     let book = unsafe { polyglot_book::Book::open_mapped(path, mode) };
@@ -91,7 +95,7 @@ pub fn polyglot(
 
 /// A CTG book, mapped.
 pub fn ctg(path: &Path) -> Result<ctg::FileBook, CliError> {
-    crate::info::refuse_wrong_kind(path, &[], Format::Ctg)?;
+    crate::formats::refuse_wrong_kind(path, &[], Format::Ctg)?;
     // SAFETY: as for `polyglot`.
     let book = unsafe { ctg::Book::open_mapped(path) }?;
     failpoint(path);
@@ -100,7 +104,7 @@ pub fn ctg(path: &Path) -> Result<ctg::FileBook, CliError> {
 
 /// A Kvetka book, mapped.
 pub fn kvetka(path: &Path) -> Result<kvetka_book::FileBook, CliError> {
-    crate::info::refuse_wrong_kind(path, &[], Format::Kvetka)?;
+    crate::formats::refuse_wrong_kind(path, &[], Format::Kvetka)?;
     // SAFETY: as for `polyglot`.
     let book = unsafe { kvetka_book::Book::open_mapped(path) }?;
     failpoint(path);
@@ -109,7 +113,7 @@ pub fn kvetka(path: &Path) -> Result<kvetka_book::FileBook, CliError> {
 
 /// A ChessBase database, mapped.
 pub fn chessbase(path: &Path) -> Result<chessbase_db::Database, CliError> {
-    crate::info::refuse_wrong_kind(path, &[], Format::Chessbase)?;
+    crate::formats::refuse_wrong_kind(path, &[], Format::Chessbase)?;
     // SAFETY: as for `polyglot`.
     let db = unsafe { chessbase_db::Database::open_mapped(path) }?;
     failpoint(path);

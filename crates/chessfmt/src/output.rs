@@ -106,3 +106,9 @@ pub fn json_line_buffered<T: Serialize>(value: &T) -> Result<(), CliError> {
     writeln!(out).map_err(stdout_error)?;
     out.flush().map_err(stdout_error)
 }
+
+/// A move in UCI notation, standard castling (`e1g1`): how every verb writes a move of a
+/// standard-chess book.
+pub fn uci(m: shakmaty::Move) -> String {
+    shakmaty::uci::UciMove::from_standard(m).to_string()
+}

@@ -42,8 +42,8 @@ pub fn check_pgn_input(path: &Path) -> CliResult {
     if !path.is_file() {
         return Ok(());
     }
-    let head = crate::info::head_of(path)?;
-    crate::info::refuse_wrong_kind(path, &head, crate::info::Format::Pgn)
+    let head = crate::formats::head_of(path)?;
+    crate::formats::refuse_wrong_kind(path, &head, crate::formats::Format::Pgn)
 }
 
 /// A PGN input, opened.

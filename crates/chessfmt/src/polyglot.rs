@@ -11,9 +11,12 @@ use polyglot_book::{
 };
 use rand::{Rng, SeedableRng, rngs::StdRng};
 use serde::Serialize;
-use shakmaty::{Chess, EnPassantMode, fen::Fen, uci::UciMove};
+use shakmaty::{Chess, EnPassantMode, fen::Fen};
 
-use crate::{CliError, CliResult, output::json_line};
+use crate::{
+    CliError, CliResult,
+    output::{json_line, uci},
+};
 
 /// Polyglot verbs.
 #[derive(Debug, Subcommand)]
@@ -22,7 +25,7 @@ pub enum PolyglotCommand {
     Key {
         /// The position (default: the start position).
         #[arg(long, value_parser = crate::args::fen)]
-        fen: Option<String>,
+        fen: Option<Chess>,
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -35,7 +38,7 @@ pub enum PolyglotCommand {
         book: PathBuf,
         /// The position (default: the start position).
         #[arg(long, value_parser = crate::args::fen)]
-        fen: Option<String>,
+        fen: Option<Chess>,
         /// Seed of the random choice (default: from the system).
         #[arg(long)]
         seed: Option<u64>,
@@ -151,7 +154,7 @@ pub struct ProbeArgs {
     book: PathBuf,
     /// The position (default: the start position).
     #[arg(long, value_parser = crate::args::fen)]
-    fen: Option<String>,
+    fen: Option<Chess>,
     /// Also list null, illegal and malformed entries (`"legal": false`).
     #[arg(long)]
     all: bool,
@@ -378,16 +381,6 @@ fn merge(args: &MergeArgs) -> CliResult {
     Ok(())
 }
 
-/// Parses `--fen` (default: the start position).
-pub fn position(fen: Option<&str>) -> Result<Chess, CliError> {
-    let Some(fen) = fen else {
-        return Ok(Chess::default());
-    };
-    chess_core::pgn::position_from_fen(fen, false)
-        .map(|(_, pos)| pos)
-        .map_err(|e| CliError(format!("invalid FEN {fen:?}: {e}")))
-}
-
 fn open(path: &std::path::Path) -> Result<FileBook, CliError> {
     crate::mapped::polyglot(path, OpenMode::Lenient)
 }
@@ -402,14 +395,9 @@ struct ProbeRow {
     legal: Option<bool>,
 }
 
-/// A move in UCI notation (standard castling).
-pub fn uci(m: shakmaty::Move) -> String {
-    UciMove::from_standard(m).to_string()
-}
-
 fn probe(args: &ProbeArgs) -> CliResult {
     let book = open(&args.book)?;
-    let pos = position(args.fen.as_deref())?;
+    let pos = args.fen.clone().unwrap_or_default();
     let mut rows: Vec<ProbeRow> = if args.all {
         let legal_moves = shakmaty::Position::legal_moves(&pos);
         book.entries_for_key(chess_core::polyglot_key(&pos))
@@ -476,7 +464,7 @@ fn probe(args: &ProbeArgs) -> CliResult {
 pub fn run(cmd: PolyglotCommand) -> CliResult {
     match cmd {
         PolyglotCommand::Key { fen, json } => {
-            let pos = position(fen.as_deref())?;
+            let pos = fen.unwrap_or_default();
             let key = format!("{:016x}", chess_core::polyglot_key(&pos));
             if json {
                 json_line(&serde_json::json!({
@@ -499,7 +487,7 @@ pub fn run(cmd: PolyglotCommand) -> CliResult {
             json,
         } => {
             let b = open(&book)?;
-            let pos = position(fen.as_deref())?;
+            let pos = fen.unwrap_or_default();
             let mut rng = match seed {
                 Some(seed) => StdRng::seed_from_u64(seed),
                 None => StdRng::from_os_rng(),
@@ -520,7 +508,7 @@ pub fn run(cmd: PolyglotCommand) -> CliResult {
             let b = open(&book)?;
             let lines = polyglot_book::ops::tree::info(&b);
             if json {
-                let summary = crate::info::polyglot_summary(&b);
+                let summary = crate::formats::polyglot_summary(&b);
                 let mut value = serde_json::to_value(&summary)?;
                 value["lines_white"] = lines.lines_white.into();
                 value["lines_black"] = lines.lines_black.into();

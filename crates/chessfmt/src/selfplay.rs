@@ -250,7 +250,7 @@ fn open(path: &Path) -> Result<FileData, CliError> {
     }
     let data = crate::mapped::file(path)?;
     let head = &data[..data.len().min(512)];
-    crate::info::refuse_wrong_kind(path, head, crate::info::Format::SelfplayPolicy)?;
+    crate::formats::refuse_wrong_kind(path, head, crate::formats::Format::SelfplayPolicy)?;
     Ok(data)
 }
 
