@@ -181,9 +181,9 @@ fn probe(book: &Path, pos: Chess, sort: crate::args::ProbeOrder, json: bool) -> 
     sort.apply(&mut rows, |r| r.games);
     if let Some(p) = &probe {
         for (code, ann) in &p.undecodable {
-            errln!(
-                "chessfmt: warning: move code {code:#04x} (annotation {ann:#04x}) is not a legal move here"
-            );
+            crate::output::warn(format_args!(
+                "move code {code:#04x} (annotation {ann:#04x}) is not a legal move here"
+            ));
         }
     }
     if json {
@@ -272,7 +272,7 @@ fn dump(path: &Path, json: bool) -> CliResult {
             Ok(r) => r,
             Err(e) => {
                 errors += 1;
-                errln!("chessfmt: warning: {}", e.in_file(path));
+                crate::output::warn(format_args!("{}", e.in_file(path)));
                 continue;
             }
         };
@@ -280,7 +280,7 @@ fn dump(path: &Path, json: bool) -> CliResult {
             Ok(d) => d,
             Err(e) => {
                 errors += 1;
-                errln!("chessfmt: warning: {}", e.shifted(rec.offset).in_file(path));
+                crate::output::warn(format_args!("{}", e.shifted(rec.offset).in_file(path)));
                 continue;
             }
         };
@@ -432,7 +432,7 @@ fn build(args: &BuildArgs) -> CliResult {
                 Ok(r) => records.push(RecordData::from_raw(&r.raw)),
                 Err(e) => {
                     skipped += 1;
-                    errln!("chessfmt: warning: {}", e.in_file(&args.inputs[0]));
+                    crate::output::warn(format_args!("{}", e.in_file(&args.inputs[0])));
                 }
             }
         }

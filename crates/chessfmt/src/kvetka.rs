@@ -248,7 +248,9 @@ fn probe(path: &Path, pos: Chess, sort: crate::args::ProbeOrder, json: bool) -> 
     let probe = book.probe(&pos)?;
     if let Some(p) = &probe {
         for code in &p.undecodable {
-            errln!("chessfmt: warning: move code {code:#04x} is not a legal move here");
+            crate::output::warn(format_args!(
+                "move code {code:#04x} is not a legal move here"
+            ));
         }
     }
     let mut out = ProbeOut {
@@ -478,7 +480,7 @@ fn dump(path: &Path, json: bool) -> CliResult {
             Ok(x) => x,
             Err(err) => {
                 damaged += 1;
-                errln!("chessfmt: warning: {err}");
+                crate::output::warn(format_args!("{err}"));
                 continue;
             }
         };

@@ -5,7 +5,7 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use crate::CliError;
+use crate::{CliError, CliResult};
 
 /// Writes to standard output; on failure (full, closed), returns from the enclosing function
 /// with a [`CliError`] ("standard output: …").
@@ -91,7 +91,7 @@ pub fn flush_stdout() -> Result<(), CliError> {
 }
 
 /// Prints one JSON value on its own line.
-pub fn json_line<T: Serialize>(value: &T) -> Result<(), CliError> {
+pub fn json_line<T: Serialize + ?Sized>(value: &T) -> Result<(), CliError> {
     let mut out = stdout()?;
     serde_json::to_writer(&mut out, value).map_err(|e| stdout_error(e.into()))?;
     writeln!(out).map_err(stdout_error)
@@ -111,4 +111,66 @@ pub fn json_line_buffered<T: Serialize>(value: &T) -> Result<(), CliError> {
 /// standard-chess book.
 pub fn uci(m: shakmaty::Move) -> String {
     shakmaty::uci::UciMove::from_standard(m).to_string()
+}
+
+/// The one place a verb's result is printed: with `--json` one JSON line, otherwise its text
+/// (`Display`) — two forms of one value, so they cannot disagree; a full or closed standard
+/// output is an error, never a panic.
+pub fn report<T: Serialize + std::fmt::Display + ?Sized>(value: &T, json: bool) -> CliResult {
+    if json {
+        json_line(value)
+    } else {
+        let mut out = stdout()?;
+        write!(out, "{value}").map_err(stdout_error)
+    }
+}
+
+/// The summary of a verb that wrote or checked files: with `--json` it is the verb's output,
+/// one JSON line on standard output; otherwise text on standard error, beside the
+/// diagnostics (standard output stays for data).
+pub fn summary<T: Serialize + std::fmt::Display + ?Sized>(value: &T, json: bool) -> CliResult {
+    if json {
+        json_line(value)
+    } else {
+        errln!("{value}");
+        Ok(())
+    }
+}
+
+/// A warning on standard error: `chessfmt: warning: …`.
+pub fn warn(message: impl std::fmt::Display) {
+    errln!("chessfmt: warning: {message}");
+}
+
+/// A result whose two forms are made apart: the text (a reference tool's layout, a table)
+/// and the JSON value (its own field names). Printed by [`report`] or [`summary`] like any
+/// other.
+pub struct Shown<J> {
+    /// The text, printed as it is.
+    pub text: String,
+    /// The JSON value.
+    pub json: J,
+}
+
+impl<J> std::fmt::Display for Shown<J> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+impl<J: Serialize> Serialize for Shown<J> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.json.serialize(s)
+    }
+}
+
+/// Builds the text of a [`Shown`] line by line: `push_line!(t, "…", args)` appends a line.
+macro_rules! push_line {
+    ($t:expr) => {{
+        $t.push('\n');
+    }};
+    ($t:expr, $($arg:tt)*) => {{
+        use std::fmt::Write as _;
+        let _ = writeln!($t, $($arg)*);
+    }};
 }

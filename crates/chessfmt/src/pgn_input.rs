@@ -15,14 +15,14 @@ pub fn warn_skipped(file: Option<&Path>, skipped: &SkipStats) {
     }
     let prefix = file.map_or(String::new(), |f| format!("{}: ", f.display()));
     for e in &skipped.examples {
-        errln!("chessfmt: warning: {prefix}skipped {e}");
+        crate::output::warn(format_args!("{prefix}skipped {e}"));
     }
     let truncated = if skipped.truncated() {
         " (the input ends early)"
     } else {
         ""
     };
-    errln!("chessfmt: warning: {prefix}{skipped}{truncated}");
+    crate::output::warn(format_args!("{prefix}{skipped}{truncated}"));
 }
 
 /// Under `--strict`, any game left out (or a truncated input) is an error: nothing is written.

@@ -15,7 +15,7 @@ use shakmaty::{Chess, EnPassantMode, fen::Fen};
 
 use crate::{
     CliError, CliResult,
-    output::{json_line, uci},
+    output::{Shown, report, summary, uci},
 };
 
 /// Polyglot verbs.
@@ -274,28 +274,29 @@ fn build(args: &BuildArgs) -> CliResult {
     })
     .map_err(|e| CliError(format!("{}: {e}", args.output.display())))?;
     let seconds = start.elapsed().as_secs_f64();
-    if args.json {
-        json_line(&serde_json::json!({
-            "games_read": stats.games_read,
-            "games_skipped": stats.skipped.total(),
-            "skipped_by_reason": stats.skipped.by_kind,
-            "truncated": stats.skipped.truncated(),
-            "pairs": stats.pairs,
-            "entries": stats.entries,
-            "bytes_spilled": stats.bytes_spilled,
-            "output": args.output.display().to_string(),
-            "seconds": seconds,
-        }))?;
-    } else {
-        errln!(
-            "{} games read, {}; {} entries written to {} in {seconds:.1}s",
-            stats.games_read,
-            stats.skipped,
-            stats.entries,
-            args.output.display()
-        );
-    }
-    Ok(())
+    summary(
+        &Shown {
+            text: format!(
+                "{} games read, {}; {} entries written to {} in {seconds:.1}s",
+                stats.games_read,
+                stats.skipped,
+                stats.entries,
+                args.output.display()
+            ),
+            json: serde_json::json!({
+                "games_read": stats.games_read,
+                "games_skipped": stats.skipped.total(),
+                "skipped_by_reason": stats.skipped.by_kind,
+                "truncated": stats.skipped.truncated(),
+                "pairs": stats.pairs,
+                "entries": stats.entries,
+                "bytes_spilled": stats.bytes_spilled,
+                "output": args.output.display().to_string(),
+                "seconds": seconds,
+            }),
+        },
+        args.json,
+    )
 }
 
 /// How `polyglot merge` combines weights.
@@ -368,17 +369,20 @@ fn merge(args: &MergeArgs) -> CliResult {
             (counts.input, counts.output)
         }
     };
-    if args.json {
-        json_line(
-            &serde_json::json!({"input_entries": input, "entries": output, "output": args.output.display().to_string()}),
-        )?;
-    } else {
-        errln!(
-            "{input} entries in, {output} entries written to {}",
-            args.output.display()
-        );
-    }
-    Ok(())
+    summary(
+        &Shown {
+            text: format!(
+                "{input} entries in, {output} entries written to {}",
+                args.output.display()
+            ),
+            json: serde_json::json!({
+                "input_entries": input,
+                "entries": output,
+                "output": args.output.display().to_string(),
+            }),
+        },
+        args.json,
+    )
 }
 
 fn open(path: &std::path::Path) -> Result<FileBook, CliError> {
@@ -431,14 +435,21 @@ fn probe(args: &ProbeArgs) -> CliResult {
             .collect()
     };
     args.sort.apply(&mut rows, |r| r.weight);
-    if args.json {
-        json_line(&rows)?;
-    } else {
-        if rows.is_empty() {
-            outln!("position not in the book");
+    report(&Probe(rows), args.json)
+}
+
+/// `polyglot probe`: the moves of a position (a JSON array, or a table).
+#[derive(Serialize)]
+#[serde(transparent)]
+struct Probe(Vec<ProbeRow>);
+
+impl std::fmt::Display for Probe {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.0.is_empty() {
+            writeln!(f, "position not in the book")?;
         }
-        let total: u64 = rows.iter().map(|r| u64::from(r.weight)).sum();
-        for r in &rows {
+        let total: u64 = self.0.iter().map(|r| u64::from(r.weight)).sum();
+        for r in &self.0 {
             let pct = if total == 0 {
                 0.0
             } else {
@@ -449,15 +460,14 @@ fn probe(args: &ProbeArgs) -> CliResult {
             } else {
                 ""
             };
-            outln!(
+            writeln!(
+                f,
                 "{:<6} weight {:>5} ({pct:5.1}%)  learn {}{flag}",
-                r.uci,
-                r.weight,
-                r.learn
-            );
+                r.uci, r.weight, r.learn
+            )?;
         }
+        Ok(())
     }
-    Ok(())
 }
 
 /// Runs a polyglot verb.
@@ -466,15 +476,16 @@ pub fn run(cmd: PolyglotCommand) -> CliResult {
         PolyglotCommand::Key { fen, json } => {
             let pos = fen.unwrap_or_default();
             let key = format!("{:016x}", chess_core::polyglot_key(&pos));
-            if json {
-                json_line(&serde_json::json!({
-                    "key": key,
-                    "fen": Fen::from_position(&pos, EnPassantMode::Legal).to_string(),
-                }))?;
-            } else {
-                outln!("{key}");
-            }
-            Ok(())
+            report(
+                &Shown {
+                    text: format!("{key}\n"),
+                    json: serde_json::json!({
+                        "key": key,
+                        "fen": Fen::from_position(&pos, EnPassantMode::Legal).to_string(),
+                    }),
+                },
+                json,
+            )
         }
         PolyglotCommand::Probe(args) => probe(&args),
         PolyglotCommand::Build(args) => build(&args),
@@ -495,32 +506,37 @@ pub fn run(cmd: PolyglotCommand) -> CliResult {
             let Some(m) = b.weighted_choice(&pos, &ProbeFilter::default(), || rng.random()) else {
                 return Err(CliError("no book move for this position".into()));
             };
-            if json {
-                json_line(
-                    &serde_json::json!({"uci": uci(m.mv), "weight": m.weight, "learn": m.learn, "raw": m.entry.raw_move}),
-                )?;
-            } else {
-                outln!("{}", uci(m.mv));
-            }
-            Ok(())
+            report(
+                &Shown {
+                    text: format!("{}\n", uci(m.mv)),
+                    json: serde_json::json!({
+                        "uci": uci(m.mv),
+                        "weight": m.weight,
+                        "learn": m.learn,
+                        "raw": m.entry.raw_move,
+                    }),
+                },
+                json,
+            )
         }
         PolyglotCommand::Info { book, json } => {
             let b = open(&book)?;
             let lines = polyglot_book::ops::tree::info(&b);
-            if json {
-                let summary = crate::formats::polyglot_summary(&b);
-                let mut value = serde_json::to_value(&summary)?;
-                value["lines_white"] = lines.lines_white.into();
-                value["lines_black"] = lines.lines_black.into();
-                value["positions_on_lines_white"] = lines.positions_white.into();
-                value["positions_on_lines_black"] = lines.positions_black.into();
-                value["isolated_positions"] = lines.isolated_positions.into();
-                json_line(&value)?;
-            } else {
-                // Exactly `polyglot info-book`'s output, banner included, so the two diff clean.
-                out!("{REFERENCE_BANNER}\n{}", lines.reference_text());
-            }
-            Ok(())
+            let mut value = serde_json::to_value(crate::formats::polyglot_summary(&b))?;
+            value["lines_white"] = lines.lines_white.into();
+            value["lines_black"] = lines.lines_black.into();
+            value["positions_on_lines_white"] = lines.positions_white.into();
+            value["positions_on_lines_black"] = lines.positions_black.into();
+            value["isolated_positions"] = lines.isolated_positions.into();
+            report(
+                &Shown {
+                    // Exactly `polyglot info-book`'s output, banner included, so the two diff
+                    // clean.
+                    text: format!("{REFERENCE_BANNER}\n{}", lines.reference_text()),
+                    json: value,
+                },
+                json,
+            )
         }
     }
 }

@@ -445,11 +445,11 @@ fn stats(files: &[PathBuf], lenient: bool, json: bool) -> CliResult {
                     f.display()
                 )));
             }
-            errln!(
-                "chessfmt: warning: {}: {e}; statistics of the {} complete games",
+            crate::output::warn(format_args!(
+                "{}: {e}; statistics of the {} complete games",
                 f.display(),
                 s.games
-            );
+            ));
             truncated
                 .push(serde_json::json!({"file": f.display().to_string(), "error": e.to_string()}));
         }
