@@ -13,7 +13,11 @@ use ctg::{
 use serde::Serialize;
 use shakmaty::{Chess, EnPassantMode, fen::Fen};
 
-use crate::{CliError, CliResult, output::json_line, output::uci, progress};
+use crate::{
+    CliError, CliResult,
+    output::{Shown, report, summary, uci},
+    progress,
+};
 
 /// CTG verbs.
 #[derive(Debug, Subcommand)]
@@ -186,13 +190,11 @@ fn probe(book: &Path, pos: Chess, sort: crate::args::ProbeOrder, json: bool) -> 
             ));
         }
     }
-    if json {
-        json_line(&rows)?;
-        return Ok(());
-    }
+    let mut text = String::new();
     match &probe {
-        None => outln!("position not in the book"),
-        Some(p) => outln!(
+        None => push_line!(text, "position not in the book"),
+        Some(p) => push_line!(
+            text,
             "position: {} games, +{} ={} -{} (side to move)",
             p.stats.games,
             p.stats.wins,
@@ -206,7 +208,8 @@ fn probe(book: &Path, pos: Chess, sort: crate::args::ProbeOrder, json: bool) -> 
         } else {
             100.0 * (f64::from(r.wins) + f64::from(r.draws) / 2.0) / f64::from(r.games)
         };
-        outln!(
+        push_line!(
+            text,
             "{:<6}{:<3} {:>8} games  +{} ={} -{}  {pct:5.1}%  elo {}/{}  {}",
             r.uci,
             nag_text(r.nag),
@@ -219,10 +222,10 @@ fn probe(book: &Path, pos: Chess, sort: crate::args::ProbeOrder, json: bool) -> 
             r.recommendation
         );
     }
-    Ok(())
+    report(&Shown { text, json: rows }, json)
 }
 
-fn info(path: &Path, json: bool) -> CliResult {
+fn info(path: &Path, json_flag: bool) -> CliResult {
     let book = open(path)?;
     let h = book.header();
     let mut records = 0u64;
@@ -234,28 +237,26 @@ fn info(path: &Path, json: bool) -> CliResult {
         }
     }
     let b = book.bounds();
-    if json {
-        json_line(&serde_json::json!({
-            "pages": h.pages,
-            "positions": records,
-            "header_positions": h.positions,
-            "games": h.games,
-            "lower": b.lower,
-            "upper": b.upper,
-            "directory_entries": book.directory_len(),
-            "damaged_pages": damaged,
-        }))?;
-    } else {
-        outln!("pages        {}", h.pages);
-        outln!("positions    {records} (header: {})", h.positions);
-        outln!("games        {}", h.games);
-        outln!("bounds       lower {} upper {}", b.lower, b.upper);
-        outln!("directory    {} entries", book.directory_len());
-        if damaged > 0 {
-            outln!("damaged      {damaged} page tails skipped");
-        }
+    let mut text = String::new();
+    push_line!(text, "pages        {}", h.pages);
+    push_line!(text, "positions    {records} (header: {})", h.positions);
+    push_line!(text, "games        {}", h.games);
+    push_line!(text, "bounds       lower {} upper {}", b.lower, b.upper);
+    push_line!(text, "directory    {} entries", book.directory_len());
+    if damaged > 0 {
+        push_line!(text, "damaged      {damaged} page tails skipped");
     }
-    Ok(())
+    let json = serde_json::json!({
+        "pages": h.pages,
+        "positions": records,
+        "header_positions": h.positions,
+        "games": h.games,
+        "lower": b.lower,
+        "upper": b.upper,
+        "directory_entries": book.directory_len(),
+        "damaged_pages": damaged,
+    });
+    report(&Shown { text, json }, json_flag)
 }
 
 fn fen_of(pos: &Chess) -> String {
@@ -339,7 +340,7 @@ fn dump(path: &Path, json: bool) -> CliResult {
     }
     out.flush()?;
     if errors > 0 {
-        errln!("chessfmt: {errors} damaged records skipped");
+        crate::output::warn(format_args!("{errors} damaged records skipped"));
     }
     Ok(())
 }
@@ -398,21 +399,20 @@ fn to_polyglot(args: &ToPolyglotArgs) -> CliResult {
     let book = open(&args.book)?;
     let (entries, stats) = ctg::convert::to_polyglot(&book, Chess::default(), args.max_ply, policy);
     polyglot_book::write::save(&args.output, &entries, args.force)?;
-    if args.json {
-        json_line(&serde_json::json!({
-            "positions": stats.positions,
-            "entries": stats.entries,
-            "zero_weight": stats.zero_weight,
-        }))?;
-    } else {
-        errln!(
-            "{} positions, {} entries written ({} moves of weight 0 left out)",
-            stats.positions,
-            stats.entries,
-            stats.zero_weight
-        );
-    }
-    Ok(())
+    summary(
+        &Shown {
+            text: format!(
+                "{} positions, {} entries written ({} moves of weight 0 left out)",
+                stats.positions, stats.entries, stats.zero_weight
+            ),
+            json: serde_json::json!({
+                "positions": stats.positions,
+                "entries": stats.entries,
+                "zero_weight": stats.zero_weight,
+            }),
+        },
+        args.json,
+    )
 }
 
 fn is_ctg(path: &Path) -> bool {
@@ -466,23 +466,24 @@ fn build(args: &BuildArgs) -> CliResult {
         let games = u32::try_from(stats.games).unwrap_or(u32::MAX);
         (records, games, skipped, stats.uncodable_moves)
     };
-    let summary = write_book(&args.output, &records, games, args.force)?;
-    if args.json {
-        json_line(&serde_json::json!({
-            "positions": summary.records,
-            "pages": summary.pages,
-            "games": games,
-            "skipped": skipped,
-            "uncodable_moves": uncodable,
-        }))?;
-    } else {
-        errln!(
-            "{} positions on {} pages from {games} games ({skipped} skipped, {uncodable} moves without a CTG code)",
-            summary.records,
-            summary.pages
-        );
-    }
-    Ok(())
+    let written = write_book(&args.output, &records, games, args.force)?;
+    summary(
+        &Shown {
+            text: format!(
+                "{} positions on {} pages from {games} games ({skipped} skipped, {uncodable} \
+                 moves without a CTG code)",
+                written.records, written.pages
+            ),
+            json: serde_json::json!({
+                "positions": written.records,
+                "pages": written.pages,
+                "games": games,
+                "skipped": skipped,
+                "uncodable_moves": uncodable,
+            }),
+        },
+        args.json,
+    )
 }
 
 /// Runs a ctg verb.
