@@ -594,27 +594,35 @@ fn build(args: &BuildArgs) -> CliResult {
     }
     bar.finish_and_clear();
     let (stats, w) = builder.write(&paths, args.split_size, args.force)?;
-    if args.json {
+    let json_value = {
         let mut v = summary_json(&stats);
         v["positions"] = w.elements.into();
         v["blocks"] = w.blocks.into();
         v["files"] = w.files.into();
-        json_line(&v)?;
-    } else {
-        errln!(
-            "{} positions in {} blocks, {} .kob file(s), from {} games ({} read, {} filtered, {} without result, {} skipped; {} moves without a code)",
-            w.elements,
-            w.blocks,
-            w.files,
-            stats.games_added,
-            stats.games_read,
-            stats.games_filtered,
-            stats.games_without_result,
-            stats.skipped.total(),
-            stats.uncodable_moves
-        );
-    }
-    Ok(())
+
+        v
+    };
+    let mut text = String::new();
+    push_line!(
+        text,
+        "{} positions in {} blocks, {} .kob file(s), from {} games ({} read, {} filtered, {} without result, {} skipped; {} moves without a code)",
+        w.elements,
+        w.blocks,
+        w.files,
+        stats.games_added,
+        stats.games_read,
+        stats.games_filtered,
+        stats.games_without_result,
+        stats.skipped.total(),
+        stats.uncodable_moves
+    );
+    crate::output::summary(
+        &crate::output::Shown {
+            text,
+            json: json_value,
+        },
+        args.json,
+    )
 }
 
 fn add(path: &Path, pgn: &[PathBuf], strict: bool, memory_limit: usize, json: bool) -> CliResult {
@@ -640,7 +648,7 @@ fn add(path: &Path, pgn: &[PathBuf], strict: bool, memory_limit: usize, json: bo
         other => other?,
     };
     crate::pgn_input::warn_skipped(None, &stats.build.skipped);
-    if json {
+    let json_value = {
         let mut v = summary_json(&stats.build);
         v["positions_added"] = stats.elements_added.into();
         v["positions_updated"] = stats.elements_updated.into();
@@ -648,21 +656,29 @@ fn add(path: &Path, pgn: &[PathBuf], strict: bool, memory_limit: usize, json: bo
         v["blocks_added"] = stats.blocks_added.into();
         v["files_written"] = stats.files_written.into();
         v["files"] = stats.files.into();
-        json_line(&v)?;
-    } else {
-        errln!(
-            "{} games added ({} read): {} new positions, {} updated; {} blocks rewritten, {} added; {} of {} .kob files written",
-            stats.build.games_added,
-            stats.build.games_read,
-            stats.elements_added,
-            stats.elements_updated,
-            stats.blocks_changed,
-            stats.blocks_added,
-            stats.files_written,
-            stats.files
-        );
-    }
-    Ok(())
+
+        v
+    };
+    let mut text = String::new();
+    push_line!(
+        text,
+        "{} games added ({} read): {} new positions, {} updated; {} blocks rewritten, {} added; {} of {} .kob files written",
+        stats.build.games_added,
+        stats.build.games_read,
+        stats.elements_added,
+        stats.elements_updated,
+        stats.blocks_changed,
+        stats.blocks_added,
+        stats.files_written,
+        stats.files
+    );
+    crate::output::summary(
+        &crate::output::Shown {
+            text,
+            json: json_value,
+        },
+        json,
+    )
 }
 
 fn to_polyglot(path: &Path, output: &Path, force: bool, json: bool) -> CliResult {
@@ -670,23 +686,28 @@ fn to_polyglot(path: &Path, output: &Path, force: bool, json: bool) -> CliResult
     let (entries, stats) =
         kvetka_book::convert::to_polyglot(&book, chess_core::book::WeightPolicy::Score)?;
     polyglot_book::write::save(output, &entries, force)?;
-    if json {
-        json_line(&serde_json::json!({
-            "positions": stats.positions,
-            "entries": stats.moves,
-            "zero_weight": stats.zero_weight,
-            "skipped_moves": stats.skipped_moves,
-            "skipped_positions": stats.skipped_positions,
-        }))?;
-    } else {
-        errln!(
-            "{} positions, {} entries written ({} moves of weight 0 left out)",
-            stats.positions,
-            stats.moves,
-            stats.zero_weight
-        );
-    }
-    Ok(())
+    let json_value = serde_json::json!({
+        "positions": stats.positions,
+        "entries": stats.moves,
+        "zero_weight": stats.zero_weight,
+        "skipped_moves": stats.skipped_moves,
+        "skipped_positions": stats.skipped_positions,
+    });
+    let mut text = String::new();
+    push_line!(
+        text,
+        "{} positions, {} entries written ({} moves of weight 0 left out)",
+        stats.positions,
+        stats.moves,
+        stats.zero_weight
+    );
+    crate::output::summary(
+        &crate::output::Shown {
+            text,
+            json: json_value,
+        },
+        json,
+    )
 }
 
 fn from_polyglot(input: &Path, output: &Path, caption: &str, force: bool, json: bool) -> CliResult {
@@ -706,23 +727,28 @@ fn from_polyglot(input: &Path, output: &Path, caption: &str, force: bool, json: 
         DEFAULT_SPLIT_SIZE,
         force,
     )?;
-    if json {
-        json_line(&serde_json::json!({
-            "positions": w.elements,
-            "moves": stats.moves,
-            "skipped_moves": stats.skipped_moves,
-            "blocks": w.blocks,
-        }))?;
-    } else {
-        errln!(
-            "{} positions, {} moves in {} blocks ({} moves without a Kvetka code)",
-            w.elements,
-            stats.moves,
-            w.blocks,
-            stats.skipped_moves
-        );
-    }
-    Ok(())
+    let json_value = serde_json::json!({
+        "positions": w.elements,
+        "moves": stats.moves,
+        "skipped_moves": stats.skipped_moves,
+        "blocks": w.blocks,
+    });
+    let mut text = String::new();
+    push_line!(
+        text,
+        "{} positions, {} moves in {} blocks ({} moves without a Kvetka code)",
+        w.elements,
+        stats.moves,
+        w.blocks,
+        stats.skipped_moves
+    );
+    crate::output::summary(
+        &crate::output::Shown {
+            text,
+            json: json_value,
+        },
+        json,
+    )
 }
 
 /// Runs a kvetka verb.

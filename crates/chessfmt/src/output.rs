@@ -132,7 +132,7 @@ pub fn summary<T: Serialize + std::fmt::Display + ?Sized>(value: &T, json: bool)
     if json {
         json_line(value)
     } else {
-        errln!("{value}");
+        errln!("{}", value.to_string().trim_end_matches('\n'));
         Ok(())
     }
 }

@@ -456,7 +456,7 @@ fn stats(files: &[PathBuf], lenient: bool, json: bool) -> CliResult {
         all.merge(&s);
     }
     let per = all.bytes_per_position();
-    if json {
+    let json_value = {
         let lengths: serde_json::Map<_, _> = all
             .game_lengths
             .iter()
@@ -467,42 +467,52 @@ fn stats(files: &[PathBuf], lenient: bool, json: bool) -> CliResult {
             .iter()
             .map(|(k, v)| (k.to_string(), serde_json::json!(v)))
             .collect();
-        json_line(&serde_json::json!({
+
+        serde_json::json!({
             "games": all.games, "positions": all.positions, "bytes": all.bytes,
             "bytes_per_position": per, "positions_with_policy": all.positions_with_policy,
             "white_wins": all.results[2], "draws": all.results[1], "black_wins": all.results[0],
             "bad_results": all.bad_results,
             "game_lengths": lengths, "legal_moves": legal,
             "truncated": truncated,
-        }))?;
-    } else {
-        outln!("games:      {}", all.games);
-        outln!(
-            "positions:  {} ({} with policy)",
-            all.positions,
-            all.positions_with_policy
-        );
-        outln!("bytes:      {} ({per:.1} per position)", all.bytes);
-        outln!(
-            "results:    {} white wins, {} draws, {} black wins",
-            all.results[2],
-            all.results[1],
-            all.results[0]
-        );
-        print_histogram("game length (plies)", &all.game_lengths, 20)?;
-        print_histogram("legal moves", &all.legal_moves, 10)?;
-    }
-    Ok(())
+        })
+    };
+    let mut text = String::new();
+    push_line!(text, "games:      {}", all.games);
+    push_line!(
+        text,
+        "positions:  {} ({} with policy)",
+        all.positions,
+        all.positions_with_policy
+    );
+    push_line!(text, "bytes:      {} ({per:.1} per position)", all.bytes);
+    push_line!(
+        text,
+        "results:    {} white wins, {} draws, {} black wins",
+        all.results[2],
+        all.results[1],
+        all.results[0]
+    );
+    print_histogram(&mut text, "game length (plies)", &all.game_lengths, 20);
+    print_histogram(&mut text, "legal moves", &all.legal_moves, 10);
+    crate::output::report(
+        &crate::output::Shown {
+            text,
+            json: json_value,
+        },
+        json,
+    )
 }
 
 /// Prints a histogram in buckets of `width`.
 fn print_histogram<K: Copy + TryInto<u64>>(
+    text: &mut String,
     title: &str,
     h: &std::collections::BTreeMap<K, u64>,
     width: u64,
-) -> CliResult {
+) {
     if h.is_empty() {
-        return Ok(());
+        return;
     }
     let mut buckets = std::collections::BTreeMap::<u64, u64>::new();
     for (&k, &v) in h {
@@ -511,16 +521,16 @@ fn print_histogram<K: Copy + TryInto<u64>>(
             .or_default() += v;
     }
     let max = buckets.values().copied().max().unwrap_or(1).max(1);
-    outln!("{title}:");
+    push_line!(text, "{title}:");
     for (b, n) in buckets {
         let bar = "#".repeat(((n * 40).div_ceil(max)) as usize);
-        outln!(
+        push_line!(
+            text,
             "  {:>4}-{:<4} {n:>10} {bar}",
             b * width,
             b * width + width - 1
         );
     }
-    Ok(())
 }
 
 fn head(file: &Path, n: usize, json: bool) -> CliResult {
