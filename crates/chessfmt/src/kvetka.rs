@@ -374,80 +374,88 @@ fn info(path: &Path, check: bool, json: bool) -> CliResult {
         .files()
         .map(|(p, n)| serde_json::json!({"path": p.display().to_string(), "bytes": n}))
         .collect();
-    if json {
-        json_line(&serde_json::json!({
-            "caption": h.caption,
-            "min_elo_white": h.min_elo_white,
-            "min_elo_black": h.min_elo_black,
-            "min_elo_strong": h.min_elo_strong,
-            "min_elo_weak": h.min_elo_weak,
-            "max_move": h.max_move,
-            "element_type": h.element_type,
-            "links": h.links,
-            "blocks": h.block_count,
-            "positions": elements,
-            "damaged_blocks": damaged,
-            "files": files,
-            "kin": kin,
-            "sources": sources,
-            "games": games,
-            "check": report.as_ref().map(|r| serde_json::json!({
-                "ok": r.is_ok(),
-                "problems": r.problem_count,
-                "examples": r.problems.iter().map(ToString::to_string).collect::<Vec<_>>(),
-            })),
-        }))?;
+    let json_value = serde_json::json!({
+        "caption": h.caption,
+        "min_elo_white": h.min_elo_white,
+        "min_elo_black": h.min_elo_black,
+        "min_elo_strong": h.min_elo_strong,
+        "min_elo_weak": h.min_elo_weak,
+        "max_move": h.max_move,
+        "element_type": h.element_type,
+        "links": h.links,
+        "blocks": h.block_count,
+        "positions": elements,
+        "damaged_blocks": damaged,
+        "files": files,
+        "kin": kin,
+        "sources": sources,
+        "games": games,
+        "check": report.as_ref().map(|r| serde_json::json!({
+            "ok": r.is_ok(),
+            "problems": r.problem_count,
+            "examples": r.problems.iter().map(ToString::to_string).collect::<Vec<_>>(),
+        })),
+    });
+    let mut text = String::new();
+    push_line!(text, "caption      {}", h.caption);
+    push_line!(
+        text,
+        "filters      Elo white {} black {} strong {} weak {} (0 = none)",
+        h.min_elo_white,
+        h.min_elo_black,
+        h.min_elo_strong,
+        h.min_elo_weak
+    );
+    let max_move = if h.max_move == 0xff {
+        "all".to_string()
     } else {
-        outln!("caption      {}", h.caption);
-        outln!(
-            "filters      Elo white {} black {} strong {} weak {} (0 = none)",
-            h.min_elo_white,
-            h.min_elo_black,
-            h.min_elo_strong,
-            h.min_elo_weak
-        );
-        let max_move = if h.max_move == 0xff {
-            "all".to_string()
+        h.max_move.to_string()
+    };
+    push_line!(text, "max_move     {max_move} half-moves");
+    push_line!(
+        text,
+        "elements     type {} ({}), links {}",
+        h.element_type,
+        if h.stores_games() {
+            "with games"
         } else {
-            h.max_move.to_string()
-        };
-        outln!("max_move     {max_move} half-moves");
-        outln!(
-            "elements     type {} ({}), links {}",
-            h.element_type,
-            if h.stores_games() {
-                "with games"
-            } else {
-                "statistics only"
-            },
-            if h.links != 0 { "on" } else { "off" }
-        );
-        outln!("blocks       {}", h.block_count);
-        outln!("positions    {elements}");
-        if damaged > 0 {
-            outln!("damaged      {damaged} blocks could not be read");
-        }
-        for (p, n) in book.files() {
-            outln!("file         {} ({n} bytes)", p.display());
-        }
-        outln!("kin          {kin}");
-        if let (Some(s), Some(g)) = (sources, games) {
-            outln!("sources      {s} ({g} games)");
-        }
-        if let Some(r) = &report {
-            for p in &r.problems {
-                outln!("problem      {p}");
-            }
-            outln!(
-                "check        {}",
-                if r.is_ok() {
-                    "ok".to_string()
-                } else {
-                    format!("{} problems", r.problem_count)
-                }
-            );
-        }
+            "statistics only"
+        },
+        if h.links != 0 { "on" } else { "off" }
+    );
+    push_line!(text, "blocks       {}", h.block_count);
+    push_line!(text, "positions    {elements}");
+    if damaged > 0 {
+        push_line!(text, "damaged      {damaged} blocks could not be read");
     }
+    for (p, n) in book.files() {
+        push_line!(text, "file         {} ({n} bytes)", p.display());
+    }
+    push_line!(text, "kin          {kin}");
+    if let (Some(s), Some(g)) = (sources, games) {
+        push_line!(text, "sources      {s} ({g} games)");
+    }
+    if let Some(r) = &report {
+        for p in &r.problems {
+            push_line!(text, "problem      {p}");
+        }
+        push_line!(
+            text,
+            "check        {}",
+            if r.is_ok() {
+                "ok".to_string()
+            } else {
+                format!("{} problems", r.problem_count)
+            }
+        );
+    }
+    crate::output::report(
+        &crate::output::Shown {
+            text,
+            json: json_value,
+        },
+        json,
+    )?;
     if let Some(r) = report
         && !r.is_ok()
     {

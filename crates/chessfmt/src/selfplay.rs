@@ -539,7 +539,7 @@ fn head(file: &Path, n: usize, json: bool) -> CliResult {
         let view = view.map_err(in_file(file))?;
         let game = decode_game(&view).map_err(in_file(file))?;
         let fen = Fen::from_position(&game.start, EnPassantMode::Legal).to_string();
-        if json {
+        let json_value = {
             let moves: Vec<_> = game
                 .moves
                 .iter()
@@ -551,26 +551,40 @@ fn head(file: &Path, n: usize, json: bool) -> CliResult {
                     })
                 })
                 .collect();
-            json_line(&serde_json::json!({
+
+            serde_json::json!({
                 "game": view.index, "offset": view.offset, "fen": fen,
                 "result": game.result(), "moves": moves,
-            }))?;
-        } else {
-            outln!("game {} ({fen}), result {}", view.index, game.result());
-            for m in &game.moves {
-                let visits = m.visits.as_ref().map_or(String::new(), |v| {
-                    format!(
-                        " visits {:?}",
-                        v.iter().map(|&(_, b)| b).collect::<Vec<_>>()
-                    )
-                });
-                outln!(
-                    "  {} score {}{visits}",
-                    m.mv.to_uci(game.castling_mode),
-                    m.score
-                );
-            }
+            })
+        };
+        let mut text = String::new();
+        push_line!(
+            text,
+            "game {} ({fen}), result {}",
+            view.index,
+            game.result()
+        );
+        for m in &game.moves {
+            let visits = m.visits.as_ref().map_or(String::new(), |v| {
+                format!(
+                    " visits {:?}",
+                    v.iter().map(|&(_, b)| b).collect::<Vec<_>>()
+                )
+            });
+            push_line!(
+                text,
+                "  {} score {}{visits}",
+                m.mv.to_uci(game.castling_mode),
+                m.score
+            );
         }
+        crate::output::report(
+            &crate::output::Shown {
+                text,
+                json: json_value,
+            },
+            json,
+        )?;
     }
     Ok(())
 }
@@ -640,27 +654,36 @@ fn validate(file: &Path, lenient: bool, json: bool) -> CliResult {
     if !lenient && let Some(e) = v.errors.first() {
         return Err(in_file(file)(e.clone()));
     }
-    if json {
+    let json_value = {
         let errors: Vec<_> = v
             .errors
             .iter()
             .map(|e| serde_json::json!({"game": e.game, "offset": e.offset, "error": e.kind.to_string()}))
             .collect();
-        json_line(&serde_json::json!({
+
+        serde_json::json!({
             "valid_games": v.valid, "positions": v.positions, "bad_games": v.bad,
             "errors": errors,
-        }))?;
-    } else {
-        outln!(
-            "{} valid games ({} positions), {} bad",
-            v.valid,
-            v.positions,
-            v.bad
-        );
-        for e in &v.errors {
-            outln!("  {e}");
-        }
+        })
+    };
+    let mut text = String::new();
+    push_line!(
+        text,
+        "{} valid games ({} positions), {} bad",
+        v.valid,
+        v.positions,
+        v.bad
+    );
+    for e in &v.errors {
+        push_line!(text, "  {e}");
     }
+    crate::output::report(
+        &crate::output::Shown {
+            text,
+            json: json_value,
+        },
+        json,
+    )?;
     if v.bad == 0 {
         Ok(())
     } else {
