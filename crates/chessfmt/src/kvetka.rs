@@ -13,7 +13,11 @@ use kvetka_book::{
 use serde::Serialize;
 use shakmaty::{Chess, EnPassantMode, fen::Fen};
 
-use crate::{CliError, CliResult, output::json_line, output::uci, progress};
+use crate::{
+    CliError, CliResult,
+    output::{Shown, report, uci},
+    progress,
+};
 
 /// Kvetka verbs.
 #[derive(Debug, Subcommand)]
@@ -291,19 +295,17 @@ fn probe(path: &Path, pos: Chess, sort: crate::args::ProbeOrder, json: bool) -> 
             .collect(),
     };
     sort.apply(&mut out.moves, |m| m.wins + m.draws + m.losses);
-    if json {
-        json_line(&out)?;
-        return Ok(());
-    }
+    let mut text = String::new();
     match &out.position {
-        None => outln!("position not in the book"),
+        None => push_line!(text, "position not in the book"),
         Some(p) => {
             let s = Stats {
                 wins: p.wins,
                 draws: p.draws,
                 losses: p.losses,
             };
-            outln!(
+            push_line!(
+                text,
                 "position: {} games, +{} ={} -{} (side to move)",
                 s.games(),
                 p.wins,
@@ -311,7 +313,7 @@ fn probe(path: &Path, pos: Chess, sort: crate::args::ProbeOrder, json: bool) -> 
                 p.losses
             );
             if let Some(c) = &p.comment {
-                outln!("comment: {c}");
+                push_line!(text, "comment: {c}");
             }
         }
     }
@@ -322,7 +324,8 @@ fn probe(path: &Path, pos: Chess, sort: crate::args::ProbeOrder, json: bool) -> 
         } else {
             100.0 * (m.wins as f64 + m.draws as f64 / 2.0) / games as f64
         };
-        outln!(
+        push_line!(
+            text,
             "{:<6} {:>8} games  +{} ={} -{}  {pct:5.1}%{}",
             m.uci,
             games,
@@ -337,11 +340,11 @@ fn probe(path: &Path, pos: Chess, sort: crate::args::ProbeOrder, json: bool) -> 
         );
         for g in &m.games {
             if let (Some(w), Some(b), Some(r)) = (&g.white, &g.black, g.result) {
-                outln!("         {w} – {b} {r}");
+                push_line!(text, "         {w} – {b} {r}");
             }
         }
     }
-    Ok(())
+    report(&Shown { text, json: &out }, json)
 }
 
 fn info(path: &Path, check: bool, json: bool) -> CliResult {

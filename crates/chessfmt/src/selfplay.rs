@@ -15,7 +15,10 @@ use selfplay_format::{
 };
 use shakmaty::{EnPassantMode, Position, fen::Fen};
 
-use crate::{CliError, CliResult, output::json_line};
+use crate::{
+    CliError, CliResult,
+    output::{Shown, report, summary},
+};
 
 /// Self-play verbs.
 #[derive(Debug, Subcommand)]
@@ -312,24 +315,23 @@ fn run_tool(
 
 /// The summary of a writing verb: on stdout, or on stderr when stdout carries the data.
 fn print_summary(verb: &str, s: &Summary, json: bool, data_on_stdout: bool) -> CliResult {
-    let value = serde_json::json!({
-        "games": s.games, "positions": s.positions,
-        "written": s.written, "skipped_games": s.skipped,
-    });
-    if json && data_on_stdout {
-        errln!("{value}");
-    } else if json {
-        json_line(&value)?;
-    } else {
-        errln!(
+    let shown = Shown {
+        text: format!(
             "{verb}: read {} games ({} positions), wrote {}, skipped {} bad games",
-            s.games,
-            s.positions,
-            s.written,
-            s.skipped
-        );
+            s.games, s.positions, s.written, s.skipped
+        ),
+        json: serde_json::json!({
+            "games": s.games, "positions": s.positions,
+            "written": s.written, "skipped_games": s.skipped,
+        }),
+    };
+    if json && data_on_stdout {
+        // Standard output carries the data: the JSON summary goes beside the diagnostics.
+        errln!("{}", shown.json);
+        Ok(())
+    } else {
+        summary(&shown, json)
     }
-    Ok(())
 }
 
 /// Runs a selfplay verb.
@@ -769,16 +771,19 @@ fn split(file: &Path, parts: Option<usize>, games: Option<usize>, out: &OutArgs)
         set.remove(p).map_err(at(p))?;
     }
     set.commit().map_err(at(&out.output))?;
-    if out.json {
-        let parts: Vec<_> = names
-            .iter()
-            .map(|(p, g, b)| serde_json::json!({"path": p.display().to_string(), "games": g, "bytes": b}))
-            .collect();
-        json_line(&serde_json::json!({ "parts": parts }))?;
-    } else {
-        for (p, g, b) in &names {
-            outln!("{}: {g} games, {b} bytes", p.display());
-        }
+    let parts: Vec<_> = names
+        .iter()
+        .map(|(p, g, b)| serde_json::json!({"path": p.display().to_string(), "games": g, "bytes": b}))
+        .collect();
+    let mut text = String::new();
+    for (p, g, b) in &names {
+        push_line!(text, "{}: {g} games, {b} bytes", p.display());
     }
-    Ok(())
+    report(
+        &Shown {
+            text,
+            json: serde_json::json!({ "parts": parts }),
+        },
+        out.json,
+    )
 }
