@@ -13,7 +13,7 @@ use shakmaty::{Chess, EnPassantMode, Position, fen::Fen, san::SanPlus};
 
 use crate::{
     CliError, CliResult,
-    output::{json_line, json_line_buffered},
+    output::{Shown, json_line_buffered, report},
     progress,
 };
 
@@ -95,8 +95,9 @@ pub fn run(cmd: CbhCommand) -> CliResult {
             no_annotations,
             include_deleted,
             threads,
-            json,
+            json: json_flag,
         } => {
+            let json = json_flag;
             let path = db;
             let db = crate::mapped::chessbase(&path)?;
             // Without the .cbg there are no moves: every game would be skipped and the PGN
@@ -140,31 +141,30 @@ pub fn run(cmd: CbhCommand) -> CliResult {
             let skipped: Vec<String> = summary.skipped.iter().map(ToString::to_string).collect();
             let truncated: Vec<String> =
                 summary.truncated.iter().map(ToString::to_string).collect();
-            if json {
-                json_line(&json!({
-                    "exported": summary.exported,
-                    "truncated": truncated,
-                    "skipped": skipped,
-                    "texts": summary.texts,
-                    "deleted": summary.deleted,
-                }))?;
-            } else {
-                for t in &truncated {
-                    errln!("truncated: {t}");
-                }
-                for s in &skipped {
-                    errln!("skipped: {s}");
-                }
-                errln!(
-                    "exported {} games ({} truncated), skipped {}, texts {}, deleted {}",
-                    summary.exported,
-                    truncated.len(),
-                    skipped.len(),
-                    summary.texts,
-                    summary.deleted
-                );
+            let mut text = String::new();
+            for t in &truncated {
+                push_line!(text, "truncated: {t}");
             }
-            Ok(())
+            for s in &skipped {
+                push_line!(text, "skipped: {s}");
+            }
+            push_line!(
+                text,
+                "exported {} games ({} truncated), skipped {}, texts {}, deleted {}",
+                summary.exported,
+                truncated.len(),
+                skipped.len(),
+                summary.texts,
+                summary.deleted
+            );
+            let json = json!({
+                "exported": summary.exported,
+                "truncated": truncated,
+                "skipped": skipped,
+                "texts": summary.texts,
+                "deleted": summary.deleted,
+            });
+            crate::output::summary(&Shown { text, json }, json_flag)
         }
         CbhCommand::Show { db, number, json } => {
             let db = crate::mapped::chessbase(&db)?;
@@ -175,10 +175,10 @@ pub fn run(cmd: CbhCommand) -> CliResult {
                 out!("{pgn}");
                 let game = db.game(number)?;
                 if let Some(t) = game.truncated {
-                    errln!("truncated: {t}");
+                    crate::output::warn(format_args!("truncated: {t}"));
                 }
                 if let Some(a) = game.annotation_error {
-                    errln!("annotations: {a}");
+                    crate::output::warn(format_args!("annotations: {a}"));
                 }
                 Ok(())
             }
@@ -224,47 +224,50 @@ fn info(db: &Database, json: bool) -> CliResult {
         .iter()
         .map(|f| json!({"extension": f.extension, "path": f.path.display().to_string(), "size": f.size}))
         .collect();
-    if json {
-        json_line(&json!({
-            "records": db.len(),
-            "games": c.games,
-            "texts": c.texts,
-            "deleted": c.deleted,
-            "unused": c.unused,
-            "generation": generation,
-            "next_game": db.cbh_header().next_game,
-            "players": db.players.len(),
-            "tournaments": db.tournaments.len(),
-            "annotators": db.annotators.len(),
-            "sources": db.sources.len(),
-            "teams": db.teams.len(),
-            "files": files,
-            "warnings": db.warnings(),
-        }))?;
-        return Ok(());
-    }
-    let mut out = crate::output::stdout()?;
-    writeln!(out, "records:     {}", db.len())?;
-    writeln!(out, "games:       {}", c.games)?;
-    writeln!(out, "texts:       {}", c.texts)?;
-    writeln!(out, "deleted:     {}", c.deleted)?;
-    writeln!(out, "generation:  {generation}")?;
-    writeln!(
-        out,
+    let json_value = json!({
+        "records": db.len(),
+        "games": c.games,
+        "texts": c.texts,
+        "deleted": c.deleted,
+        "unused": c.unused,
+        "generation": generation,
+        "next_game": db.cbh_header().next_game,
+        "players": db.players.len(),
+        "tournaments": db.tournaments.len(),
+        "annotators": db.annotators.len(),
+        "sources": db.sources.len(),
+        "teams": db.teams.len(),
+        "files": files,
+        "warnings": db.warnings(),
+    });
+    let mut text = String::new();
+    push_line!(text, "records:     {}", db.len());
+    push_line!(text, "games:       {}", c.games);
+    push_line!(text, "texts:       {}", c.texts);
+    push_line!(text, "deleted:     {}", c.deleted);
+    push_line!(text, "generation:  {generation}");
+    push_line!(
+        text,
         "entities:    {} players, {} tournaments, {} annotators, {} sources, {} teams",
         db.players.len(),
         db.tournaments.len(),
         db.annotators.len(),
         db.sources.len(),
         db.teams.len()
-    )?;
+    );
     for f in db.files() {
-        writeln!(out, "file:        {} ({} bytes)", f.path.display(), f.size)?;
+        push_line!(text, "file:        {} ({} bytes)", f.path.display(), f.size);
     }
     for w in db.warnings() {
-        writeln!(out, "warning:     {w}")?;
+        push_line!(text, "warning:     {w}");
     }
-    Ok(())
+    report(
+        &Shown {
+            text,
+            json: json_value,
+        },
+        json,
+    )
 }
 
 fn list(db: &Database, range: std::ops::RangeInclusive<u32>, json: bool) -> CliResult {

@@ -13,7 +13,7 @@ use serde::Serialize;
 use crate::{
     CliError, CliResult,
     formats::{Format, detect, polyglot_summary},
-    output::json_line,
+    output::report,
     progress,
 };
 
@@ -174,42 +174,26 @@ pub fn run(args: &InfoArgs) -> CliResult {
     match detect(path)? {
         Format::Polyglot => {
             let book = crate::mapped::polyglot(path, OpenMode::Lenient)?;
-            let s = polyglot_summary(&book);
-            if args.json {
-                json_line(&s)?
-            } else {
-                outln!("{s}")
-            }
+            report(&polyglot_summary(&book), args.json)
         }
-        Format::Pgn => {
-            let s = pgn_summary(path)?;
-            if args.json {
-                json_line(&s)?;
-            } else {
-                outln!("format:  {}", s.format);
-                outln!("games:   {} ({} plies)", s.games, s.plies);
-                outln!(
-                    "results: {} white wins, {} black wins, {} draws, {} unknown",
-                    s.white_wins,
-                    s.black_wins,
-                    s.draws,
-                    s.unknown_results
-                );
-                out!("skipped: {}", s.skipped);
-                for (k, n) in &s.skipped_by_reason {
-                    out!(", {n} {k}");
-                }
-                outln!();
-            }
-        }
-        format => {
-            let s = summary(path, format)?;
-            if args.json {
-                json_line(&s)?;
-            } else {
-                outln!("{s}");
-            }
-        }
+        Format::Pgn => report(&pgn_summary(path)?, args.json),
+        format => report(&summary(path, format)?, args.json),
     }
-    Ok(())
+}
+
+impl fmt::Display for PgnSummary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "format:  {}", self.format)?;
+        writeln!(f, "games:   {} ({} plies)", self.games, self.plies)?;
+        writeln!(
+            f,
+            "results: {} white wins, {} black wins, {} draws, {} unknown",
+            self.white_wins, self.black_wins, self.draws, self.unknown_results
+        )?;
+        write!(f, "skipped: {}", self.skipped)?;
+        for (k, n) in &self.skipped_by_reason {
+            write!(f, ", {n} {k}")?;
+        }
+        Ok(())
+    }
 }

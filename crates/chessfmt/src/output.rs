@@ -16,14 +16,6 @@ macro_rules! out {
     }};
 }
 
-/// [`out!`] with a line break.
-macro_rules! outln {
-    ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        writeln!($crate::output::stdout()?, $($arg)*).map_err($crate::output::stdout_error)?
-    }};
-}
-
 /// Writes a line to standard error (warnings, summaries); a failing standard error is ignored
 /// (there is nowhere left to report it), never a panic.
 macro_rules! errln {
@@ -120,8 +112,15 @@ pub fn report<T: Serialize + std::fmt::Display + ?Sized>(value: &T, json: bool) 
     if json {
         json_line(value)
     } else {
+        // Text ends with a line break, whether or not the `Display` writes one.
+        let text = value.to_string();
+        let end = if text.is_empty() || text.ends_with('\n') {
+            ""
+        } else {
+            "\n"
+        };
         let mut out = stdout()?;
-        write!(out, "{value}").map_err(stdout_error)
+        write!(out, "{text}{end}").map_err(stdout_error)
     }
 }
 
