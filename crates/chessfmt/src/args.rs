@@ -119,6 +119,23 @@ pub fn usage_error(message: impl std::fmt::Display) -> ! {
     clap::Error::raw(ErrorKind::ArgumentConflict, format!("{message}\n")).exit()
 }
 
+/// The output group of every verb that writes a file (or a set of files committed together):
+/// `-o OUT`, `--force`, `--json`, flattened into the verb's arguments. A verb says what OUT is
+/// with `#[command(mut_arg("output", …))]` (its value name, e.g. `OUT.ctg`, and help).
+#[derive(Debug, clap::Args)]
+pub struct WriteArgs {
+    /// The file to write.
+    #[arg(short = 'o', long = "output", value_name = "OUT")]
+    pub output: std::path::PathBuf,
+    /// Replace OUT (and the files written with it) if it exists; an input is never
+    /// overwritten.
+    #[arg(long)]
+    pub force: bool,
+    /// Print the summary as JSON on standard output (text summaries go to standard error).
+    #[arg(long)]
+    pub json: bool,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

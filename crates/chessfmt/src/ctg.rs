@@ -15,6 +15,7 @@ use shakmaty::{Chess, EnPassantMode, fen::Fen};
 
 use crate::{
     CliError, CliResult,
+    args::WriteArgs,
     output::{Shown, report, summary, uci},
     progress,
 };
@@ -72,12 +73,12 @@ pub enum CtgCommand {
 
 /// Arguments of `ctg to-polyglot`.
 #[derive(Debug, Args)]
+#[command(mut_arg("output", |a| a.value_name("OUT.bin").help("The Polyglot book to write")))]
 pub struct ToPolyglotArgs {
     /// The book's .ctg.
     book: PathBuf,
-    /// The Polyglot book to write.
-    #[arg(short = 'o', long = "output", value_name = "OUT.bin")]
-    output: PathBuf,
+    #[command(flatten)]
+    out: WriteArgs,
     /// Move weighting: score (2·wins + draws of the mover), score-no-red, score-green,
     /// droidfish, games, uniform.
     #[arg(long, default_value = "score-no-red", value_parser = clap::builder::PossibleValuesParser::new(Policy::NAMES))]
@@ -85,37 +86,27 @@ pub struct ToPolyglotArgs {
     /// Follow at most N plies.
     #[arg(long, value_name = "N")]
     max_ply: Option<usize>,
-    /// Replace OUT.bin if it exists.
-    #[arg(long)]
-    force: bool,
-    /// Print a JSON summary.
-    #[arg(long)]
-    json: bool,
 }
 
 /// Arguments of `ctg build`.
 #[derive(Debug, Args)]
+#[command(mut_arg("output", |a| a
+    .value_name("OUT.ctg")
+    .help("The book to write (.cto and .ctb are written beside it)")))]
 pub struct BuildArgs {
     /// PGN files (plain, .gz, .zst, .xz), or one .ctg book to rewrite.
     #[arg(required = true)]
     inputs: Vec<PathBuf>,
-    /// The book to write (.cto and .ctb are written beside it).
-    #[arg(short = 'o', long = "output", value_name = "OUT.ctg")]
-    output: PathBuf,
+    #[command(flatten)]
+    out: WriteArgs,
     /// Count the first N plies of each game.
     #[arg(long, value_name = "N", default_value_t = 40)]
     max_ply: usize,
-    /// Replace the output files if they exist.
-    #[arg(long)]
-    force: bool,
     /// All or nothing: any game left out (illegal, over a limit, or cut off by the end of a
     /// file or a damaged compressed stream) is an error and nothing is written. Without it
     /// the good games are used and the others reported as warnings.
     #[arg(long)]
     strict: bool,
-    /// Print a JSON summary.
-    #[arg(long)]
-    json: bool,
 }
 
 fn open(path: &Path) -> Result<FileBook, CliError> {
@@ -398,7 +389,7 @@ fn to_polyglot(args: &ToPolyglotArgs) -> CliResult {
     })?;
     let book = open(&args.book)?;
     let (entries, stats) = ctg::convert::to_polyglot(&book, Chess::default(), args.max_ply, policy);
-    polyglot_book::write::save(&args.output, &entries, args.force)?;
+    polyglot_book::write::save(&args.out.output, &entries, args.out.force)?;
     summary(
         &Shown {
             text: format!(
@@ -411,7 +402,7 @@ fn to_polyglot(args: &ToPolyglotArgs) -> CliResult {
                 "zero_weight": stats.zero_weight,
             }),
         },
-        args.json,
+        args.out.json,
     )
 }
 
@@ -466,7 +457,7 @@ fn build(args: &BuildArgs) -> CliResult {
         let games = u32::try_from(stats.games).unwrap_or(u32::MAX);
         (records, games, skipped, stats.uncodable_moves)
     };
-    let written = write_book(&args.output, &records, games, args.force)?;
+    let written = write_book(&args.out.output, &records, games, args.out.force)?;
     summary(
         &Shown {
             text: format!(
@@ -482,7 +473,7 @@ fn build(args: &BuildArgs) -> CliResult {
                 "uncodable_moves": uncodable,
             }),
         },
-        args.json,
+        args.out.json,
     )
 }
 

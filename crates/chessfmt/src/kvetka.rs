@@ -15,6 +15,7 @@ use shakmaty::{Chess, EnPassantMode, fen::Fen};
 
 use crate::{
     CliError, CliResult,
+    args::WriteArgs,
     output::{Shown, report, uci},
     progress,
 };
@@ -80,48 +81,40 @@ pub enum KvetkaCommand {
         json: bool,
     },
     /// Convert to a Polyglot book (weights 2·wins + draws of the mover).
+    #[command(mut_arg("output", |a| a.value_name("OUT.bin").help("The Polyglot book to write")))]
     ToPolyglot {
         /// The book.
         book: PathBuf,
-        /// The Polyglot book to write.
-        #[arg(short = 'o', long = "output", value_name = "OUT.bin")]
-        output: PathBuf,
-        /// Replace OUT.bin if it exists.
-        #[arg(long)]
-        force: bool,
-        /// Print a JSON summary.
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        out: WriteArgs,
     },
     /// Convert a Polyglot book (walked from the start position) to a Kvetka book.
+    #[command(mut_arg("output", |a| a
+        .value_name("OUT.kob")
+        .help("The book to write (OUT.kob names it; OUT_0.kob, OUT.kin are written)")))]
     FromPolyglot {
         /// The Polyglot book.
         #[arg(value_name = "BOOK.bin")]
         input: PathBuf,
-        /// The book to write (OUT.kob names it; OUT_0.kob, OUT.kin are written).
-        #[arg(short = 'o', long = "output", value_name = "OUT.kob")]
-        output: PathBuf,
+        #[command(flatten)]
+        out: WriteArgs,
         /// The book's caption.
         #[arg(long, default_value = "")]
         caption: String,
-        /// Replace an existing book.
-        #[arg(long)]
-        force: bool,
-        /// Print a JSON summary.
-        #[arg(long)]
-        json: bool,
     },
 }
 
 /// Arguments of `kvetka build`.
 #[derive(Debug, Args)]
+#[command(mut_arg("output", |a| a
+    .value_name("OUT.kob")
+    .help("The book to write (OUT.kob names it; OUT_0.kob, OUT.kin, OUT.ksf are written)")))]
 pub struct BuildArgs {
     /// PGN files (plain, .gz, .zst, .xz).
     #[arg(required = true)]
     pgn: Vec<PathBuf>,
-    /// The book to write (OUT.kob names it; OUT_0.kob, OUT.kin, OUT.ksf are written).
-    #[arg(short = 'o', long = "output", value_name = "OUT.kob")]
-    output: PathBuf,
+    #[command(flatten)]
+    out: WriteArgs,
     /// The book's caption.
     #[arg(long, default_value = "")]
     caption: String,
@@ -160,17 +153,11 @@ pub struct BuildArgs {
     /// book with --links merges them back into memory for its links pass).
     #[arg(long, value_name = "MIB", default_value_t = 64)]
     memory_limit: usize,
-    /// Replace an existing book.
-    #[arg(long)]
-    force: bool,
     /// All or nothing: any game left out (illegal, over a limit, or cut off by the end of a
     /// file or a damaged compressed stream) is an error and nothing is written. Without it
     /// the good games are used and the others reported as warnings.
     #[arg(long)]
     strict: bool,
-    /// Print a JSON summary.
-    #[arg(long)]
-    json: bool,
 }
 
 fn open(path: &Path) -> Result<FileBook, CliError> {
@@ -577,8 +564,8 @@ fn build(args: &BuildArgs) -> CliResult {
         links: u8::from(args.links),
         block_count: 0,
     };
-    let paths = BookPaths::from_any(&args.output);
-    if !args.force
+    let paths = BookPaths::from_any(&args.out.output);
+    if !args.out.force
         && let Some(p) = [paths.kob(0), paths.kin(), paths.ksf()]
             .iter()
             .find(|p| p.exists())
@@ -588,7 +575,7 @@ fn build(args: &BuildArgs) -> CliResult {
             p.display()
         )));
     }
-    let dir = match args.output.parent() {
+    let dir = match args.out.output.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
@@ -604,7 +591,7 @@ fn build(args: &BuildArgs) -> CliResult {
         crate::pgn_input::check_strict(args.strict, p, &skipped)?;
     }
     bar.finish_and_clear();
-    let (stats, w) = builder.write(&paths, args.split_size, args.force)?;
+    let (stats, w) = builder.write(&paths, args.split_size, args.out.force)?;
     let json_value = {
         let mut v = summary_json(&stats);
         v["positions"] = w.elements.into();
@@ -632,7 +619,7 @@ fn build(args: &BuildArgs) -> CliResult {
             text,
             json: json_value,
         },
-        args.json,
+        args.out.json,
     )
 }
 
@@ -781,18 +768,13 @@ pub fn run(cmd: KvetkaCommand) -> CliResult {
             json,
         } => add(&book, &pgn, strict, memory_limit, json),
         KvetkaCommand::Dump { book, json } => dump(&book, json),
-        KvetkaCommand::ToPolyglot {
-            book,
-            output,
-            force,
-            json,
-        } => to_polyglot(&book, &output, force, json),
+        KvetkaCommand::ToPolyglot { book, out } => {
+            to_polyglot(&book, &out.output, out.force, out.json)
+        }
         KvetkaCommand::FromPolyglot {
             input,
-            output,
+            out,
             caption,
-            force,
-            json,
-        } => from_polyglot(&input, &output, &caption, force, json),
+        } => from_polyglot(&input, &out.output, &caption, out.force, out.json),
     }
 }

@@ -15,6 +15,7 @@ use shakmaty::{Chess, EnPassantMode, fen::Fen};
 
 use crate::{
     CliError, CliResult,
+    args::WriteArgs,
     output::{Shown, report, summary, uci},
 };
 
@@ -168,13 +169,13 @@ pub struct ProbeArgs {
 
 /// Arguments of `polyglot build`.
 #[derive(Debug, Args)]
+#[command(mut_arg("output", |a| a.value_name("OUT.bin").help("The book to write")))]
 pub struct BuildArgs {
     /// PGN files (.pgn, .pgn.gz, .pgn.zst, .pgn.xz).
     #[arg(required = true)]
     pgn: Vec<PathBuf>,
-    /// The book to write.
-    #[arg(short = 'o', long = "output", value_name = "OUT.bin")]
-    output: PathBuf,
+    #[command(flatten)]
+    out: WriteArgs,
     /// Use only the first N half-moves of each game.
     #[arg(long, default_value_t = 1024)]
     max_ply: usize,
@@ -200,17 +201,11 @@ pub struct BuildArgs {
     /// files beside OUT and merged at the end (same book, byte for byte).
     #[arg(long, value_name = "MIB")]
     memory_limit: Option<usize>,
-    /// Replace OUT if it exists.
-    #[arg(long)]
-    force: bool,
     /// All or nothing: any game left out (illegal, over a limit, or cut off by the end of a
     /// file or a damaged compressed stream) is an error and nothing is written. Without it
     /// the good games are used and the others reported as warnings.
     #[arg(long)]
     strict: bool,
-    /// Print the summary as JSON.
-    #[arg(long)]
-    json: bool,
 }
 
 fn build(args: &BuildArgs) -> CliResult {
@@ -218,10 +213,13 @@ fn build(args: &BuildArgs) -> CliResult {
     for path in &args.pgn {
         crate::pgn_input::check_pgn_input(path)?;
     }
-    if args.output.exists() && !args.force && !chess_core::atomic::is_special(&args.output) {
+    if args.out.output.exists()
+        && !args.out.force
+        && !chess_core::atomic::is_special(&args.out.output)
+    {
         return Err(CliError(format!(
             "{} exists (use --force to overwrite)",
-            args.output.display()
+            args.out.output.display()
         )));
     }
     let mut options = BuildOptions::default();
@@ -245,8 +243,8 @@ fn build(args: &BuildArgs) -> CliResult {
         Some(mib) => {
             // Runs go beside the output, or to the temporary directory when the output is a
             // device or a pipe.
-            let dir = match args.output.parent() {
-                _ if chess_core::atomic::is_special(&args.output) => std::env::temp_dir(),
+            let dir = match args.out.output.parent() {
+                _ if chess_core::atomic::is_special(&args.out.output) => std::env::temp_dir(),
                 Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
                 _ => PathBuf::from("."),
             };
@@ -266,13 +264,13 @@ fn build(args: &BuildArgs) -> CliResult {
         crate::pgn_input::check_strict(args.strict, path, &skipped)?;
     }
     bar.finish_and_clear();
-    let stats = chess_core::atomic::write_atomically(&args.output, args.force, |w| {
+    let stats = chess_core::atomic::write_atomically(&args.out.output, args.out.force, |w| {
         let mut w = std::io::BufWriter::with_capacity(1 << 20, w);
         let stats = builder.write_to(&mut w)?;
         std::io::Write::flush(&mut w)?;
         Ok(stats)
     })
-    .map_err(|e| CliError(format!("{}: {e}", args.output.display())))?;
+    .map_err(|e| CliError(format!("{}: {e}", args.out.output.display())))?;
     let seconds = start.elapsed().as_secs_f64();
     summary(
         &Shown {
@@ -281,7 +279,7 @@ fn build(args: &BuildArgs) -> CliResult {
                 stats.games_read,
                 stats.skipped,
                 stats.entries,
-                args.output.display()
+                args.out.output.display()
             ),
             json: serde_json::json!({
                 "games_read": stats.games_read,
@@ -291,11 +289,11 @@ fn build(args: &BuildArgs) -> CliResult {
                 "pairs": stats.pairs,
                 "entries": stats.entries,
                 "bytes_spilled": stats.bytes_spilled,
-                "output": args.output.display().to_string(),
+                "output": args.out.output.display().to_string(),
                 "seconds": seconds,
             }),
         },
-        args.json,
+        args.out.json,
     )
 }
 
@@ -314,22 +312,16 @@ pub enum StrategyArg {
 
 /// Arguments of `polyglot merge`.
 #[derive(Debug, Args)]
+#[command(mut_arg("output", |a| a.value_name("OUT.bin").help("The book to write")))]
 pub struct MergeArgs {
     /// Books, in priority order.
     #[arg(required = true, num_args = 2..)]
     books: Vec<PathBuf>,
-    /// The book to write.
-    #[arg(short = 'o', long = "output", value_name = "OUT.bin")]
-    output: PathBuf,
+    #[command(flatten)]
+    out: WriteArgs,
     /// How to combine the weights of a move present in several books.
     #[arg(long, value_enum, default_value_t = StrategyArg::Sum)]
     strategy: StrategyArg,
-    /// Replace OUT if it exists.
-    #[arg(long)]
-    force: bool,
-    /// Print the summary as JSON.
-    #[arg(long)]
-    json: bool,
 }
 
 fn merge(args: &MergeArgs) -> CliResult {
@@ -349,7 +341,7 @@ fn merge(args: &MergeArgs) -> CliResult {
             let a: Vec<_> = books[0].entries().collect();
             let b: Vec<_> = books[1].entries().collect();
             let out = merge_reference(&a, &b);
-            polyglot_book::write::save(&args.output, &out, args.force)?;
+            polyglot_book::write::save(&args.out.output, &out, args.out.force)?;
             (a.len() as u64 + b.len() as u64, out.len() as u64)
         }
         s => {
@@ -358,14 +350,15 @@ fn merge(args: &MergeArgs) -> CliResult {
                 StrategyArg::First => MergeStrategy::First,
                 _ => MergeStrategy::Sum,
             };
-            let counts = chess_core::atomic::write_atomically(&args.output, args.force, |w| {
-                let iters: Vec<Box<dyn Iterator<Item = polyglot_book::Entry> + '_>> = books
-                    .iter()
-                    .map(|b| Box::new(b.entries()) as Box<dyn Iterator<Item = _>>)
-                    .collect();
-                merge_sorted(iters, strategy, |e| w.write_all(&e.to_bytes()))
-            })
-            .map_err(|e| CliError(format!("{}: {e}", args.output.display())))?;
+            let counts =
+                chess_core::atomic::write_atomically(&args.out.output, args.out.force, |w| {
+                    let iters: Vec<Box<dyn Iterator<Item = polyglot_book::Entry> + '_>> = books
+                        .iter()
+                        .map(|b| Box::new(b.entries()) as Box<dyn Iterator<Item = _>>)
+                        .collect();
+                    merge_sorted(iters, strategy, |e| w.write_all(&e.to_bytes()))
+                })
+                .map_err(|e| CliError(format!("{}: {e}", args.out.output.display())))?;
             (counts.input, counts.output)
         }
     };
@@ -373,15 +366,15 @@ fn merge(args: &MergeArgs) -> CliResult {
         &Shown {
             text: format!(
                 "{input} entries in, {output} entries written to {}",
-                args.output.display()
+                args.out.output.display()
             ),
             json: serde_json::json!({
                 "input_entries": input,
                 "entries": output,
-                "output": args.output.display().to_string(),
+                "output": args.out.output.display().to_string(),
             }),
         },
-        args.json,
+        args.out.json,
     )
 }
 
