@@ -465,11 +465,15 @@ fn build(args: &BuildArgs) -> CliResult {
                  moves without a CTG code)",
                 written.records, written.pages
             ),
+            // The builders' common fields (games_read, games_added, games_skipped, output),
+            // then CTG's own.
             json: serde_json::json!({
+                "games_read": u64::from(games) + skipped,
+                "games_added": games,
+                "games_skipped": skipped,
+                "output": args.out.output.display().to_string(),
                 "positions": written.records,
                 "pages": written.pages,
-                "games": games,
-                "skipped": skipped,
                 "uncodable_moves": uncodable,
             }),
         },

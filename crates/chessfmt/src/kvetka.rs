@@ -597,6 +597,7 @@ fn build(args: &BuildArgs) -> CliResult {
         v["positions"] = w.elements.into();
         v["blocks"] = w.blocks.into();
         v["files"] = w.files.into();
+        v["output"] = args.out.output.display().to_string().into();
 
         v
     };

@@ -283,6 +283,7 @@ fn build(args: &BuildArgs) -> CliResult {
             ),
             json: serde_json::json!({
                 "games_read": stats.games_read,
+                "games_added": stats.games_read - stats.skipped.total(),
                 "games_skipped": stats.skipped.total(),
                 "skipped_by_reason": stats.skipped.by_kind,
                 "truncated": stats.skipped.truncated(),

@@ -88,7 +88,10 @@ fn ctg_verbs_build_convert_and_errors() {
     ]);
     assert_eq!(code, 0);
     let summary: serde_json::Value = serde_json::from_str(&json).unwrap();
-    assert_eq!(summary["games"], 2);
+    assert_eq!(
+        (&summary["games_added"], &summary["games_read"]),
+        (&2.into(), &2.into())
+    );
     assert_eq!(summary["positions"], 6);
     // Refuses to overwrite without --force.
     let (code, _, err) = chessfmt(&[
