@@ -71,6 +71,33 @@ pub enum CtgCommand {
     Build(BuildArgs),
 }
 
+/// `ctg to-polyglot --policy`: how moves are weighted (names as `ctg::policy::Policy`'s).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum PolicyArg {
+    /// 2·wins + draws of the mover (the Polyglot convention).
+    Score,
+    /// Score, red moves weigh 0.
+    ScoreNoRed,
+    /// Score, only green moves when there is one.
+    ScoreGreen,
+    /// DroidFish's weighting of CTG moves.
+    Droidfish,
+    /// Games played.
+    Games,
+    /// Every move weight 1.
+    Uniform,
+}
+
+impl PolicyArg {
+    fn policy(self) -> Policy {
+        let name = clap::ValueEnum::to_possible_value(&self).map(|v| v.get_name().to_owned());
+        // Every variant's name is one of `Policy::NAMES` (tested).
+        name.as_deref()
+            .and_then(Policy::from_name)
+            .unwrap_or(Policy::Uniform)
+    }
+}
+
 /// Arguments of `ctg to-polyglot`.
 #[derive(Debug, Args)]
 #[command(mut_arg("output", |a| a.value_name("OUT.bin").help("The Polyglot book to write")))]
@@ -79,10 +106,9 @@ pub struct ToPolyglotArgs {
     book: PathBuf,
     #[command(flatten)]
     out: WriteArgs,
-    /// Move weighting: score (2·wins + draws of the mover), score-no-red, score-green,
-    /// droidfish, games, uniform.
-    #[arg(long, default_value = "score-no-red", value_parser = clap::builder::PossibleValuesParser::new(Policy::NAMES))]
-    policy: String,
+    /// Move weighting.
+    #[arg(long, value_enum, default_value_t = PolicyArg::ScoreNoRed)]
+    policy: PolicyArg,
     /// Follow at most N plies.
     #[arg(long, value_name = "N")]
     max_ply: Option<usize>,
@@ -380,13 +406,7 @@ fn walk(path: &Path, max_ply: Option<usize>, json: bool) -> CliResult {
 }
 
 fn to_polyglot(args: &ToPolyglotArgs) -> CliResult {
-    let policy = Policy::from_name(&args.policy).ok_or_else(|| {
-        CliError(format!(
-            "unknown policy {:?} (one of: {})",
-            args.policy,
-            Policy::NAMES.join(", ")
-        ))
-    })?;
+    let policy = args.policy.policy();
     let book = open(&args.book)?;
     let (entries, stats) = ctg::convert::to_polyglot(&book, Chess::default(), args.max_ply, policy);
     polyglot_book::write::save(&args.out.output, &entries, args.out.force)?;
@@ -499,5 +519,18 @@ pub fn run(cmd: CtgCommand) -> CliResult {
         } => walk(&book, max_ply, json),
         CtgCommand::ToPolyglot(args) => to_polyglot(&args),
         CtgCommand::Build(args) => build(&args),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_policy_argument_names_a_policy() {
+        use clap::ValueEnum;
+        let names: Vec<String> = super::PolicyArg::value_variants()
+            .iter()
+            .map(|v| v.to_possible_value().unwrap().get_name().to_owned())
+            .collect();
+        assert_eq!(names, ctg::policy::Policy::NAMES);
     }
 }
