@@ -62,15 +62,22 @@ impl MoveTree {
 
     /// A tree with only the root.
     pub fn new() -> Self {
+        Self::with_capacity(1)
+    }
+
+    /// A tree with only the root and room for `nodes` nodes (the root included).
+    pub fn with_capacity(nodes: usize) -> Self {
+        let mut all = Vec::with_capacity(nodes.max(1));
+        all.push(Node {
+            mv: None,
+            nesting: 0,
+            parent: NO_NODE,
+            first_child: NO_NODE,
+            last_child: NO_NODE,
+            next_sibling: NO_NODE,
+        });
         MoveTree {
-            nodes: vec![Node {
-                mv: None,
-                nesting: 0,
-                parent: NO_NODE,
-                first_child: NO_NODE,
-                last_child: NO_NODE,
-                next_sibling: NO_NODE,
-            }],
+            nodes: all,
             annotated: Vec::new(),
             annotations: Vec::new(),
         }
@@ -497,7 +504,11 @@ pub fn decode_game_with(
     let rec = record(cbg, offset, number)?;
     let mut stream = Stream::new(rec.stream, rec.decoder);
     let mut replay = Replay::new(rec.start.position.clone());
-    let mut tree = MoveTree::new();
+    // Room for every move the stream can hold (a move takes at least one byte) in one
+    // allocation: growing the tree by doubling cost a realloc per doubling, which contends
+    // for the allocator's lock when workers decode in parallel. Pages never touched are never
+    // resident, so a large reservation costs address space, not memory.
+    let mut tree = MoveTree::with_capacity(rec.stream.len() + 1);
     let mut cur = MoveTree::ROOT;
     let mut stack: Vec<(NodeId, Replay)> = Vec::new();
     let mut truncated = None;
