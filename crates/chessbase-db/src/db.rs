@@ -152,8 +152,16 @@ fn entities<T: EntityData>(
 impl Database {
     /// Opens the database whose `.cbh` file is `path`; the other files are looked for beside
     /// it, in any letter case. Files are read into memory.
+    ///
+    /// A `.cbv` archive (with the `archive` feature) is opened too: the database in it is
+    /// extracted into memory ([`crate::archive::Archive::database`]); a password-protected
+    /// `.cbz` needs [`crate::archive::Archive::open`] with its password.
     #[cfg(feature = "std")]
     pub fn open(path: impl AsRef<Path>) -> Result<Database, Error> {
+        #[cfg(feature = "archive")]
+        if crate::archive::is_archive(path.as_ref()) {
+            return crate::archive::Archive::open(path.as_ref(), None)?.database();
+        }
         Self::open_with(path.as_ref(), Loader::READ)
     }
 
@@ -216,6 +224,12 @@ impl Database {
 
     /// A database from files in memory (tests, fuzzing, data not on disk).
     pub fn from_files(files: Files) -> Result<Database, Error> {
+        Self::from_files_named(PathBuf::from("memory.cbh"), files)
+    }
+
+    /// [`Database::from_files`] with the name errors and [`Database::path`] give it (an
+    /// archive member's, for instance).
+    pub fn from_files_named(cbh_path: PathBuf, files: Files) -> Result<Database, Error> {
         let mut present = Vec::new();
         let mut own = |ext: &'static str, v: Option<Vec<u8>>| {
             v.map(|v| {
@@ -238,15 +252,7 @@ impl Database {
             own("cbs", files.cbs),
             own("cbe", files.cbe),
         ];
-        Self::assemble(
-            PathBuf::from("memory.cbh"),
-            cbh,
-            cbg,
-            cba,
-            cbj,
-            ents,
-            present,
-        )
+        Self::assemble(cbh_path, cbh, cbg, cba, cbj, ents, present)
     }
 
     fn assemble(

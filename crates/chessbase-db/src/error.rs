@@ -32,6 +32,46 @@ pub enum Error {
     /// One game could not be decoded; the rest of the database is unaffected.
     #[error(transparent)]
     Game(#[from] GameError),
+    /// A `.cbv`/`.cbz` archive could not be read.
+    #[error(transparent)]
+    Archive(#[from] ArchiveError),
+}
+
+/// A `.cbv`/`.cbz` archive could not be read: which archive, which member (when one), the
+/// byte offset (when known) and what was wrong.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}{}{}: {problem}", path.display(), member.as_deref().map(|m| format!(", member {m}")).unwrap_or_default(), offset.map(|o| format!(", byte {o}")).unwrap_or_default())]
+pub struct ArchiveError {
+    /// The archive.
+    pub path: PathBuf,
+    /// The member being read, when the problem is in one.
+    pub member: Option<String>,
+    /// The byte offset of the problem, when known (in the archive, or in the member's
+    /// stream for a damaged member).
+    pub offset: Option<u64>,
+    /// What was wrong.
+    pub problem: ArchiveProblem,
+}
+
+/// What was wrong with an archive.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ArchiveProblem {
+    /// A `.cbz` needs a password and none was given.
+    #[error("the archive is password-protected (.cbz): give its password")]
+    NeedsPassword,
+    /// The password does not decrypt the archive.
+    #[error("the password does not decrypt the archive")]
+    WrongPassword,
+    /// The archive holds no `.cbh` file.
+    #[error("the archive holds no ChessBase database (.cbh)")]
+    NoDatabase,
+    /// A member's name would leave the destination directory.
+    #[error("the member's name leads outside the destination directory")]
+    UnsafeName,
+    /// The container or a member's stream is damaged.
+    #[error("damaged: {0}")]
+    Damaged(String),
 }
 
 impl Error {
@@ -56,6 +96,7 @@ impl Located for Error {
             Error::Io(e) => e.path(),
             Error::Parse(e) => e.path(),
             Error::Missing { path } => Some(path),
+            Error::Archive(e) => Some(&e.path),
             Error::NoSuchRecord { .. } | Error::Game(_) => None,
         }
     }
@@ -64,6 +105,7 @@ impl Located for Error {
             Error::Io(e) => e.offset(),
             Error::Parse(e) => e.offset(),
             Error::Game(e) => Some(e.offset),
+            Error::Archive(e) => e.offset,
             Error::Missing { .. } | Error::NoSuchRecord { .. } => None,
         }
     }

@@ -62,6 +62,8 @@
 #![warn(missing_docs)]
 
 pub mod annotations;
+#[cfg(feature = "archive")]
+pub mod archive;
 pub mod db;
 pub mod entities;
 pub mod error;
@@ -79,7 +81,10 @@ pub use annotations::{Annotation, Colour, Item};
 pub use chess_core::Located;
 pub use chess_core::limits::{LimitExceeded, Limits};
 pub use db::{Counts, Database, Files};
-pub use error::{Error, GameError, GameErrorKind, MoveProblem, RecordProblem, SetupProblem};
+pub use error::{
+    ArchiveError, ArchiveProblem, Error, GameError, GameErrorKind, MoveProblem, RecordProblem,
+    SetupProblem,
+};
 pub use game::{Game, MainLine, MoveTree, Node, NodeId, Start};
 pub use header::{Eco, GameHeader, Header, Outcome, TextHeader};
 pub use pgn::{ExportSummary, PgnOptions};

@@ -17,7 +17,18 @@ use crate::{
     progress,
 };
 
-/// ChessBase database verbs.
+/// `chessfmt cbh`: the verb, and the password of a `.cbz` archive for any of them.
+#[derive(Debug, clap::Args)]
+pub struct CbhArgs {
+    /// The password of a `.cbz` archive (a `.cbv` needs none).
+    #[arg(long, global = true)]
+    password: Option<String>,
+    #[command(subcommand)]
+    command: CbhCommand,
+}
+
+/// ChessBase database verbs. Every `DB` may be a `.cbh` (with its companion files beside it)
+/// or a `.cbv`/`.cbz` archive, extracted into memory.
 #[derive(Debug, Subcommand)]
 pub enum CbhCommand {
     /// Counts (games, texts, deleted), format generation and the files present.
@@ -66,6 +77,16 @@ pub enum CbhCommand {
         #[arg(long, requires = "output")]
         json: bool,
     },
+    /// Extract a `.cbv`/`.cbz` archive's files into a folder, all or none.
+    #[command(mut_arg("output", |a| a
+        .value_name("DIR")
+        .help("The folder to write the archive's files into (created if needed)")))]
+    Unpack {
+        /// The archive.
+        archive: PathBuf,
+        #[command(flatten)]
+        out: crate::args::WriteArgs,
+    },
     /// One game: header, moves with variations, annotations (PGN, or a JSON tree).
     Show {
         /// The database's .cbh file.
@@ -79,11 +100,13 @@ pub enum CbhCommand {
 }
 
 /// Runs a ChessBase verb.
-pub fn run(cmd: CbhCommand) -> CliResult {
-    match cmd {
-        CbhCommand::Info { db, json } => info(&crate::mapped::chessbase(&db)?, json),
+pub fn run(args: CbhArgs) -> CliResult {
+    let password = args.password.as_deref();
+    match args.command {
+        CbhCommand::Unpack { archive, out } => unpack(&archive, password, &out),
+        CbhCommand::Info { db, json } => info(&crate::mapped::chessbase(&db, password)?, json),
         CbhCommand::List { db, range, json } => {
-            let db = crate::mapped::chessbase(&db)?;
+            let db = crate::mapped::chessbase(&db, password)?;
             let range = parse_range(range.as_deref(), db.len())?;
             list(&db, range, json)
         }
@@ -99,7 +122,7 @@ pub fn run(cmd: CbhCommand) -> CliResult {
         } => {
             let json = json_flag;
             let path = db;
-            let db = crate::mapped::chessbase(&path)?;
+            let db = crate::mapped::chessbase(&path, password)?;
             // Without the .cbg there are no moves: every game would be skipped and the PGN
             // empty. Refuse before writing anything.
             if !db.files().iter().any(|f| f.extension == "cbg") && !db.is_empty() {
@@ -167,7 +190,7 @@ pub fn run(cmd: CbhCommand) -> CliResult {
             crate::output::summary(&Shown { text, json }, json_flag)
         }
         CbhCommand::Show { db, number, json } => {
-            let db = crate::mapped::chessbase(&db)?;
+            let db = crate::mapped::chessbase(&db, password)?;
             if json {
                 show_json(&db, number)
             } else {
@@ -529,4 +552,30 @@ fn show_json(db: &Database, number: u32) -> CliResult {
         white_team: h.white_team.map(|t| t.title.as_str()),
     };
     json_line_buffered(&show)
+}
+
+/// `cbh unpack`: every member written under the folder as one set.
+fn unpack(
+    path: &std::path::Path,
+    password: Option<&str>,
+    out: &crate::args::WriteArgs,
+) -> CliResult {
+    let archive = chessbase_db::archive::Archive::open(path, password)?;
+    let written = archive.unpack(&out.output, out.force)?;
+    let bytes: u64 = archive.members().map(|m| m.size).sum();
+    crate::output::summary(
+        &Shown {
+            text: format!(
+                "{} files ({bytes} bytes) written to {}",
+                written.len(),
+                out.output.display()
+            ),
+            json: json!({
+                "files": written.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
+                "bytes": bytes,
+                "output": out.output.display().to_string(),
+            }),
+        },
+        out.json,
+    )
 }

@@ -64,9 +64,8 @@ pub(crate) fn extension_format(path: &Path) -> Option<Format> {
     Some(match ext {
         "ctg" | "cto" | "ctb" => Format::Ctg,
         "kob" | "kin" | "ksf" => Format::Kvetka,
-        "cbh" | "cbg" | "cba" | "cbp" | "cbt" | "cbc" | "cbs" | "cbe" | "cbj" | "cbm" | "cbtt" => {
-            Format::Chessbase
-        }
+        "cbh" | "cbg" | "cba" | "cbp" | "cbt" | "cbc" | "cbs" | "cbe" | "cbj" | "cbm" | "cbtt"
+        | "cbv" | "cbz" => Format::Chessbase,
         "pgn" => Format::Pgn,
         _ => return None,
     })

@@ -125,7 +125,11 @@ fn summary(path: &Path, format: Format) -> Result<Summary, CliError> {
             let cbh = set
                 .get("cbh")
                 .map_or_else(|| set.path("cbh"), Path::to_path_buf);
-            let db = crate::mapped::chessbase(&cbh)?;
+            let db = if chessbase_db::archive::is_archive(path) {
+                crate::mapped::chessbase(path, None)?
+            } else {
+                crate::mapped::chessbase(&cbh, None)?
+            };
             let c = db.counts();
             put("games", c.games.into());
             put("texts", c.texts.into());

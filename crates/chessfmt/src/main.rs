@@ -39,9 +39,9 @@ struct Cli {
 enum Command {
     /// Recognise a file's format (by extension and content) and summarise it.
     Info(info::InfoArgs),
-    /// ChessBase databases (.cbh with .cbg, .cba and the entity files).
-    #[command(subcommand, alias = "chessbase")]
-    Cbh(cbh::CbhCommand),
+    /// ChessBase databases (.cbh with .cbg, .cba and the entity files; .cbv/.cbz archives).
+    #[command(alias = "chessbase")]
+    Cbh(cbh::CbhArgs),
     /// ChessBase CTG opening books (.ctg/.cto/.ctb).
     #[command(subcommand)]
     Ctg(ctg::CtgCommand),

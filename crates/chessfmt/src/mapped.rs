@@ -111,9 +111,14 @@ pub fn kvetka(path: &Path) -> Result<kvetka_book::FileBook, CliError> {
     Ok(book)
 }
 
-/// A ChessBase database, mapped.
-pub fn chessbase(path: &Path) -> Result<chessbase_db::Database, CliError> {
+/// A ChessBase database, mapped; a `.cbv`/`.cbz` archive is extracted into memory (with
+/// `password` for a `.cbz`).
+pub fn chessbase(path: &Path, password: Option<&str>) -> Result<chessbase_db::Database, CliError> {
     crate::formats::refuse_wrong_kind(path, &[], Format::Chessbase)?;
+    if chessbase_db::archive::is_archive(path) {
+        let archive = chessbase_db::archive::Archive::open(path, password)?;
+        return Ok(archive.database()?);
+    }
     // SAFETY: as for `polyglot`.
     let db = unsafe { chessbase_db::Database::open_mapped(path) }?;
     failpoint(path);

@@ -180,3 +180,46 @@ fn info_show_and_errors() {
     assert_eq!(chessfmt(&["cbh", "list"]).0, 2);
     assert_eq!(chessfmt(&["cbh", "info", "/nonexistent/x.cbh"]).0, 1);
 }
+
+/// `.cbv`/`.cbz` archives are databases for every verb (`--password` for a `.cbz`), and
+/// `cbh unpack` writes their files as a set, refusing to overwrite without `--force`.
+#[test]
+fn archives() {
+    let (Some(cbv), Some(cbh), Some(cbz)) = (
+        corpus("uncbv-tests/twic1134.cbv"),
+        corpus("uncbv-tests/twic1134/twic1134.cbh"),
+        corpus("uncbv-tests/small2.cbz"),
+    ) else {
+        return;
+    };
+    let (code, from_archive, err) = chessfmt(&["cbh", "export", &cbv]);
+    assert_eq!(code, 0, "{err}");
+    let (_, extracted, _) = chessfmt(&["cbh", "export", &cbh]);
+    assert_eq!(from_archive, extracted);
+    assert_eq!(from_archive.matches("[Event ").count(), 6117);
+    let (code, out, _) = chessfmt(&["info", &cbv, "--json"]);
+    assert_eq!(code, 0);
+    assert!(out.contains(r#""games":6117"#), "{out}");
+
+    let (code, _, err) = chessfmt(&["cbh", "info", &cbz]);
+    assert_eq!(code, 1);
+    assert!(err.contains("password-protected"), "{err}");
+    let (code, _, err) = chessfmt(&["cbh", "info", &cbz, "--password", "pass"]);
+    assert_eq!(code, 0, "{err}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("x");
+    let o = out.to_str().unwrap();
+    let (code, json, err) = chessfmt(&["cbh", "unpack", &cbv, "-o", o, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["files"].as_array().unwrap().len(), 13);
+    assert_eq!(
+        std::fs::read(out.join("twic1134.cbg")).unwrap(),
+        std::fs::read(std::path::Path::new(&cbh).with_extension("cbg")).unwrap()
+    );
+    let (code, _, err) = chessfmt(&["cbh", "unpack", &cbv, "-o", o]);
+    assert_eq!(code, 1, "refuses to overwrite: {err}");
+    assert!(err.contains("exists"), "{err}");
+    assert_eq!(chessfmt(&["cbh", "unpack", &cbv, "-o", o, "--force"]).0, 0);
+}
