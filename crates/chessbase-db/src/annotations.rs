@@ -256,7 +256,40 @@ pub struct Item {
 /// The record must lie inside the file; items are read up to the record's size, and an item
 /// whose length runs past it is an error (the items before it are lost too, since the caller
 /// cannot tell where the damage started).
+///
+/// A record that names another game than `game` is read all the same (databases written by
+/// other tools do this; the record is the one the game points to): the name it carries is
+/// returned beside the items, for the caller to report.
 pub fn parse_record(cba: &[u8], offset: u32, game: u32) -> Result<Vec<Item>, ParseError> {
+    parse_record_named(cba, offset)
+        .map(|(_, items)| items)
+        .and_then(|items| {
+            let named = record_game(cba, offset);
+            if named.is_some_and(|n| n != game) {
+                Err(ParseError::new(
+                    u64::from(offset),
+                    format!("annotations of game {game}"),
+                    format!("annotations of game {}", named.unwrap_or(0)),
+                ))
+            } else {
+                Ok(items)
+            }
+        })
+}
+
+/// The game a record at `offset` names in its head, if the head is inside the file.
+fn record_game(cba: &[u8], offset: u32) -> Option<u32> {
+    let start = offset as usize;
+    let head: &[u8; CBA_HEAD_SIZE] = cba
+        .get(start..start.checked_add(CBA_HEAD_SIZE)?)?
+        .try_into()
+        .ok()?;
+    Some(CbaHead::parse(head).game)
+}
+
+/// Reads the annotation record at `offset`: the game its head names, and its items (see
+/// [`parse_record`], which also requires the name to match).
+pub fn parse_record_named(cba: &[u8], offset: u32) -> Result<(u32, Vec<Item>), ParseError> {
     let start = offset as usize;
     let head: &[u8; CBA_HEAD_SIZE] = cba
         .get(start..start.saturating_add(CBA_HEAD_SIZE))
@@ -269,13 +302,6 @@ pub fn parse_record(cba: &[u8], offset: u32, game: u32) -> Result<Vec<Item>, Par
             )
         })?;
     let head = CbaHead::parse(head);
-    if head.game != game {
-        return Err(ParseError::new(
-            u64::from(offset),
-            format!("annotations of game {game}"),
-            format!("annotations of game {}", head.game),
-        ));
-    }
     let size = head.size as usize;
     let record = cba
         .get(start..start.saturating_add(size))
@@ -315,7 +341,7 @@ pub fn parse_record(cba: &[u8], offset: u32, game: u32) -> Result<Vec<Item>, Par
         });
         pos += len;
     }
-    Ok(items)
+    Ok((head.game, items))
 }
 
 #[cfg(test)]

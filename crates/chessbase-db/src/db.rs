@@ -8,7 +8,7 @@ use chess_core::files::FileData;
 use chess_core::files::Loader;
 use chess_core::limits::Limits;
 
-use crate::annotations::parse_record;
+use crate::annotations::parse_record_named;
 use crate::entities::EntityFile;
 use crate::error::{Error, GameError, GameErrorKind};
 use crate::game::{Game, MainLine, decode_game_with, decode_main_line};
@@ -516,6 +516,13 @@ impl Database {
         shared
     }
 
+    /// Where game `number`'s annotation record is in the `.cba` (`None` for games without
+    /// one and records that are not games).
+    pub fn game_annotation_offset(&self, number: u32) -> Option<u32> {
+        let (_, rec) = self.game_record(number).ok()?;
+        (rec.cba_offset != 0).then_some(rec.cba_offset)
+    }
+
     /// The `.cbg` bytes and the game record of game `number`.
     fn game_record(&self, number: u32) -> Result<(&[u8], GameRecord), Error> {
         let record = match self.record(number)? {
@@ -571,8 +578,20 @@ impl Database {
             && record.cba_offset != 0
             && let Some(cba) = self.cba.as_deref()
         {
-            match parse_record(cba, record.cba_offset, number) {
-                Ok(items) => game.attach(items),
+            match parse_record_named(cba, record.cba_offset) {
+                Ok((named, items)) => {
+                    game.attach(items);
+                    if named != number {
+                        // Attached all the same (the record is the one the game points to),
+                        // and reported.
+                        game.annotation_error = Some(GameError {
+                            game: number,
+                            file: "cba",
+                            offset: u64::from(record.cba_offset),
+                            kind: GameErrorKind::ForeignAnnotations(named),
+                        });
+                    }
+                }
                 Err(e) => {
                     game.annotation_error = Some(GameError {
                         game: number,

@@ -154,6 +154,14 @@ pub enum GameErrorKind {
     /// (`variation_depth`).
     #[error("variations nested deeper than {} (Limits::{})", .0.limit, .0.field)]
     TooDeep(chess_core::limits::LimitExceeded),
+    /// The game's annotation record names another game in its head (databases written by
+    /// other tools do this): its annotations are attached all the same.
+    #[error("the annotation record names game {0} (attached to this game all the same)")]
+    ForeignAnnotations(u32),
+    /// Annotations whose move index is past the game's moves (kept in [`crate::Game`]'s
+    /// `unattached`, not written to PGN).
+    #[error("{0} annotations point past the game's moves (not written)")]
+    UnattachedAnnotations(usize),
     /// The annotation record is malformed (offset and expectation inside).
     #[error("bad annotations: expected {}, found {}", .0.expected, .0.found)]
     BadAnnotations(ParseError),

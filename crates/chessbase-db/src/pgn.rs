@@ -351,6 +351,9 @@ pub struct ExportSummary {
     pub truncated: Vec<GameError>,
     /// Games not written, with the reason.
     pub skipped: Vec<Error>,
+    /// Games written without some of their annotations, with the reason: a damaged or
+    /// foreign annotation record, annotations past the game's moves. Never dropped silently.
+    pub annotation_problems: Vec<GameError>,
     /// Guiding texts passed over.
     pub texts: u64,
     /// Deleted records passed over.
@@ -359,7 +362,7 @@ pub struct ExportSummary {
 
 /// One record's export: PGN text, or why there is none.
 enum Piece {
-    Pgn(String, Option<GameError>),
+    Pgn(String, Option<GameError>, Vec<GameError>),
     Text,
     Deleted,
     Skipped(Error),
@@ -399,7 +402,16 @@ fn export_one(
         Ok(game) => {
             let mut s = String::with_capacity(1024);
             write_game(&mut s, &header, &game, opts);
-            Piece::Pgn(s, game.truncated)
+            let mut problems: Vec<GameError> = game.annotation_error.into_iter().collect();
+            if opts.annotations && !game.unattached.is_empty() {
+                problems.push(GameError {
+                    game: number,
+                    file: "cba",
+                    offset: u64::from(db.game_annotation_offset(number).unwrap_or_default()),
+                    kind: crate::error::GameErrorKind::UnattachedAnnotations(game.unattached.len()),
+                });
+            }
+            Piece::Pgn(s, game.truncated, problems)
         }
         Err(e) => Piece::Skipped(e),
     }
@@ -466,12 +478,13 @@ pub fn export<W: Write>(
         let pieces: Vec<Piece> = (start..=end).map(one).collect();
         for p in pieces {
             match p {
-                Piece::Pgn(s, t) => {
+                Piece::Pgn(s, t, problems) => {
                     out.write_all(s.as_bytes())?;
                     summary.exported += 1;
                     if let Some(t) = t {
                         summary.truncated.push(t);
                     }
+                    summary.annotation_problems.extend(problems);
                 }
                 Piece::Text => summary.texts += 1,
                 Piece::Deleted => summary.deleted += 1,

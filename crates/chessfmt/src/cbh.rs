@@ -164,9 +164,17 @@ pub fn run(args: CbhArgs) -> CliResult {
             let skipped: Vec<String> = summary.skipped.iter().map(ToString::to_string).collect();
             let truncated: Vec<String> =
                 summary.truncated.iter().map(ToString::to_string).collect();
+            let annotation_problems: Vec<String> = summary
+                .annotation_problems
+                .iter()
+                .map(ToString::to_string)
+                .collect();
             let mut text = String::new();
             for t in &truncated {
                 push_line!(text, "truncated: {t}");
+            }
+            for a in &annotation_problems {
+                push_line!(text, "annotations: {a}");
             }
             for s in &skipped {
                 push_line!(text, "skipped: {s}");
@@ -186,6 +194,7 @@ pub fn run(args: CbhArgs) -> CliResult {
                 "skipped": skipped,
                 "texts": summary.texts,
                 "deleted": summary.deleted,
+                "annotation_problems": annotation_problems,
             });
             crate::output::summary(&Shown { text, json }, json_flag)
         }
