@@ -133,6 +133,11 @@ impl Archive {
     /// extracted into memory. With several databases in one archive, the first `.cbh` in
     /// stored order is the one opened.
     pub fn database(&self) -> Result<Database, Error> {
+        self.database_with_encoding(crate::TextEncoding::Detect)
+    }
+
+    /// [`Archive::database`] with texts that are not UTF-8 decoded as `encoding` says.
+    pub fn database_with_encoding(&self, encoding: crate::TextEncoding) -> Result<Database, Error> {
         let list = self.inner.list();
         let cbh = list
             .iter()
@@ -163,7 +168,7 @@ impl Archive {
         };
         // Errors name the member inside the archive: `twic1134.cbv/twic1134.cbh`.
         let name = self.path.join(cbh.name().replace('\\', "/"));
-        Database::from_files_named(name, files)
+        Database::from_files_with_encoding(name, files, encoding)
     }
 
     /// Writes every member under `dir` (folders as stored), as one set: each member is

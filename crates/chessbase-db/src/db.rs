@@ -8,6 +8,8 @@ use chess_core::files::FileData;
 use chess_core::files::Loader;
 use chess_core::limits::Limits;
 
+use crate::text::TextEncoding;
+
 use crate::annotations::parse_record_named;
 use crate::entities::EntityFile;
 use crate::error::{Error, GameError, GameErrorKind};
@@ -20,6 +22,16 @@ use crate::raw::{
 
 /// The bytes of one file: read, memory-mapped, or given (in-memory databases, fuzzing).
 type Bytes = FileData;
+
+/// The files of a database, loaded (`.cbh` required, the others when present).
+struct Loaded {
+    cbh: Bytes,
+    cbg: Option<Bytes>,
+    cba: Option<Bytes>,
+    cbj: Option<Bytes>,
+    /// `.cbp`, `.cbt`, `.cbc`, `.cbs`, `.cbe`.
+    ents: [Option<Bytes>; 5],
+}
 
 /// The files of a database in memory, for [`Database::from_files`].
 #[derive(Debug, Default, Clone)]
@@ -132,6 +144,8 @@ pub struct Database {
     files: Vec<FilePresent>,
     warnings: Vec<String>,
     limits: Limits,
+    /// The code page of texts that are not UTF-8.
+    legacy: &'static encoding_rs::Encoding,
 }
 
 fn entities<T: EntityData>(
@@ -162,7 +176,17 @@ impl Database {
         if crate::archive::is_archive(path.as_ref()) {
             return crate::archive::Archive::open(path.as_ref(), None)?.database();
         }
-        Self::open_with(path.as_ref(), Loader::READ)
+        Self::open_with(path.as_ref(), Loader::READ, TextEncoding::Detect)
+    }
+
+    /// [`Database::open`] (not of an archive) with texts that are not UTF-8 decoded as
+    /// `encoding` says.
+    #[cfg(feature = "std")]
+    pub fn open_with_encoding(
+        path: impl AsRef<Path>,
+        encoding: TextEncoding,
+    ) -> Result<Database, Error> {
+        Self::open_with(path.as_ref(), Loader::READ, encoding)
     }
 
     /// [`Database::open`] with the files memory-mapped (nothing is read until used).
@@ -175,11 +199,30 @@ impl Database {
     #[allow(unsafe_code)]
     pub unsafe fn open_mapped(path: impl AsRef<Path>) -> Result<Database, Error> {
         // SAFETY: forwarded to the caller (this function's contract).
-        Self::open_with(path.as_ref(), unsafe { Loader::mapped() })
+        Self::open_with(
+            path.as_ref(),
+            unsafe { Loader::mapped() },
+            TextEncoding::Detect,
+        )
+    }
+
+    /// [`Database::open_mapped`] with texts that are not UTF-8 decoded as `encoding` says.
+    ///
+    /// # Safety
+    ///
+    /// As for [`Database::open_mapped`].
+    #[cfg(feature = "mmap")]
+    #[allow(unsafe_code)]
+    pub unsafe fn open_mapped_with_encoding(
+        path: impl AsRef<Path>,
+        encoding: TextEncoding,
+    ) -> Result<Database, Error> {
+        // SAFETY: forwarded to the caller (this function's contract).
+        Self::open_with(path.as_ref(), unsafe { Loader::mapped() }, encoding)
     }
 
     #[cfg(feature = "std")]
-    fn open_with(path: &Path, loader: Loader) -> Result<Database, Error> {
+    fn open_with(path: &Path, loader: Loader, encoding: TextEncoding) -> Result<Database, Error> {
         let map = |p: &Path| loader.load(p).map_err(|e| Error::io(p, e));
         let cbh_path = chess_core::files::find_any_case(path).ok_or_else(|| Error::Missing {
             path: path.to_path_buf(),
@@ -213,12 +256,15 @@ impl Database {
         let cbe = load("cbe")?;
         Self::assemble(
             cbh_path,
-            cbh,
-            cbg,
-            cba,
-            cbj,
-            [cbp, cbt, cbc, cbs, cbe],
+            Loaded {
+                cbh,
+                cbg,
+                cba,
+                cbj,
+                ents: [cbp, cbt, cbc, cbs, cbe],
+            },
             files,
+            encoding,
         )
     }
 
@@ -230,6 +276,16 @@ impl Database {
     /// [`Database::from_files`] with the name errors and [`Database::path`] give it (an
     /// archive member's, for instance).
     pub fn from_files_named(cbh_path: PathBuf, files: Files) -> Result<Database, Error> {
+        Self::from_files_with_encoding(cbh_path, files, TextEncoding::Detect)
+    }
+
+    /// [`Database::from_files_named`] with texts that are not UTF-8 decoded as `encoding`
+    /// says.
+    pub fn from_files_with_encoding(
+        cbh_path: PathBuf,
+        files: Files,
+        encoding: TextEncoding,
+    ) -> Result<Database, Error> {
         let mut present = Vec::new();
         let mut own = |ext: &'static str, v: Option<Vec<u8>>| {
             v.map(|v| {
@@ -252,18 +308,29 @@ impl Database {
             own("cbs", files.cbs),
             own("cbe", files.cbe),
         ];
-        Self::assemble(cbh_path, cbh, cbg, cba, cbj, ents, present)
+        let loaded = Loaded {
+            cbh,
+            cbg,
+            cba,
+            cbj,
+            ents,
+        };
+        Self::assemble(cbh_path, loaded, present, encoding)
     }
 
     fn assemble(
         path: PathBuf,
-        cbh: Bytes,
-        cbg: Option<Bytes>,
-        cba: Option<Bytes>,
-        cbj: Option<Bytes>,
-        ents: [Option<Bytes>; 5],
+        loaded: Loaded,
         files: Vec<FilePresent>,
+        encoding: TextEncoding,
     ) -> Result<Database, Error> {
+        let Loaded {
+            cbh,
+            cbg,
+            cba,
+            cbj,
+            ents,
+        } = loaded;
         let head: &[u8; CBH_RECORD_SIZE] = cbh
             .get(..CBH_RECORD_SIZE)
             .and_then(|b| b.try_into().ok())
@@ -303,12 +370,64 @@ impl Database {
         });
         let [cbp, cbt, cbc, cbs, cbe] = ents;
         let name = |ext: &str| path.with_extension(ext);
+        // The code page of texts that are not UTF-8: the user's, or guessed from the names
+        // (the format does not record it): the entity files are read as Windows-1252 (which
+        // keeps every byte), their names given to the guess, and read again when it says
+        // another code page.
+        let read_entities = |legacy| {
+            let mut w = Vec::new();
+            let files = crate::text::with_legacy(legacy, || {
+                (
+                    entities::<Player>(cbp.as_deref(), &name("cbp"), &mut w),
+                    entities::<Tournament>(cbt.as_deref(), &name("cbt"), &mut w),
+                    entities::<Annotator>(cbc.as_deref(), &name("cbc"), &mut w),
+                    entities::<Source>(cbs.as_deref(), &name("cbs"), &mut w),
+                    entities::<Team>(cbe.as_deref(), &name("cbe"), &mut w),
+                )
+            });
+            (files, w)
+        };
+        let first = match encoding {
+            TextEncoding::Fixed(e) => e,
+            TextEncoding::Detect => encoding_rs::WINDOWS_1252,
+        };
+        let (mut read, mut entity_warnings) = read_entities(first);
+        let mut legacy = first;
+        if encoding == TextEncoding::Detect {
+            let (p, t, c, s, e) = &read;
+            let names: Vec<Vec<u8>> = p
+                .iter()
+                .filter_map(|(_, r)| r)
+                .flat_map(|r| [&r.last, &r.first])
+                .chain(
+                    t.iter()
+                        .filter_map(|(_, r)| r)
+                        .flat_map(|r| [&r.title, &r.place]),
+                )
+                .chain(c.iter().filter_map(|(_, r)| r).map(|r| &r.name))
+                .chain(
+                    s.iter()
+                        .filter_map(|(_, r)| r)
+                        .flat_map(|r| [&r.title, &r.publisher]),
+                )
+                .chain(e.iter().filter_map(|(_, r)| r).map(|r| &r.title))
+                .filter(|n| !n.is_ascii())
+                .filter_map(|n| crate::text::windows_1252_bytes(n))
+                .collect();
+            legacy = crate::text::detect_code_page(names.iter().map(Vec::as_slice));
+            if legacy != first {
+                (read, entity_warnings) = read_entities(legacy);
+            }
+        }
+        warnings.extend(entity_warnings);
+        let (players, tournaments, annotators, sources, teams) = read;
         Ok(Database {
-            players: entities(cbp.as_deref(), &name("cbp"), &mut warnings),
-            tournaments: entities(cbt.as_deref(), &name("cbt"), &mut warnings),
-            annotators: entities(cbc.as_deref(), &name("cbc"), &mut warnings),
-            sources: entities(cbs.as_deref(), &name("cbs"), &mut warnings),
-            teams: entities(cbe.as_deref(), &name("cbe"), &mut warnings),
+            players,
+            tournaments,
+            annotators,
+            sources,
+            teams,
+            legacy,
             path,
             cbh,
             header,
@@ -560,6 +679,12 @@ impl Database {
         self
     }
 
+    /// The code page the database's texts that are not UTF-8 are decoded with (given, or
+    /// guessed when it was opened: see [`TextEncoding`]).
+    pub fn code_page(&self) -> &'static encoding_rs::Encoding {
+        self.legacy
+    }
+
     /// The limits the database is read under.
     pub fn limits(&self) -> &Limits {
         &self.limits
@@ -578,7 +703,9 @@ impl Database {
             && record.cba_offset != 0
             && let Some(cba) = self.cba.as_deref()
         {
-            match parse_record_named(cba, record.cba_offset) {
+            match crate::text::with_legacy(self.legacy, || {
+                parse_record_named(cba, record.cba_offset)
+            }) {
                 Ok((named, items)) => {
                     game.attach(items);
                     if named != number {

@@ -91,6 +91,7 @@ pub use pgn::{ExportSummary, PgnOptions};
 pub use raw::CBH_RECORD_SIZE;
 pub use shakmaty;
 pub use text::Date;
+pub use text::TextEncoding;
 
 /// The README's examples, compiled and run as doctests.
 #[cfg(doctest)]

@@ -2,11 +2,87 @@
 
 use std::fmt;
 
-/// Decodes a text: UTF-8 when the bytes are valid UTF-8, else Windows-1252.
+use std::cell::Cell;
+
+use encoding_rs::Encoding;
+
+/// How the texts of a database that are not UTF-8 (names, comments: ChessBase writes them in
+/// the writer's Windows code page, and the format does not say which) are decoded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TextEncoding {
+    /// Guessed from the database's texts (chardetng, among the Windows code pages); Windows-
+    /// 1252 when nothing tells.
+    #[default]
+    Detect,
+    /// This code page, as the user says (e.g. `encoding_rs::WINDOWS_1251` for a Russian
+    /// database).
+    Fixed(&'static Encoding),
+}
+
+impl TextEncoding {
+    /// The encoding named `label` (a WHATWG label: `windows-1251`, `cp1251`, `latin2`, …).
+    pub fn from_label(label: &str) -> Option<TextEncoding> {
+        Encoding::for_label(label.as_bytes()).map(TextEncoding::Fixed)
+    }
+}
+
+thread_local! {
+    /// The code page texts that are not UTF-8 are decoded with, while a database is read.
+    static LEGACY: Cell<&'static Encoding> = const { Cell::new(encoding_rs::WINDOWS_1252) };
+}
+
+/// Runs `f` with texts that are not UTF-8 decoded as `legacy` (the database's code page),
+/// restoring the previous one after it (also when `f` panics).
+pub(crate) fn with_legacy<R>(legacy: &'static Encoding, f: impl FnOnce() -> R) -> R {
+    struct Restore(&'static Encoding);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            LEGACY.with(|l| l.set(self.0));
+        }
+    }
+    let _restore = Restore(LEGACY.with(|l| l.replace(legacy)));
+    f()
+}
+
+/// Guesses the Windows code page of texts (each the bytes of one text field, as stored):
+/// chardetng is given the texts that are not UTF-8 and hold bytes above 0x7F; its guess is
+/// kept when it is a Windows code page and chardetng rates it above another candidate, else
+/// (and with nothing to go on) Windows-1252.
+pub fn detect_code_page<'a>(texts: impl IntoIterator<Item = &'a [u8]>) -> &'static Encoding {
+    let mut detector = chardetng::EncodingDetector::new();
+    let mut any = false;
+    for t in texts {
+        if t.iter().any(|&b| b >= 0x80) && std::str::from_utf8(t).is_err() {
+            detector.feed(t, false);
+            detector.feed(b"\n", false);
+            any = true;
+        }
+    }
+    if !any {
+        return encoding_rs::WINDOWS_1252;
+    }
+    detector.feed(b"", true);
+    match detector.guess_assess(None, false) {
+        (guess, true) if guess.name().starts_with("windows-125") => guess,
+        _ => encoding_rs::WINDOWS_1252,
+    }
+}
+
+/// The stored bytes of a text decoded as Windows-1252 (which maps every byte to its own
+/// character, so nothing is lost); `None` for text that came from UTF-8 with characters
+/// Windows-1252 lacks.
+pub(crate) fn windows_1252_bytes(s: &str) -> Option<Vec<u8>> {
+    let (bytes, _, lossy) = encoding_rs::WINDOWS_1252.encode(s);
+    (!lossy).then(|| bytes.into_owned())
+}
+
+/// Decodes a text: UTF-8 when the bytes are valid UTF-8, else the database's code page
+/// (Windows-1252 unless it says otherwise, see [`TextEncoding`]).
 pub fn decode_text(bytes: &[u8]) -> String {
     match std::str::from_utf8(bytes) {
         Ok(s) => s.to_owned(),
-        Err(_) => encoding_rs::WINDOWS_1252
+        Err(_) => LEGACY
+            .with(Cell::get)
             .decode_without_bom_handling(bytes)
             .0
             .into_owned(),
@@ -14,7 +90,7 @@ pub fn decode_text(bytes: &[u8]) -> String {
 }
 
 /// Decodes a fixed-size string field: the bytes up to the first NUL (the rest of the field
-/// may hold leftovers), UTF-8 when valid, else Windows-1252.
+/// may hold leftovers), UTF-8 when valid, else the database's code page.
 pub fn decode_field(field: &[u8]) -> String {
     let end = field.iter().position(|&b| b == 0).unwrap_or(field.len());
     decode_text(&field[..end])
@@ -140,5 +216,42 @@ mod tests {
         assert_eq!(nation(247), Some("LIB"));
         assert_eq!(nation(0), None);
         assert_eq!(nation(248), None);
+    }
+}
+
+#[cfg(test)]
+mod encoding_tests {
+    use super::*;
+
+    #[test]
+    fn code_pages_are_guessed_from_the_texts() {
+        let russian = "Шахматная партия: Каспаров против Карпова, защита Грюнфельда";
+        let (cp1251, _, _) = encoding_rs::WINDOWS_1251.encode(russian);
+        let words: Vec<&[u8]> = cp1251.split(|&b| b == b' ').collect();
+        assert_eq!(detect_code_page(words), encoding_rs::WINDOWS_1251);
+        let french = "Défense française, variante Winawer: Müller – Sørensen, échecs";
+        let (cp1252, _, _) = encoding_rs::WINDOWS_1252.encode(french);
+        assert_eq!(detect_code_page([&cp1252[..]]), encoding_rs::WINDOWS_1252);
+        assert_eq!(
+            detect_code_page([&b"plain ascii \x00\x01"[..]]),
+            encoding_rs::WINDOWS_1252
+        );
+        // Decoding follows the code page in force, and UTF-8 stays UTF-8.
+        let word = encoding_rs::WINDOWS_1251.encode("Каспаров").0.into_owned();
+        assert_eq!(
+            with_legacy(encoding_rs::WINDOWS_1251, || decode_text(&word)),
+            "Каспаров"
+        );
+        assert_ne!(decode_text(&word), "Каспаров");
+        assert_eq!(
+            with_legacy(encoding_rs::WINDOWS_1251, || decode_text(
+                "Dvořák".as_bytes()
+            )),
+            "Dvořák"
+        );
+        assert_eq!(
+            TextEncoding::from_label("cp1251"),
+            Some(TextEncoding::Fixed(encoding_rs::WINDOWS_1251))
+        );
     }
 }

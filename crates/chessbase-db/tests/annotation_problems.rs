@@ -52,3 +52,49 @@ fn a_record_naming_another_game_is_attached_and_reported() {
         s.annotation_problems[0]
     );
 }
+
+/// A comment written in code page 1251 reads as Cyrillic when the database says so (or the
+/// user does), as mojibake under Windows-1252.
+#[test]
+fn comments_are_decoded_in_the_databases_code_page() {
+    use chessbase_db::{Annotation, TextEncoding};
+    let files = fuzzing::database_files(&one_game()).unwrap();
+    let db = Database::from_files(files.clone()).unwrap();
+    let first = |db: &Database| {
+        let g = db.game(1).unwrap();
+        let id = g.tree.main_line().next().unwrap();
+        match &g.tree.annotations(id)[0] {
+            Annotation::Text { text, .. } => text.clone(),
+            other => panic!("{other:?}"),
+        }
+    };
+    let ascii = first(&db);
+    // The same number of bytes in Cyrillic, code page 1251, in place of the comment.
+    let cyrillic: String = "ЖЁЛТЫЙ ферзь атакует короля"
+        .chars()
+        .take(ascii.len())
+        .collect();
+    let bytes = encoding_rs::WINDOWS_1251.encode(&cyrillic).0.into_owned();
+    assert_eq!(bytes.len(), ascii.len());
+    let mut files = files;
+    let cba = files.cba.as_mut().unwrap();
+    let at = cba
+        .windows(ascii.len())
+        .position(|w| w == ascii.as_bytes())
+        .unwrap();
+    cba[at..at + bytes.len()].copy_from_slice(&bytes);
+    let forced = Database::from_files_with_encoding(
+        "x.cbh".into(),
+        files.clone(),
+        TextEncoding::Fixed(encoding_rs::WINDOWS_1251),
+    )
+    .unwrap();
+    assert_eq!(first(&forced), cyrillic);
+    let latin = Database::from_files_with_encoding(
+        "x.cbh".into(),
+        files,
+        TextEncoding::Fixed(encoding_rs::WINDOWS_1252),
+    )
+    .unwrap();
+    assert_ne!(first(&latin), cyrillic);
+}

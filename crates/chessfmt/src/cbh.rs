@@ -23,6 +23,10 @@ pub struct CbhArgs {
     /// The password of a `.cbz` archive (a `.cbv` needs none).
     #[arg(long, global = true)]
     password: Option<String>,
+    /// The code page of names and comments that are not UTF-8 (e.g. windows-1251 for a
+    /// Russian database); guessed from the database's texts when not given.
+    #[arg(long, global = true, value_name = "CODEPAGE", value_parser = encoding)]
+    encoding: Option<chessbase_db::TextEncoding>,
     #[command(subcommand)]
     command: CbhCommand,
 }
@@ -102,11 +106,14 @@ pub enum CbhCommand {
 /// Runs a ChessBase verb.
 pub fn run(args: CbhArgs) -> CliResult {
     let password = args.password.as_deref();
+    let encoding = args.encoding.unwrap_or_default();
     match args.command {
         CbhCommand::Unpack { archive, out } => unpack(&archive, password, &out),
-        CbhCommand::Info { db, json } => info(&crate::mapped::chessbase(&db, password)?, json),
+        CbhCommand::Info { db, json } => {
+            info(&crate::mapped::chessbase(&db, password, encoding)?, json)
+        }
         CbhCommand::List { db, range, json } => {
-            let db = crate::mapped::chessbase(&db, password)?;
+            let db = crate::mapped::chessbase(&db, password, encoding)?;
             let range = parse_range(range.as_deref(), db.len())?;
             list(&db, range, json)
         }
@@ -122,7 +129,7 @@ pub fn run(args: CbhArgs) -> CliResult {
         } => {
             let json = json_flag;
             let path = db;
-            let db = crate::mapped::chessbase(&path, password)?;
+            let db = crate::mapped::chessbase(&path, password, encoding)?;
             // Without the .cbg there are no moves: every game would be skipped and the PGN
             // empty. Refuse before writing anything.
             if !db.files().iter().any(|f| f.extension == "cbg") && !db.is_empty() {
@@ -199,7 +206,7 @@ pub fn run(args: CbhArgs) -> CliResult {
             crate::output::summary(&Shown { text, json }, json_flag)
         }
         CbhCommand::Show { db, number, json } => {
-            let db = crate::mapped::chessbase(&db, password)?;
+            let db = crate::mapped::chessbase(&db, password, encoding)?;
             if json {
                 show_json(&db, number)
             } else {
@@ -263,6 +270,7 @@ fn info(db: &Database, json: bool) -> CliResult {
         "deleted": c.deleted,
         "unused": c.unused,
         "generation": generation,
+        "code_page": db.code_page().name(),
         "next_game": db.cbh_header().next_game,
         "players": db.players.len(),
         "tournaments": db.tournaments.len(),
@@ -278,6 +286,7 @@ fn info(db: &Database, json: bool) -> CliResult {
     push_line!(text, "texts:       {}", c.texts);
     push_line!(text, "deleted:     {}", c.deleted);
     push_line!(text, "generation:  {generation}");
+    push_line!(text, "code page:   {}", db.code_page().name());
     push_line!(
         text,
         "entities:    {} players, {} tournaments, {} annotators, {} sources, {} teams",
@@ -561,6 +570,12 @@ fn show_json(db: &Database, number: u32) -> CliResult {
         white_team: h.white_team.map(|t| t.title.as_str()),
     };
     json_line_buffered(&show)
+}
+
+/// `--encoding`: a code page by its WHATWG label (`windows-1251`, `cp1251`, `latin2`, …).
+fn encoding(s: &str) -> Result<chessbase_db::TextEncoding, String> {
+    chessbase_db::TextEncoding::from_label(s)
+        .ok_or_else(|| format!("{s:?} is not a known code page (e.g. windows-1251, windows-1252)"))
 }
 
 /// `cbh unpack`: every member written under the folder as one set.

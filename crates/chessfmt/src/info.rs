@@ -126,9 +126,9 @@ fn summary(path: &Path, format: Format) -> Result<Summary, CliError> {
                 .get("cbh")
                 .map_or_else(|| set.path("cbh"), Path::to_path_buf);
             let db = if chessbase_db::archive::is_archive(path) {
-                crate::mapped::chessbase(path, None)?
+                crate::mapped::chessbase(path, None, Default::default())?
             } else {
-                crate::mapped::chessbase(&cbh, None)?
+                crate::mapped::chessbase(&cbh, None, Default::default())?
             };
             let c = db.counts();
             put("games", c.games.into());

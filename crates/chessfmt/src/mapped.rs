@@ -113,14 +113,18 @@ pub fn kvetka(path: &Path) -> Result<kvetka_book::FileBook, CliError> {
 
 /// A ChessBase database, mapped; a `.cbv`/`.cbz` archive is extracted into memory (with
 /// `password` for a `.cbz`).
-pub fn chessbase(path: &Path, password: Option<&str>) -> Result<chessbase_db::Database, CliError> {
+pub fn chessbase(
+    path: &Path,
+    password: Option<&str>,
+    encoding: chessbase_db::TextEncoding,
+) -> Result<chessbase_db::Database, CliError> {
     crate::formats::refuse_wrong_kind(path, &[], Format::Chessbase)?;
     if chessbase_db::archive::is_archive(path) {
         let archive = chessbase_db::archive::Archive::open(path, password)?;
-        return Ok(archive.database()?);
+        return Ok(archive.database_with_encoding(encoding)?);
     }
     // SAFETY: as for `polyglot`.
-    let db = unsafe { chessbase_db::Database::open_mapped(path) }?;
+    let db = unsafe { chessbase_db::Database::open_mapped_with_encoding(path, encoding) }?;
     failpoint(path);
     Ok(db)
 }

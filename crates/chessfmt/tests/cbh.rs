@@ -171,6 +171,14 @@ fn info_show_and_errors() {
     assert_eq!(code, 0);
     assert!(out.starts_with("[Event \"Sparkassen Gp 1\"]"), "{out}");
     assert_eq!(chessfmt(&["cbh", "export", &wv, "-o", "-", "--json"]).0, 2);
+    // The code page: shown by info, set by --encoding (an unknown one is a usage error).
+    let (code, out, _) = chessfmt(&["cbh", "info", &wv, "--encoding", "cp1251", "--json"]);
+    assert_eq!(code, 0);
+    assert!(out.contains(r#""code_page":"windows-1251""#), "{out}");
+    assert_eq!(
+        chessfmt(&["cbh", "info", &wv, "--encoding", "klingon"]).0,
+        2
+    );
 
     // Usage and input errors.
     // A reversed range is a usage error (exit 2); a range past the records is bad input.
