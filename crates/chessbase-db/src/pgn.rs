@@ -101,6 +101,28 @@ fn comment_text(anns: &[Annotation], before: bool) -> String {
             } => {
                 let _ = write!(commands, "[%emt {hours}:{minutes:02}:{seconds:02}]");
             }
+            // Medals as ChessBase writes them in PGN: the bit set.
+            Annotation::Medals(bits) => {
+                let _ = write!(commands, "[%mdl {bits}]");
+            }
+            // Annotations without a PGN convention: the documented `[%cb …]` form (see the
+            // crate's README), so that nothing is dropped on the way to PGN.
+            Annotation::Critical(phase) => {
+                let what = match phase {
+                    1 => "opening",
+                    2 => "middlegame",
+                    3 => "endgame",
+                    _ => "unknown",
+                };
+                let _ = write!(commands, "[%cb critical {what}]");
+            }
+            Annotation::VariationColour { red, green, blue } => {
+                let _ = write!(commands, "[%cb colour #{red:02x}{green:02x}{blue:02x}]");
+            }
+            Annotation::Unknown { kind, data } => {
+                let hex: String = data.iter().map(|b| format!("{b:02x}")).collect();
+                let _ = write!(commands, "[%cb {kind:02x} {hex}]");
+            }
             _ => {}
         }
     }

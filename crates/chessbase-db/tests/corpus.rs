@@ -396,3 +396,30 @@ fn no_corpus_database_shares_game_data() {
         assert_eq!(db.shared_games(1..=db.len()).len(), 0, "{rel}");
     }
 }
+
+/// Annotations without a PGN command of their own are exported, never dropped: medals as
+/// ChessBase's `[%mdl N]`, critical positions (and variation colours, unknown types) in the
+/// documented `[%cb …]` form.
+#[test]
+fn medals_and_critical_positions_reach_the_pgn() {
+    let Some(path) = corpus("chesscore-test/Capa/Capa.cbh") else {
+        return;
+    };
+    let db = Database::open(path).unwrap();
+    let mut out = Vec::new();
+    chessbase_db::pgn::export(
+        &db,
+        1..=db.len(),
+        &PgnOptions::default(),
+        false,
+        1,
+        &mut out,
+        |_| {},
+    )
+    .unwrap();
+    let text = String::from_utf8(out).unwrap();
+    assert_eq!(text.matches("[%cb critical middlegame]").count(), 89);
+    assert_eq!(text.matches("[%cb critical endgame]").count(), 1);
+    assert_eq!(text.matches("[%mdl ").count(), 8);
+    assert!(text.contains("[%mdl 2048]"));
+}
