@@ -9,7 +9,7 @@ use chessbase_db::{
 };
 use clap::Subcommand;
 use serde_json::{Value, json};
-use shakmaty::{Chess, EnPassantMode, Position, fen::Fen, san::SanPlus};
+use shakmaty::{Chess, EnPassantMode, Position, fen::Fen};
 
 use crate::{
     CliError, CliResult,
@@ -476,7 +476,7 @@ impl serde::Serialize for LineJson<'_> {
                 Some(m) => (
                     // Standard castling as e1g1; king-takes-rook only in Chess960 games.
                     m.to_uci(pos.castles().mode()).to_string(),
-                    SanPlus::from_move_and_play_unchecked(&mut pos, m).to_string(),
+                    chessbase_db::pgn::san_plus(&mut pos, m).to_string(),
                 ),
                 None => {
                     pos = pos.swap_turn().unwrap_or_default();
