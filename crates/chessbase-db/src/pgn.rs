@@ -247,6 +247,36 @@ impl Movetext<'_> {
         self.scratch = t;
     }
 
+    /// A move number token, `N.` or `N...`, without the formatting machinery.
+    fn move_number(&mut self, n: u32, black: bool) {
+        let mut t = std::mem::take(&mut self.scratch);
+        t.clear();
+        let mut digits = [0u8; 10];
+        let mut i = digits.len();
+        let mut v = n;
+        loop {
+            i -= 1;
+            digits[i] = b'0' + (v % 10) as u8;
+            v /= 10;
+            if v == 0 {
+                break;
+            }
+        }
+        t.extend(digits[i..].iter().map(|&d| char::from(d)));
+        t.push_str(if black { "..." } else { "." });
+        self.token(&t);
+        self.scratch = t;
+    }
+
+    /// A move's SAN token.
+    fn san(&mut self, san: SanPlus) {
+        let mut t = std::mem::take(&mut self.scratch);
+        t.clear();
+        san.append_to_string(&mut t);
+        self.token(&t);
+        self.scratch = t;
+    }
+
     fn token(&mut self, t: &str) {
         if self.col > 0 && self.col + 1 + t.len() > self.width {
             self.out.push('\n');
@@ -306,9 +336,9 @@ impl Writer<'_, '_> {
                 }
             }
             if pos.turn() == Color::White {
-                self.text.token_fmt(format_args!("{}.", pos.fullmoves()));
+                self.text.move_number(pos.fullmoves().get(), false);
             } else if need_number {
-                self.text.token_fmt(format_args!("{}...", pos.fullmoves()));
+                self.text.move_number(pos.fullmoves().get(), true);
             }
             need_number = false;
             let has_variations = !variation_start && self.tree.children(node).nth(1).is_some();
@@ -316,7 +346,7 @@ impl Writer<'_, '_> {
             match n.mv {
                 Some(m) => {
                     let san = san_plus(&mut pos, m);
-                    self.text.token_fmt(format_args!("{san}"));
+                    self.text.san(san);
                 }
                 None => {
                     self.text.token("--");
