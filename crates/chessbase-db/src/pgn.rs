@@ -64,8 +64,11 @@ fn clock(hundredths: u32) -> String {
 /// mate?), where shakmaty asks for the game's outcome after every move.
 pub fn san_plus(pos: &mut Chess, m: shakmaty::Move) -> SanPlus {
     use shakmaty::san::{San, Suffix};
-    use shakmaty::{CastlingSide, Move, Piece, Role};
+    use shakmaty::{Move, Piece, Role};
     let san = match m {
+        Move::Castle { .. } => m
+            .castling_side()
+            .map_or_else(|| San::from_move(pos, m), San::Castle),
         Move::Normal {
             role: Role::Pawn,
             from,
@@ -88,11 +91,6 @@ pub fn san_plus(pos: &mut Chess, m: shakmaty::Move) -> SanPlus {
             to,
             promotion: None,
         },
-        Move::Castle { king, rook } => San::Castle(if rook.file() > king.file() {
-            CastlingSide::KingSide
-        } else {
-            CastlingSide::QueenSide
-        }),
         Move::Normal {
             role,
             from,

@@ -8,9 +8,8 @@
 mod common;
 
 use chessbase_db::archive::Archive;
-use chessbase_db::pgn::{PgnOptions, export};
 use chessbase_db::{ArchiveProblem, Database, Error};
-use common::corpus;
+use common::{corpus, export_pgn};
 
 /// Extracts `archive` and compares every file with `expected_dir`'s file of the same name.
 fn unpack_matches(archive: &str, password: Option<&str>, expected_dir: &str) {
@@ -72,17 +71,7 @@ fn the_database_in_an_archive_exports_as_the_extracted_one() {
         return;
     };
     let pgn = |db: &Database| {
-        let mut out = Vec::new();
-        let s = export(
-            db,
-            1..=db.len(),
-            &PgnOptions::default(),
-            false,
-            2,
-            &mut out,
-            |_| {},
-        )
-        .unwrap();
+        let (s, out) = export_pgn(db, 2);
         (s.exported, out)
     };
     let from_archive = Database::open(&cbv).unwrap();

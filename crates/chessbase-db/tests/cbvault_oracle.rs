@@ -6,8 +6,7 @@
 mod common;
 
 use chessbase_db::Database;
-use chessbase_db::pgn::{PgnOptions, export};
-use common::{Tok, corpus, parse_pgn};
+use common::{Tok, corpus, export_pgn, parse_pgn};
 
 /// The moves and variation brackets of each game.
 fn movetext(pgn: &[u8]) -> Vec<Vec<Tok>> {
@@ -56,17 +55,7 @@ fn movetext_agrees_with_cbvault_on_every_corpus_database() {
     for rel in dbs {
         let Some(path) = corpus(rel) else { return };
         let db = Database::open(&path).unwrap();
-        let mut ours = Vec::new();
-        export(
-            &db,
-            1..=db.len(),
-            &PgnOptions::default(),
-            false,
-            1,
-            &mut ours,
-            |_| {},
-        )
-        .unwrap();
+        let (_, ours) = export_pgn(&db, 1);
         let base = path.with_extension("");
         let run = std::panic::catch_unwind(|| {
             let mut theirs = Vec::new();

@@ -347,17 +347,7 @@ fn chesscore_old_format_list_and_export() {
         assert!(db.is_old_format(), "{rel}");
         assert_eq!(db.len(), games);
         assert!(db.warnings().is_empty(), "{:?}", db.warnings());
-        let mut out = Vec::new();
-        let summary = chessbase_db::pgn::export(
-            &db,
-            1..=db.len(),
-            &PgnOptions::default(),
-            false,
-            2,
-            &mut out,
-            |_| {},
-        )
-        .unwrap();
+        let (summary, out) = common::export_pgn(&db, 2);
         assert_eq!(
             summary.exported,
             u64::from(games),
@@ -406,17 +396,7 @@ fn medals_and_critical_positions_reach_the_pgn() {
         return;
     };
     let db = Database::open(path).unwrap();
-    let mut out = Vec::new();
-    chessbase_db::pgn::export(
-        &db,
-        1..=db.len(),
-        &PgnOptions::default(),
-        false,
-        1,
-        &mut out,
-        |_| {},
-    )
-    .unwrap();
+    let (_, out) = common::export_pgn(&db, 1);
     let text = String::from_utf8(out).unwrap();
     assert_eq!(text.matches("[%cb critical middlegame]").count(), 89);
     assert_eq!(text.matches("[%cb critical endgame]").count(), 1);

@@ -11,6 +11,20 @@ use pgn_reader::{Nag, RawComment, RawTag, Reader, SanPlus, Skip, Visitor};
 use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, Position};
 
+use chessbase_db::Database;
+use chessbase_db::pgn::{ExportSummary, PgnOptions};
+
+/// Every record of `db` exported as PGN (default options, deleted games left out) on
+/// `threads` workers: the summary and the text.
+pub fn export_pgn(db: &Database, threads: usize) -> (ExportSummary, Vec<u8>) {
+    let mut out = Vec::new();
+    let opts = PgnOptions::default();
+    let summary =
+        chessbase_db::pgn::export(db, 1..=db.len(), &opts, false, threads, &mut out, |_| {})
+            .expect("writing to memory does not fail");
+    (summary, out)
+}
+
 /// `../shared/corpus/chessbase/<rel>`, or `None` (with a message) when the corpus is absent.
 pub fn corpus(rel: &str) -> Option<PathBuf> {
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
