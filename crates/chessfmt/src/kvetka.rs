@@ -16,7 +16,7 @@ use shakmaty::{Chess, EnPassantMode, fen::Fen};
 use crate::{
     CliError, CliResult,
     args::WriteArgs,
-    output::{Shown, report, uci},
+    output::{Shown, report, summary, uci},
     progress,
 };
 
@@ -359,7 +359,7 @@ fn info(path: &Path, check: bool, json: bool) -> CliResult {
         Some(Err(e)) => return Err(e.into()),
         None => (None, None),
     };
-    let report = check.then(|| validate(&book));
+    let checked = check.then(|| validate(&book));
     let files: Vec<serde_json::Value> = book
         .files()
         .map(|(p, n)| serde_json::json!({"path": p.display().to_string(), "bytes": n}))
@@ -380,7 +380,7 @@ fn info(path: &Path, check: bool, json: bool) -> CliResult {
         "kin": kin,
         "sources": sources,
         "games": games,
-        "check": report.as_ref().map(|r| serde_json::json!({
+        "check": checked.as_ref().map(|r| serde_json::json!({
             "ok": r.is_ok(),
             "problems": r.problem_count,
             "examples": r.problems.iter().map(ToString::to_string).collect::<Vec<_>>(),
@@ -425,7 +425,7 @@ fn info(path: &Path, check: bool, json: bool) -> CliResult {
     if let (Some(s), Some(g)) = (sources, games) {
         push_line!(text, "sources      {s} ({g} games)");
     }
-    if let Some(r) = &report {
+    if let Some(r) = &checked {
         for p in &r.problems {
             push_line!(text, "problem      {p}");
         }
@@ -439,14 +439,14 @@ fn info(path: &Path, check: bool, json: bool) -> CliResult {
             }
         );
     }
-    crate::output::report(
-        &crate::output::Shown {
+    report(
+        &Shown {
             text,
             json: json_value,
         },
         json,
     )?;
-    if let Some(r) = report
+    if let Some(r) = checked
         && !r.is_ok()
     {
         return Err(CliError(format!(
@@ -598,12 +598,9 @@ fn build(args: &BuildArgs) -> CliResult {
         v["blocks"] = w.blocks.into();
         v["files"] = w.files.into();
         v["output"] = args.out.output.display().to_string().into();
-
         v
     };
-    let mut text = String::new();
-    push_line!(
-        text,
+    let text = format!(
         "{} positions in {} blocks, {} .kob file(s), from {} games ({} read, {} filtered, {} without result, {} skipped; {} moves without a code)",
         w.elements,
         w.blocks,
@@ -615,8 +612,8 @@ fn build(args: &BuildArgs) -> CliResult {
         stats.skipped.total(),
         stats.uncodable_moves
     );
-    crate::output::summary(
-        &crate::output::Shown {
+    summary(
+        &Shown {
             text,
             json: json_value,
         },
@@ -655,12 +652,9 @@ fn add(path: &Path, pgn: &[PathBuf], strict: bool, memory_limit: usize, json: bo
         v["blocks_added"] = stats.blocks_added.into();
         v["files_written"] = stats.files_written.into();
         v["files"] = stats.files.into();
-
         v
     };
-    let mut text = String::new();
-    push_line!(
-        text,
+    let text = format!(
         "{} games added ({} read): {} new positions, {} updated; {} blocks rewritten, {} added; {} of {} .kob files written",
         stats.build.games_added,
         stats.build.games_read,
@@ -671,8 +665,8 @@ fn add(path: &Path, pgn: &[PathBuf], strict: bool, memory_limit: usize, json: bo
         stats.files_written,
         stats.files
     );
-    crate::output::summary(
-        &crate::output::Shown {
+    summary(
+        &Shown {
             text,
             json: json_value,
         },
@@ -692,16 +686,12 @@ fn to_polyglot(path: &Path, output: &Path, force: bool, json: bool) -> CliResult
         "skipped_moves": stats.skipped_moves,
         "skipped_positions": stats.skipped_positions,
     });
-    let mut text = String::new();
-    push_line!(
-        text,
+    let text = format!(
         "{} positions, {} entries written ({} moves of weight 0 left out)",
-        stats.positions,
-        stats.moves,
-        stats.zero_weight
+        stats.positions, stats.moves, stats.zero_weight
     );
-    crate::output::summary(
-        &crate::output::Shown {
+    summary(
+        &Shown {
             text,
             json: json_value,
         },
@@ -732,17 +722,12 @@ fn from_polyglot(input: &Path, output: &Path, caption: &str, force: bool, json: 
         "skipped_moves": stats.skipped_moves,
         "blocks": w.blocks,
     });
-    let mut text = String::new();
-    push_line!(
-        text,
+    let text = format!(
         "{} positions, {} moves in {} blocks ({} moves without a Kvetka code)",
-        w.elements,
-        stats.moves,
-        w.blocks,
-        stats.skipped_moves
+        w.elements, stats.moves, w.blocks, stats.skipped_moves
     );
-    crate::output::summary(
-        &crate::output::Shown {
+    summary(
+        &Shown {
             text,
             json: json_value,
         },

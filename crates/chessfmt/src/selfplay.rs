@@ -469,7 +469,6 @@ fn stats(files: &[PathBuf], lenient: bool, json: bool) -> CliResult {
             .iter()
             .map(|(k, v)| (k.to_string(), serde_json::json!(v)))
             .collect();
-
         serde_json::json!({
             "games": all.games, "positions": all.positions, "bytes": all.bytes,
             "bytes_per_position": per, "positions_with_policy": all.positions_with_policy,
@@ -497,8 +496,8 @@ fn stats(files: &[PathBuf], lenient: bool, json: bool) -> CliResult {
     );
     print_histogram(&mut text, "game length (plies)", &all.game_lengths, 20);
     print_histogram(&mut text, "legal moves", &all.legal_moves, 10);
-    crate::output::report(
-        &crate::output::Shown {
+    report(
+        &Shown {
             text,
             json: json_value,
         },
@@ -553,7 +552,6 @@ fn head(file: &Path, n: usize, json: bool) -> CliResult {
                     })
                 })
                 .collect();
-
             serde_json::json!({
                 "game": view.index, "offset": view.offset, "fen": fen,
                 "result": game.result(), "moves": moves,
@@ -580,8 +578,8 @@ fn head(file: &Path, n: usize, json: bool) -> CliResult {
                 m.score
             );
         }
-        crate::output::report(
-            &crate::output::Shown {
+        report(
+            &Shown {
                 text,
                 json: json_value,
             },
@@ -662,7 +660,6 @@ fn validate(file: &Path, lenient: bool, json: bool) -> CliResult {
             .iter()
             .map(|e| serde_json::json!({"game": e.game, "offset": e.offset, "error": e.kind.to_string()}))
             .collect();
-
         serde_json::json!({
             "valid_games": v.valid, "positions": v.positions, "bad_games": v.bad,
             "errors": errors,
@@ -679,8 +676,8 @@ fn validate(file: &Path, lenient: bool, json: bool) -> CliResult {
     for e in &v.errors {
         push_line!(text, "  {e}");
     }
-    crate::output::report(
-        &crate::output::Shown {
+    report(
+        &Shown {
             text,
             json: json_value,
         },
