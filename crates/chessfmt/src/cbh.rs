@@ -13,7 +13,7 @@ use shakmaty::{Chess, EnPassantMode, Position, fen::Fen};
 
 use crate::{
     CliError, CliResult,
-    output::{Shown, json_line_buffered, report},
+    output::{Shown, json_line, report},
     progress,
 };
 
@@ -569,7 +569,7 @@ fn show_json(db: &Database, number: u32) -> CliResult {
         white_elo: h.record.white_elo,
         white_team: h.white_team.map(|t| t.title.as_str()),
     };
-    json_line_buffered(&show)
+    json_line(&show)
 }
 
 /// `--encoding`: a code page by its WHATWG label (`windows-1251`, `cp1251`, `latin2`, …).

@@ -82,17 +82,10 @@ pub fn flush_stdout() -> Result<(), CliError> {
     io::stdout().lock().flush().map_err(stdout_error)
 }
 
-/// Prints one JSON value on its own line.
+/// Prints one JSON value on its own line, through a buffer: a value serialised while it is
+/// walked (`cbh show --json`'s move tree) makes many small writes, which must not each reach
+/// the (line-buffered) standard output.
 pub fn json_line<T: Serialize + ?Sized>(value: &T) -> Result<(), CliError> {
-    let mut out = stdout()?;
-    serde_json::to_writer(&mut out, value).map_err(|e| stdout_error(e.into()))?;
-    writeln!(out).map_err(stdout_error)
-}
-
-/// [`json_line`] for a large value serialised while it is walked: through a buffer, so that
-/// the many small writes of a streamed value do not each reach the (line-buffered) standard
-/// output.
-pub fn json_line_buffered<T: Serialize>(value: &T) -> Result<(), CliError> {
     let mut out = io::BufWriter::with_capacity(1 << 16, stdout()?);
     serde_json::to_writer(&mut out, value).map_err(|e| stdout_error(e.into()))?;
     writeln!(out).map_err(stdout_error)?;
