@@ -54,18 +54,21 @@ impl std::fmt::Debug for Archive {
     }
 }
 
-/// Whether `path` names an archive by its extension (`.cbv`, `.cbz`, any letter case).
-pub fn is_archive(path: &Path) -> bool {
+/// Whether `path`'s extension is one of `exts` (any letter case).
+fn has_extension(path: &Path, exts: &[&str]) -> bool {
     path.extension()
         .and_then(|e| e.to_str())
-        .is_some_and(|e| e.eq_ignore_ascii_case("cbv") || e.eq_ignore_ascii_case("cbz"))
+        .is_some_and(|e| exts.iter().any(|x| e.eq_ignore_ascii_case(x)))
+}
+
+/// Whether `path` names an archive by its extension (`.cbv`, `.cbz`, any letter case).
+pub fn is_archive(path: &Path) -> bool {
+    has_extension(path, &["cbv", "cbz"])
 }
 
 /// Whether `path` names a password-protected `.cbz`.
 fn is_cbz(path: &Path) -> bool {
-    path.extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| e.eq_ignore_ascii_case("cbz"))
+    has_extension(path, &["cbz"])
 }
 
 impl Archive {
