@@ -17,7 +17,7 @@ use std::{process::Command, time::Instant};
 #[test]
 fn f2_f3_chessbase_deep_and_wide_variations() {
     let Some(dir) = findings() else { return };
-    let out = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     for case in [
         "hand/cbh-deep5000",
         "hand/cbh-deep10000",
@@ -93,7 +93,7 @@ fn f5_chessbase_records_sharing_one_large_game() {
         eprintln!("skipping: {} is absent", db.display());
         return;
     }
-    let out = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     let pgn = out.path().join("x.pgn");
     let start = Instant::now();
     let o = Command::new(env!("CARGO_BIN_EXE_chessfmt"))
