@@ -250,7 +250,34 @@ pub struct Game {
     pub annotation_error: Option<GameError>,
 }
 
+impl Default for Start {
+    /// The standard start position.
+    fn default() -> Self {
+        Start {
+            position: Chess::default(),
+            castling_mode: CastlingMode::Standard,
+            setup: false,
+            chess960: None,
+        }
+    }
+}
+
 impl Game {
+    /// A game of `tree` from `start`, without whole-game annotations (record number 0 until
+    /// a database gives it one).
+    pub fn new(start: Start, tree: MoveTree) -> Game {
+        Game {
+            number: 0,
+            mode: 0,
+            start,
+            tree,
+            game_annotations: Vec::new(),
+            unattached: Vec::new(),
+            truncated: None,
+            annotation_error: None,
+        }
+    }
+
     /// Attaches annotation items to their nodes (−1 = whole game).
     pub fn attach(&mut self, items: Vec<Item>) {
         let mut attached = Vec::new();

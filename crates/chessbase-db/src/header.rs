@@ -42,6 +42,20 @@ impl Outcome {
         }
     }
 
+    /// The stored code (bits 0–2), the inverse of [`Outcome::from_code`].
+    pub fn code(self) -> u8 {
+        match self {
+            Outcome::BlackWins => 0,
+            Outcome::Draw => 1,
+            Outcome::WhiteWins => 2,
+            Outcome::Line => 3,
+            Outcome::BlackWinsForfeit => 4,
+            Outcome::DrawForfeit => 5,
+            Outcome::WhiteWinsForfeit => 6,
+            Outcome::BothLost => 7,
+        }
+    }
+
     /// The PGN result token (`*` for lines and double losses, which PGN cannot express).
     pub fn pgn(self) -> &'static str {
         match self {

@@ -65,6 +65,7 @@ pub mod annotations;
 #[cfg(feature = "archive")]
 pub mod archive;
 pub mod db;
+pub mod encode;
 pub mod entities;
 pub mod error;
 #[doc(hidden)]
@@ -76,6 +77,7 @@ pub mod pgn;
 pub mod raw;
 mod tables;
 pub mod text;
+pub mod writer;
 
 pub use annotations::{Annotation, Colour, Item};
 pub use chess_core::Located;

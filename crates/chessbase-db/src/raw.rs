@@ -724,11 +724,18 @@ fn text<'a>(n: usize) -> impl Parser<&'a [u8], Output = String, Error = NomError
     take(n).map(decode_field)
 }
 
+/// Writes a text field in the thread's code page (UTF-8 where it cannot hold the text), cut
+/// to the field at a character boundary; NUL-padded, without a NUL when the text fills the
+/// field (as ChessBase writes a 45-character team name in a 45-byte field).
 fn put_field(b: &mut [u8], s: &str) {
     b.fill(0);
-    let (bytes, _, lossy) = encoding_rs::WINDOWS_1252.encode(s);
-    let bytes: &[u8] = if lossy { s.as_bytes() } else { &bytes };
-    let n = bytes.len().min(b.len().saturating_sub(1));
+    let bytes = crate::text::encode_legacy(s);
+    let mut n = bytes.len().min(b.len());
+    if bytes == s.as_bytes() {
+        while !s.is_char_boundary(n) {
+            n -= 1;
+        }
+    }
     b[..n].copy_from_slice(&bytes[..n]);
 }
 

@@ -76,6 +76,25 @@ pub(crate) fn windows_1252_bytes(s: &str) -> Option<Vec<u8>> {
     (!lossy).then(|| bytes.into_owned())
 }
 
+/// Text in `code_page` where it can be, else UTF-8 (which readers try first): bytes that
+/// would read back as other text are never written (the writer's side of [`decode_text`]).
+pub fn encode_text(s: &str, code_page: &'static Encoding) -> Vec<u8> {
+    if s.is_ascii() {
+        return s.as_bytes().to_vec();
+    }
+    let (bytes, _, lossy) = code_page.encode(s);
+    if lossy || std::str::from_utf8(&bytes).is_ok() {
+        s.as_bytes().to_vec()
+    } else {
+        bytes.into_owned()
+    }
+}
+
+/// [`encode_text`] in the code page of this thread's reading or writing.
+pub(crate) fn encode_legacy(s: &str) -> Vec<u8> {
+    encode_text(s, LEGACY.with(Cell::get))
+}
+
 /// Decodes a text: UTF-8 when the bytes are valid UTF-8, else the database's code page
 /// (Windows-1252 unless it says otherwise, see [`TextEncoding`]).
 pub fn decode_text(bytes: &[u8]) -> String {
