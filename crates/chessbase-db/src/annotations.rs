@@ -211,7 +211,14 @@ impl Annotation {
                 move_nag,
                 position_nag,
                 prefix_nag,
-            } => (0x03, vec![*move_nag, *position_nag, *prefix_nag]),
+            } => {
+                // As ChessBase stores them: trailing zero NAGs left out (at least one byte).
+                let mut d = vec![*move_nag, *position_nag, *prefix_nag];
+                while d.len() > 1 && d.last() == Some(&0) {
+                    d.pop();
+                }
+                (0x03, d)
+            }
             Annotation::Squares(v) => (
                 0x04,
                 v.iter()

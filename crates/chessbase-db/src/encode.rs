@@ -168,7 +168,11 @@ fn encode_stream(
 }
 
 /// The set-up record of a position (and the Chess960 block for Chess960 games).
-fn setup_record(pos: &Chess, chess960: Option<u16>) -> (RawSetup, Option<RawChess960>) {
+fn setup_record(
+    pos: &Chess,
+    chess960: Option<u16>,
+    stored_rooks: Option<[u8; 4]>,
+) -> (RawSetup, Option<RawChess960>) {
     let board = pos.board();
     let mut bits = [0u8; 24];
     let mut at = 0usize;
@@ -224,18 +228,29 @@ fn setup_record(pos: &Chess, chess960: Option<u16>) -> (RawSetup, Option<RawChes
     };
     let c960 = chess960.map(|number| {
         let fm = |sq: Option<Square>| sq.map_or(0, |s| file_major_index(s) as u8);
-        let rook = |c, side| fm(castles.rook(c, side));
+        // The castling rook of a side: from the castling rights (which keep a right shakmaty's
+        // castling table may not, in an odd set-up position), else the table.
+        let rights = castles.castling_rights();
+        let rook = |c: Color, side: CastlingSide| {
+            let king = board.king_of(c);
+            let on_side = (rights & c.backrank()).into_iter().find(|sq| {
+                king.is_some_and(|k| (sq.file() > k.file()) == (side == CastlingSide::KingSide))
+            });
+            fm(on_side.or_else(|| castles.rook(c, side)))
+        };
         RawChess960 {
             kings: [
                 fm(board.king_of(Color::White)),
                 fm(board.king_of(Color::Black)),
             ],
-            rooks: [
-                rook(Color::White, CastlingSide::KingSide),
-                rook(Color::White, CastlingSide::QueenSide),
-                rook(Color::Black, CastlingSide::KingSide),
-                rook(Color::Black, CastlingSide::QueenSide),
-            ],
+            rooks: stored_rooks.unwrap_or_else(|| {
+                [
+                    rook(Color::White, CastlingSide::KingSide),
+                    rook(Color::White, CastlingSide::QueenSide),
+                    rook(Color::Black, CastlingSide::KingSide),
+                    rook(Color::Black, CastlingSide::QueenSide),
+                ]
+            }),
             number,
         }
     });
@@ -261,7 +276,7 @@ pub fn encode_game(
     let (stream, order) = encode_stream(&start.position, &game.tree, mode, chess960.is_some())?;
     let mut body = Vec::with_capacity(stream.len() + 40);
     if setup {
-        let (raw, c960) = setup_record(&start.position, chess960);
+        let (raw, c960) = setup_record(&start.position, chess960, start.chess960_rooks);
         body.extend_from_slice(&raw.to_bytes());
         if let Some(c) = c960 {
             body.extend_from_slice(&c.to_bytes());
@@ -396,7 +411,7 @@ pub fn encode_game(
 }
 
 /// The `.cba` record of game `number`: head and items.
-pub(crate) fn cba_record(number: u32, encoded: &EncodedGame) -> Vec<u8> {
+pub fn cba_record(number: u32, encoded: &EncodedGame) -> Vec<u8> {
     let head = CbaHead {
         game: number,
         unknown: [1, 0, 0x0e, 0x0e],

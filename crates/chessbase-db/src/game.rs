@@ -227,6 +227,10 @@ pub struct Start {
     pub setup: bool,
     /// The Chess960 start-position number, for Chess960 games.
     pub chess960: Option<u16>,
+    /// The castling-rook squares a Chess960 record stores (file-major: White O-O, White
+    /// O-O-O, Black O-O, Black O-O-O), kept so that a copy writes the same bytes; the writer
+    /// derives them from the position when `None`.
+    pub chess960_rooks: Option<[u8; 4]>,
 }
 
 /// A decoded game: start, move tree with annotations, and what could not be read.
@@ -258,6 +262,7 @@ impl Default for Start {
             castling_mode: CastlingMode::Standard,
             setup: false,
             chess960: None,
+            chess960_rooks: None,
         }
     }
 }
@@ -478,6 +483,7 @@ fn record(cbg: &[u8], offset: u32, number: u32) -> Result<Record<'_>, GameError>
             castling_mode,
             setup: true,
             chess960: c960.map(|c| c.number),
+            chess960_rooks: c960.map(|c| c.rooks),
         }
     } else {
         Start {
@@ -485,6 +491,7 @@ fn record(cbg: &[u8], offset: u32, number: u32) -> Result<Record<'_>, GameError>
             castling_mode: CastlingMode::Standard,
             setup: false,
             chess960: None,
+            chess960_rooks: None,
         }
     };
     Ok(Record {

@@ -796,7 +796,9 @@ impl Replay {
         let c = ci(turn);
         let relative = match role {
             Role::King => Some(RelativeMove::piece(Role::King, 0, dx, dy)),
-            Role::Pawn if matches!(promotion, None | Some(Role::Queen)) => {
+            // ChessBase writes every promotion by squares, even to a queen (which an opcode
+            // could express): so does the writer, byte for byte.
+            Role::Pawn if promotion.is_none() => {
                 let forward = turn.fold_wb(1, -1);
                 self.slots.pawns[c]
                     .iter()
