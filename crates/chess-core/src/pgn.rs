@@ -954,6 +954,8 @@ impl<R: Read> Iterator for Games<R> {
 /// [`PgnReader`] gives on the same bytes.
 #[derive(Debug, Clone, Copy)]
 pub struct PgnBytes<'a> {
+    // Read only by the parallel tokeniser.
+    #[cfg_attr(not(feature = "parallel"), allow(dead_code))]
     data: &'a [u8],
     limits: Limits,
     keep_header: fn(&[u8]) -> bool,
@@ -996,6 +998,7 @@ impl<'a> PgnBytes<'a> {
     /// The pieces: byte ranges cut just before a line `[Event ` that follows an empty line
     /// outside a comment (where one game ends and the next begins), each at least the piece
     /// size long (the last excepted). Text without such lines stays one piece.
+    #[cfg_attr(not(feature = "parallel"), allow(dead_code))]
     pub(crate) fn pieces(&self) -> Vec<std::ops::Range<usize>> {
         let finder = memchr::memmem::Finder::new(b"\n[Event ");
         let mut out = Vec::new();
@@ -1031,6 +1034,7 @@ impl<'a> PgnBytes<'a> {
 
     /// Tokenises one piece: its games and skipped games numbered from 0 at its start, and how
     /// many game numbers it used.
+    #[cfg_attr(not(feature = "parallel"), allow(dead_code))]
     fn tokenise(&self, range: std::ops::Range<usize>) -> (Vec<RawGame>, SkipStats, u64) {
         let mut reader = PgnReader::with_limits(&self.data[range], self.limits)
             .with_header_filter(self.keep_header);

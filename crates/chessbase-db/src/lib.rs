@@ -72,6 +72,8 @@ pub mod error;
 pub mod fuzzing;
 pub mod game;
 pub mod header;
+#[cfg(feature = "pgn")]
+pub mod import;
 pub mod moves;
 pub mod pgn;
 pub mod raw;

@@ -506,10 +506,10 @@ pub fn write_database(
     }
     if overwrite {
         for ext in DATABASE_EXTENSIONS {
-            if list.iter().all(|(e, _)| e != ext) {
-                if let Some(old) = chess_core::files::find_any_case(&path(ext)) {
-                    set.remove(&old)?;
-                }
+            if list.iter().all(|(e, _)| e != ext)
+                && let Some(old) = chess_core::files::find_any_case(&path(ext))
+            {
+                set.remove(&old)?;
             }
         }
     }

@@ -1,0 +1,651 @@
+//! PGN to database games: the inverse of [`crate::pgn`]'s export, for
+//! [`crate::writer::DatabaseWriter`].
+//!
+//! A game keeps its main line and variations (nested to [`Limits::variation_depth`]; deeper
+//! ones are left out and counted), comments (before the first move of a line or after a
+//! move), NAGs (move assessment 1–9, position 10–135, prefix 140–146), `[%csl]`/`[%cal]`
+//! squares and arrows, `[%clk]` clocks (White's or Black's by the side that moved),
+//! `[%emt]` time spent, `[%mdl]` medals and the `[%cb …]` forms the export writes. Headers:
+//! players (`Last, First`), Event/Site/EventDate (the tournament), Date, Round (`5.2`),
+//! Elo, ECO, Annotator, WhiteTeam/BlackTeam, Result with the special results of
+//! `Termination` (forfeits, both lost), WhiteClock/BlackClock, FEN/SetUp and Chess960.
+
+use std::io::Read;
+use std::ops::ControlFlow;
+
+use pgn_reader::{Nag, RawComment, RawTag, Reader, SanPlus, Skip, Visitor};
+use shakmaty::san::San;
+use shakmaty::{CastlingMode, Chess, Color, Move, Position, Role, Square};
+
+use chess_core::limits::Limits;
+
+use crate::annotations::{Annotation, Colour};
+use crate::game::{Game, MoveTree, NodeId, Start};
+use crate::header::Outcome;
+use crate::raw::{Annotator, Player, Team};
+use crate::text::Date;
+use crate::writer::NewHeader;
+
+/// A game read from PGN, ready for [`crate::writer::DatabaseWriter::add_game`].
+#[derive(Debug, Clone)]
+pub struct ImportedGame {
+    /// The header.
+    pub header: NewHeader,
+    /// The moves and annotations.
+    pub game: Game,
+    /// Variations left out for nesting deeper than the limit.
+    pub variations_dropped: u32,
+}
+
+/// A PGN game that could not be imported.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("game {index}: {reason}")]
+pub struct ImportError {
+    /// 1-based number of the game in the input.
+    pub index: u64,
+    /// Why.
+    pub reason: String,
+}
+
+/// Splits `Last, First` (or `Last,First`) as the export joins them, spaces kept; a name
+/// without a comma is all last name; `?` is no name.
+fn player(name: &str) -> Player {
+    let (last, first) = match name.split_once(", ").or_else(|| name.split_once(',')) {
+        Some((l, f)) => (l, f),
+        None if name == "?" => ("", ""),
+        None => (name, ""),
+    };
+    Player {
+        last: last.into(),
+        first: first.into(),
+        ..Player::default()
+    }
+}
+
+/// `YYYY.MM.DD` with `??` for unknown parts.
+fn date(s: &str) -> Date {
+    let mut parts = s.trim().split('.');
+    let mut num = |max: u32| {
+        parts
+            .next()
+            .and_then(|p| p.parse::<u32>().ok())
+            .filter(|&v| v <= max)
+            .unwrap_or(0)
+    };
+    Date {
+        year: num(4095) as u16,
+        month: num(12) as u8,
+        day: num(31) as u8,
+    }
+}
+
+/// `B51` → the stored ECO value (sub-code 0).
+fn eco(s: &str) -> u16 {
+    let b = s.trim().as_bytes();
+    match b {
+        [l @ b'A'..=b'E', d1 @ b'0'..=b'9', d2 @ b'0'..=b'9', ..] => {
+            let code = u16::from(l - b'A') * 100 + u16::from(d1 - b'0') * 10 + u16::from(d2 - b'0');
+            (code + 1) * 128
+        }
+        _ => 0,
+    }
+}
+
+/// `h:mm:ss` (with optional fractions) → hundredths of a second.
+fn clock(s: &str) -> Option<u32> {
+    let mut total = 0f64;
+    for part in s.trim().split(':') {
+        total = total * 60.0 + part.parse::<f64>().ok()?;
+    }
+    (total >= 0.0 && total < 4.0e7).then(|| (total * 100.0).round() as u32)
+}
+
+/// The Chess960 start-position number of a start arrangement (Scharnagl), `None` when the
+/// position is not one.
+fn chess960_number(pos: &Chess) -> Option<u16> {
+    let board = pos.board();
+    let rank: Vec<Option<Role>> = (0..8)
+        .map(|f| {
+            board.role_at(Square::from_coords(
+                shakmaty::File::new(f),
+                shakmaty::Rank::First,
+            ))
+        })
+        .collect();
+    let bishops: Vec<u32> = (0..8)
+        .filter(|&f| rank[f as usize] == Some(Role::Bishop))
+        .collect();
+    let [b1, b2] = bishops[..] else { return None };
+    let (light, dark) = if b1 % 2 == 1 { (b1, b2) } else { (b2, b1) };
+    if light % 2 != 1 || dark % 2 != 0 {
+        return None;
+    }
+    let rest: Vec<Option<Role>> = (0..8)
+        .filter(|&f| f != b1 as usize && f != b2 as usize)
+        .map(|f| rank[f])
+        .collect();
+    let q = rest.iter().position(|&r| r == Some(Role::Queen))?;
+    let krn: String = rest
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| i != q)
+        .map(|(_, r)| match r {
+            Some(Role::King) => 'K',
+            Some(Role::Rook) => 'R',
+            Some(Role::Knight) => 'N',
+            _ => '?',
+        })
+        .collect();
+    const KRN: [&str; 10] = [
+        "NNRKR", "NRNKR", "NRKNR", "NRKRN", "RNNKR", "RNKNR", "RNKRN", "RKNNR", "RKNRN", "RKRNN",
+    ];
+    let k = KRN.iter().position(|&p| p == krn)?;
+    Some((96 * k + 16 * q + 4 * (dark / 2) as usize + (light / 2) as usize) as u16)
+}
+
+fn colour(c: char) -> Option<Colour> {
+    Some(match c.to_ascii_uppercase() {
+        'G' => Colour::Green,
+        'Y' => Colour::Yellow,
+        'R' => Colour::Red,
+        _ => return None,
+    })
+}
+
+/// The commands of a comment as annotations, and the text without them.
+fn comment_parts(text: &str, mover: Option<Color>) -> (Vec<Annotation>, String) {
+    let mut anns = Vec::new();
+    let mut rest = String::new();
+    let mut s = text;
+    while let Some(start) = s.find("[%") {
+        rest.push_str(&s[..start]);
+        let Some(len) = s[start..].find(']') else {
+            rest.push_str(&s[start..]);
+            s = "";
+            break;
+        };
+        let body = &s[start + 2..start + len];
+        s = &s[start + len + 1..];
+        let (cmd, args) = body.split_once(char::is_whitespace).unwrap_or((body, ""));
+        let args = args.trim();
+        let sq = |t: &str| t.parse::<Square>().ok();
+        let ok = match cmd {
+            "csl" => {
+                let v: Option<Vec<_>> = args
+                    .split(',')
+                    .map(|t| {
+                        let t = t.trim();
+                        Some((colour(t.chars().next()?)?, sq(t.get(1..3)?)?))
+                    })
+                    .collect();
+                v.map(|v| anns.push(Annotation::Squares(v))).is_some()
+            }
+            "cal" => {
+                let v: Option<Vec<_>> = args
+                    .split(',')
+                    .map(|t| {
+                        let t = t.trim();
+                        Some((
+                            colour(t.chars().next()?)?,
+                            sq(t.get(1..3)?)?,
+                            sq(t.get(3..5)?)?,
+                        ))
+                    })
+                    .collect();
+                v.map(|v| anns.push(Annotation::Arrows(v))).is_some()
+            }
+            "clk" => match (clock(args), mover) {
+                (Some(v), Some(Color::White)) => {
+                    anns.push(Annotation::WhiteClock(v));
+                    true
+                }
+                (Some(v), Some(Color::Black)) => {
+                    anns.push(Annotation::BlackClock(v));
+                    true
+                }
+                _ => false,
+            },
+            "emt" => clock(args).is_some_and(|v| {
+                let s = v / 100;
+                anns.push(Annotation::TimeSpent {
+                    hours: u8::try_from(s / 3600).unwrap_or(u8::MAX),
+                    minutes: (s / 60 % 60) as u8,
+                    seconds: (s % 60) as u8,
+                    extra: 0,
+                });
+                true
+            }),
+            "mdl" => args.parse::<u32>().is_ok_and(|bits| {
+                anns.push(Annotation::Medals(bits));
+                true
+            }),
+            "cb" => cb_command(args).is_some_and(|a| {
+                anns.push(a);
+                true
+            }),
+            _ => false,
+        };
+        if !ok {
+            // Commands the format has no place for stay in the text.
+            rest.push_str("[%");
+            rest.push_str(body);
+            rest.push(']');
+        }
+    }
+    rest.push_str(s);
+    (anns, rest.split_whitespace().collect::<Vec<_>>().join(" "))
+}
+
+/// The `[%cb …]` forms of the export: `critical PHASE`, `colour #rrggbb`, `KK HEX`.
+fn cb_command(args: &str) -> Option<Annotation> {
+    let (what, value) = args.split_once(' ')?;
+    match what {
+        "critical" => Some(Annotation::Critical(match value {
+            "opening" => 1,
+            "middlegame" => 2,
+            "endgame" => 3,
+            _ => return None,
+        })),
+        "colour" => {
+            let hex = value.strip_prefix('#')?;
+            let v = u32::from_str_radix(hex, 16)
+                .ok()
+                .filter(|_| hex.len() == 6)?;
+            Some(Annotation::VariationColour {
+                red: (v >> 16) as u8,
+                green: (v >> 8) as u8,
+                blue: v as u8,
+            })
+        }
+        kind => {
+            let kind = u8::from_str_radix(kind, 16).ok()?;
+            let data: Option<Vec<u8>> = (0..value.len() / 2)
+                .map(|i| u8::from_str_radix(value.get(2 * i..2 * i + 2)?, 16).ok())
+                .collect();
+            Some(Annotation::parse(
+                kind,
+                &data.filter(|_| value.len() % 2 == 0)?,
+            ))
+        }
+    }
+}
+
+/// One line being read: the node reached, its position, and the position before its move.
+#[derive(Clone)]
+struct Line {
+    node: NodeId,
+    pos: Chess,
+    before: Option<Chess>,
+}
+
+struct Movetext {
+    header: NewHeader,
+    start: Start,
+    tree: MoveTree,
+    game_annotations: Vec<Annotation>,
+    line: Line,
+    stack: Vec<Line>,
+    /// Comments waiting for the next move (a comment opening a line).
+    pending: Vec<Annotation>,
+    annotations: Vec<(NodeId, Annotation)>,
+    dropped: u32,
+    error: Option<String>,
+}
+
+struct Importer {
+    limits: Limits,
+    termination: Option<String>,
+}
+
+fn tag_value(v: RawTag<'_>) -> String {
+    v.decode_utf8_lossy().into_owned()
+}
+
+impl Visitor for Importer {
+    type Tags = (NewHeader, Vec<(String, String)>);
+    type Movetext = Movetext;
+    type Output = Result<ImportedGame, String>;
+
+    fn begin_tags(&mut self) -> ControlFlow<Self::Output, Self::Tags> {
+        self.termination = None;
+        ControlFlow::Continue((NewHeader::default(), Vec::new()))
+    }
+
+    fn tag(
+        &mut self,
+        tags: &mut Self::Tags,
+        name: &[u8],
+        value: RawTag<'_>,
+    ) -> ControlFlow<Self::Output> {
+        let (h, other) = tags;
+        let v = tag_value(value);
+        let text = |v: &str| {
+            if v == "?" {
+                String::new()
+            } else {
+                v.to_string()
+            }
+        };
+        match name {
+            b"White" => h.white = player(&v),
+            b"Black" => h.black = player(&v),
+            b"Event" => h.tournament.title = text(&v),
+            b"Site" => h.tournament.place = text(&v),
+            b"EventDate" => h.tournament.date = date(&v).to_bits(),
+            b"Date" => h.date = date(&v),
+            b"Round" => {
+                let mut p = v.split('.');
+                h.round = p.next().and_then(|r| r.parse().ok()).unwrap_or(0);
+                h.subround = p.next().and_then(|r| r.parse().ok()).unwrap_or(0);
+            }
+            b"WhiteElo" => h.white_elo = v.parse().unwrap_or(0),
+            b"BlackElo" => h.black_elo = v.parse().unwrap_or(0),
+            b"ECO" => h.eco = eco(&v),
+            b"Annotator" => {
+                h.annotator = Annotator {
+                    name: v,
+                    ..Annotator::default()
+                }
+            }
+            b"WhiteTeam" => {
+                h.white_team = Some(Team {
+                    title: v,
+                    ..Team::default()
+                })
+            }
+            b"BlackTeam" => {
+                h.black_team = Some(Team {
+                    title: v,
+                    ..Team::default()
+                })
+            }
+            b"Termination" => self.termination = Some(v),
+            b"Result" => {
+                h.result = Some(match v.as_str() {
+                    "1-0" => Outcome::WhiteWins,
+                    "0-1" => Outcome::BlackWins,
+                    "1/2-1/2" => Outcome::Draw,
+                    _ => Outcome::Line,
+                })
+            }
+            _ => {
+                if other.len() < self.limits.pgn_tags {
+                    other.push((String::from_utf8_lossy(name).into_owned(), v));
+                }
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn begin_movetext(&mut self, tags: Self::Tags) -> ControlFlow<Self::Output, Self::Movetext> {
+        let (mut header, other) = tags;
+        let find = |n: &str| {
+            other
+                .iter()
+                .find(|(k, _)| k.eq_ignore_ascii_case(n))
+                .map(|(_, v)| v.as_str())
+        };
+        let chess960 = find("Variant").is_some_and(|v| {
+            let v = v.to_ascii_lowercase();
+            v.contains("960") || v.contains("fischer")
+        });
+        let mut start = Start::default();
+        if let Some(fen) = find("FEN") {
+            match chess_core::pgn::position_from_fen(fen, chess960) {
+                Ok((mode, pos)) => {
+                    start.castling_mode = if chess960 {
+                        CastlingMode::Chess960
+                    } else {
+                        mode
+                    };
+                    start.setup = true;
+                    start.position = pos;
+                }
+                Err(e) => return ControlFlow::Break(Err(format!("FEN {fen:?}: {e}"))),
+            }
+        } else if chess960 {
+            start.castling_mode = CastlingMode::Chess960;
+        }
+        if start.castling_mode == CastlingMode::Chess960 {
+            start.chess960 = Some(chess960_number(&start.position).unwrap_or(0));
+        }
+        match (self.termination.as_deref(), header.result) {
+            (Some("forfeit"), Some(Outcome::WhiteWins)) => {
+                header.result = Some(Outcome::WhiteWinsForfeit)
+            }
+            (Some("forfeit"), Some(Outcome::BlackWins)) => {
+                header.result = Some(Outcome::BlackWinsForfeit)
+            }
+            (Some("forfeit"), Some(Outcome::Draw)) => header.result = Some(Outcome::DrawForfeit),
+            (Some("both players lost"), _) => header.result = Some(Outcome::BothLost),
+            _ => {}
+        }
+        let mut game_annotations = Vec::new();
+        for (name, ann) in [
+            (
+                "WhiteClock",
+                Annotation::WhiteClock as fn(u32) -> Annotation,
+            ),
+            ("BlackClock", Annotation::BlackClock),
+        ] {
+            if let Some(v) = find(name).and_then(clock) {
+                game_annotations.push(ann(v));
+            }
+        }
+        let pos = start.position.clone();
+        ControlFlow::Continue(Movetext {
+            header,
+            start,
+            tree: MoveTree::new(),
+            game_annotations,
+            line: Line {
+                node: MoveTree::ROOT,
+                pos,
+                before: None,
+            },
+            stack: Vec::new(),
+            pending: Vec::new(),
+            annotations: Vec::new(),
+            dropped: 0,
+            error: None,
+        })
+    }
+
+    fn san(&mut self, m: &mut Self::Movetext, san: SanPlus) -> ControlFlow<Self::Output> {
+        if m.error.is_some() {
+            return ControlFlow::Continue(());
+        }
+        let before = m.line.pos.clone();
+        let mv: Option<Move> = match san.san {
+            San::Null => match before.clone().swap_turn() {
+                Ok(p) if !before.is_check() => {
+                    m.line.pos = p;
+                    None
+                }
+                _ => {
+                    m.error = Some(format!(
+                        "null move in check after {} moves",
+                        m.tree.len() - 1
+                    ));
+                    return ControlFlow::Continue(());
+                }
+            },
+            s => match s.to_move(&before) {
+                Ok(mv) => {
+                    m.line.pos.play_unchecked(mv);
+                    Some(mv)
+                }
+                Err(e) => {
+                    m.error = Some(format!("{san}: {e}"));
+                    return ControlFlow::Continue(());
+                }
+            },
+        };
+        let node = m.tree.add(m.line.node, mv);
+        for a in m.pending.drain(..) {
+            m.annotations.push((node, a));
+        }
+        m.line.node = node;
+        m.line.before = Some(before);
+        ControlFlow::Continue(())
+    }
+
+    fn nag(&mut self, m: &mut Self::Movetext, nag: Nag) -> ControlFlow<Self::Output> {
+        let node = m.line.node;
+        if node == MoveTree::ROOT {
+            return ControlFlow::Continue(());
+        }
+        let n = nag.0;
+        let existing = m
+            .annotations
+            .iter_mut()
+            .rev()
+            .take_while(|(id, _)| *id == node)
+            .find_map(|(_, a)| match a {
+                Annotation::Symbols {
+                    move_nag,
+                    position_nag,
+                    prefix_nag,
+                } => Some((move_nag, position_nag, prefix_nag)),
+                _ => None,
+            });
+        let slot = |(mv, pos, pre): (&mut u8, &mut u8, &mut u8)| match n {
+            1..=9 => *mv = n,
+            140..=146 => *pre = n,
+            _ => *pos = n,
+        };
+        match existing {
+            Some(s) => slot(s),
+            None => {
+                let (mut a, mut b, mut c) = (0, 0, 0);
+                slot((&mut a, &mut b, &mut c));
+                m.annotations.push((
+                    node,
+                    Annotation::Symbols {
+                        move_nag: a,
+                        position_nag: b,
+                        prefix_nag: c,
+                    },
+                ));
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn comment(
+        &mut self,
+        m: &mut Self::Movetext,
+        comment: RawComment<'_>,
+    ) -> ControlFlow<Self::Output> {
+        let text = String::from_utf8_lossy(comment.as_bytes());
+        let node = m.line.node;
+        // The side that made the move the comment follows (for `[%clk]`).
+        let mover = (node != MoveTree::ROOT).then(|| !m.line.pos.turn());
+        let (anns, rest) = comment_parts(&text, mover);
+        let text_ann = |before| Annotation::Text {
+            before,
+            flags: 0,
+            language: 0,
+            text: rest.clone(),
+        };
+        if node == MoveTree::ROOT && m.stack.is_empty() {
+            // Before the first move of the game: commands belong to the whole game, text
+            // comes before the first move.
+            if !rest.is_empty() {
+                m.pending.push(text_ann(true));
+            }
+            m.game_annotations.extend(anns);
+        } else if m.line.before.is_none() {
+            // Before the first move of a variation.
+            if !rest.is_empty() {
+                m.pending.push(text_ann(true));
+            }
+            m.pending.extend(anns);
+        } else {
+            if !rest.is_empty() {
+                m.annotations.push((node, text_ann(false)));
+            }
+            m.annotations.extend(anns.into_iter().map(|a| (node, a)));
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn begin_variation(&mut self, m: &mut Self::Movetext) -> ControlFlow<Self::Output, Skip> {
+        let Some(before) = m.line.before.clone() else {
+            return ControlFlow::Continue(Skip(true));
+        };
+        if m.stack.len() >= self.limits.variation_depth() || m.error.is_some() {
+            m.dropped += 1;
+            return ControlFlow::Continue(Skip(true));
+        }
+        let parent = m.tree.parent(m.line.node).unwrap_or(MoveTree::ROOT);
+        m.stack.push(m.line.clone());
+        m.line = Line {
+            node: parent,
+            pos: before,
+            before: None,
+        };
+        m.pending.clear();
+        ControlFlow::Continue(Skip(false))
+    }
+
+    fn end_variation(&mut self, m: &mut Self::Movetext) -> ControlFlow<Self::Output> {
+        if let Some(l) = m.stack.pop() {
+            m.line = l;
+            m.pending.clear();
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn end_game(&mut self, m: Self::Movetext) -> Self::Output {
+        if let Some(e) = m.error {
+            return Err(e);
+        }
+        let mut game = Game::new(m.start, m.tree);
+        game.game_annotations = m.game_annotations;
+        game.tree.annotate(m.annotations);
+        Ok(ImportedGame {
+            header: m.header,
+            game,
+            variations_dropped: m.dropped,
+        })
+    }
+}
+
+/// What [`read_games`] read.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ImportStats {
+    /// Games read (imported or not).
+    pub games: u64,
+    /// Games that could not be imported.
+    pub failed: u64,
+}
+
+/// Reads every game of a PGN stream (decompressed already), calling `f` with each game or
+/// the reason it cannot be imported; one bad game never ends the input.
+pub fn read_games<R: Read>(
+    input: R,
+    limits: Limits,
+    mut f: impl FnMut(Result<ImportedGame, ImportError>),
+) -> std::io::Result<ImportStats> {
+    let mut reader = Reader::new(input);
+    let mut importer = Importer {
+        limits,
+        termination: None,
+    };
+    let mut stats = ImportStats::default();
+    while let Some(result) = reader.read_game(&mut importer)? {
+        stats.games += 1;
+        match result {
+            Ok(g) => f(Ok(g)),
+            Err(reason) => {
+                stats.failed += 1;
+                f(Err(ImportError {
+                    index: stats.games,
+                    reason,
+                }));
+            }
+        }
+    }
+    Ok(stats)
+}
