@@ -97,7 +97,9 @@ fn clock(s: &str) -> Option<u32> {
     for part in s.trim().split(':') {
         total = total * 60.0 + part.parse::<f64>().ok()?;
     }
-    (0.0..4.0e7).contains(&total).then(|| (total * 100.0).round() as u32)
+    (0.0..4.0e7)
+        .contains(&total)
+        .then(|| (total * 100.0).round() as u32)
 }
 
 /// The Chess960 start-position number of a start arrangement (Scharnagl), `None` when the

@@ -91,6 +91,19 @@ pub enum CbhCommand {
         #[command(flatten)]
         out: crate::args::WriteArgs,
     },
+    /// Build a new database from PGN games (variations, comments, NAGs, squares, arrows,
+    /// clocks, set-up and Chess960 positions kept); a game that cannot be read is reported
+    /// and left out. All files are written as one set.
+    #[command(mut_arg("output", |a| a
+        .value_name("NEW.cbh")
+        .help("The database to write (its .cbg, .cba, .cbp, .cbt, .cbc, .cbs beside it)")))]
+    Import {
+        /// PGN files (.pgn, .pgn.gz, .pgn.zst, .pgn.xz; `-`: standard input).
+        #[arg(required = true)]
+        pgn: Vec<PathBuf>,
+        #[command(flatten)]
+        out: crate::args::WriteArgs,
+    },
     /// One game: header, moves with variations, annotations (PGN, or a JSON tree).
     Show {
         /// The database's .cbh file.
@@ -109,6 +122,7 @@ pub fn run(args: CbhArgs) -> CliResult {
     let encoding = args.encoding.unwrap_or_default();
     match args.command {
         CbhCommand::Unpack { archive, out } => unpack(&archive, password, &out),
+        CbhCommand::Import { pgn, out } => import(&pgn, &out, encoding),
         CbhCommand::Info { db, json } => {
             info(&crate::mapped::chessbase(&db, password, encoding)?, json)
         }
@@ -598,6 +612,101 @@ fn unpack(
                 "files": written.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
                 "bytes": bytes,
                 "output": out.output.display().to_string(),
+            }),
+        },
+        out.json,
+    )
+}
+
+fn import(
+    inputs: &[PathBuf],
+    out: &crate::args::WriteArgs,
+    encoding: chessbase_db::TextEncoding,
+) -> CliResult {
+    use chessbase_db::writer::{DatabaseWriter, write_database};
+    let cbh = &out.output;
+    if !cbh
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("cbh"))
+    {
+        return Err(CliError(format!(
+            "{}: the output must be a .cbh file (the database's other files go beside it)",
+            cbh.display()
+        )));
+    }
+    if !out.force {
+        chess_core::atomic::refuse_existing(cbh)
+            .map_err(|e| CliError(format!("{}: {e}", cbh.display())))?;
+    }
+    let mut writer = match encoding {
+        chessbase_db::TextEncoding::Fixed(e) => DatabaseWriter::with_code_page(e),
+        _ => DatabaseWriter::new(),
+    };
+    let (mut read, mut skipped, mut dropped) = (0u64, 0u64, 0u64);
+    for path in inputs {
+        crate::pgn_input::check_pgn_input(path)?;
+        let stream = if path == std::path::Path::new("-") {
+            chess_core::pgn::decompressed(std::io::stdin())
+        } else {
+            chess_core::pgn::open_decompressed(path)
+        }
+        .map_err(|e| CliError(format!("{}: {e}", path.display())))?;
+        let mut failure = None;
+        let stats =
+            chessbase_db::import::read_games(stream, chess_core::limits::Limits::default(), |g| {
+                match g {
+                    Ok(g) => {
+                        dropped += u64::from(g.variations_dropped);
+                        if let Err(e) = writer.add_game(&g.header, &g.game) {
+                            match e {
+                                chessbase_db::writer::AddError::Full(_) => {
+                                    failure.get_or_insert(e.to_string());
+                                }
+                                e => {
+                                    skipped += 1;
+                                    crate::output::warn(format!(
+                                        "{}: game {}: {e}; left out",
+                                        path.display(),
+                                        writer.len() + 1
+                                    ));
+                                }
+                            }
+                        }
+                    }
+                    Err(e) => {
+                        skipped += 1;
+                        crate::output::warn(format!("{}: {e}; left out", path.display()));
+                    }
+                }
+            })
+            .map_err(|e| CliError(format!("{}: {e}", path.display())))?;
+        if let Some(f) = failure {
+            return Err(CliError(format!("{}: {f}", cbh.display())));
+        }
+        read += stats.games;
+    }
+    if dropped > 0 {
+        crate::output::warn(format!(
+            "{dropped} variations nested deeper than {} levels left out",
+            chess_core::limits::Limits::default().variation_depth()
+        ));
+    }
+    let added = writer.len();
+    let files = writer.finish();
+    write_database(cbh, &files, out.force)
+        .map_err(|e| CliError(format!("{}: {e}", cbh.display())))?;
+    crate::output::summary(
+        &Shown {
+            text: format!(
+                "{read} games read, {added} added, {skipped} skipped: {} written",
+                cbh.display()
+            ),
+            json: json!({
+                "games_read": read,
+                "games_added": added,
+                "games_skipped": skipped,
+                "variations_dropped": dropped,
+                "output": cbh.display().to_string(),
             }),
         },
         out.json,

@@ -231,3 +231,65 @@ fn archives() {
     assert!(err.contains("exists"), "{err}");
     assert_eq!(chessfmt(&["cbh", "unpack", &cbv, "-o", o, "--force"]).0, 0);
 }
+
+/// `cbh import`: TWIC 1134 exported, imported and exported again is the same PGN; its
+/// `.cbg` and `.cba` are byte for byte ChessBase's; an existing database is refused without
+/// `--force` (nothing written), replaced with it; the output must be a `.cbh`; a game that
+/// cannot be read is reported and left out, the rest imported.
+#[test]
+fn import_round_trip_and_refusals() {
+    let Some(db) = corpus("uncbv-tests/twic1134/twic1134.cbh") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).display().to_string();
+    let (code, _, err) = chessfmt(&["cbh", "export", &db, "-o", &p("a.pgn")]);
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = chessfmt(&["cbh", "import", &p("a.pgn"), "-o", &p("new.cbh"), "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["games_read"], 6117);
+    assert_eq!(v["games_added"], 6117);
+    assert_eq!(v["games_skipped"], 0);
+    for ext in ["cbg", "cba"] {
+        assert_eq!(
+            std::fs::read(dir.path().join(format!("new.{ext}"))).unwrap(),
+            std::fs::read(PathBuf::from(&db).with_extension(ext)).unwrap(),
+            ".{ext}"
+        );
+    }
+    let (code, _, err) = chessfmt(&["cbh", "export", &p("new.cbh"), "-o", &p("b.pgn")]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        std::fs::read(p("a.pgn")).unwrap(),
+        std::fs::read(p("b.pgn")).unwrap()
+    );
+
+    // Refused without --force, replaced with it.
+    let before = std::fs::read(p("new.cbh")).unwrap();
+    std::fs::write(
+        p("one.pgn"),
+        "[Event \"x\"]\n\n1. e4 *\n\n[Event \"bad\"]\n\n1. e5 *\n",
+    )
+    .unwrap();
+    let (code, _, err) = chessfmt(&["cbh", "import", &p("one.pgn"), "-o", &p("new.cbh")]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("--force"), "{err}");
+    assert_eq!(std::fs::read(p("new.cbh")).unwrap(), before);
+    let (code, _, err) = chessfmt(&[
+        "cbh",
+        "import",
+        &p("one.pgn"),
+        "-o",
+        &p("new.cbh"),
+        "--force",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("game 2") && err.contains("left out"), "{err}");
+    assert!(err.contains("2 games read, 1 added, 1 skipped"), "{err}");
+    // The old database's team files went with it.
+    assert!(!dir.path().join("new.cbj").exists());
+    let (code, _, err) = chessfmt(&["cbh", "import", &p("one.pgn"), "-o", &p("x.pgn")]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("must be a .cbh"), "{err}");
+}
