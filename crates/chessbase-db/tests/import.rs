@@ -3,6 +3,8 @@
 //! NAGs, squares, arrows, clocks, medals, set-up and Chess960 positions, headers with the
 //! special results and teams).
 
+#![cfg(feature = "pgn")]
+
 mod common;
 
 use chess_core::limits::Limits;

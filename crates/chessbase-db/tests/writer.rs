@@ -3,6 +3,8 @@
 //! headers), and its files are well formed (entity trees sorted and balanced, headers
 //! holding the file lengths).
 
+#![cfg(feature = "std")]
+
 mod common;
 
 use chessbase_db::writer::{DatabaseWriter, NewHeader};
