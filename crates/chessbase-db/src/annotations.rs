@@ -194,8 +194,18 @@ impl Annotation {
         }
     }
 
-    /// The type byte and data bytes, as stored.
+    /// The type byte and data bytes, as stored (text as UTF-8).
     pub fn to_bytes(&self) -> (u8, Vec<u8>) {
+        self.bytes_with(|s| s.as_bytes().to_vec())
+    }
+
+    /// Like [`Annotation::to_bytes`], text in `code_page` where it can hold it (UTF-8 else;
+    /// see [`crate::text::encode_text`]).
+    pub fn to_bytes_in(&self, code_page: &'static encoding_rs::Encoding) -> (u8, Vec<u8>) {
+        self.bytes_with(|s| crate::text::encode_text(s, code_page))
+    }
+
+    fn bytes_with(&self, encode: impl Fn(&str) -> Vec<u8>) -> (u8, Vec<u8>) {
         match self {
             Annotation::Text {
                 before,
@@ -204,7 +214,7 @@ impl Annotation {
                 text,
             } => {
                 let mut d = vec![*flags, *language];
-                d.extend_from_slice(text.as_bytes());
+                d.extend_from_slice(&encode(text));
                 (if *before { 0x82 } else { 0x02 }, d)
             }
             Annotation::Symbols {

@@ -258,7 +258,7 @@ fn setup_record(
 }
 
 /// How many of `anns` are of one kind.
-fn count_kind(anns: &[Annotation], f: impl Fn(&Annotation) -> bool) -> usize {
+fn count_kind(anns: &[&Annotation], f: impl Fn(&Annotation) -> bool) -> usize {
     anns.iter().filter(|a| f(a)).count()
 }
 
@@ -298,19 +298,7 @@ pub fn encode_game(
     let mut out = EncodedGame::default();
     let mut items = Vec::new();
     let mut put = |index: i32, a: &Annotation| -> Result<(), EncodeProblem> {
-        let (kind, data) = match a {
-            Annotation::Text {
-                before,
-                flags,
-                language,
-                text,
-            } => {
-                let mut d = vec![*flags, *language];
-                d.extend_from_slice(&crate::text::encode_text(text, code_page));
-                (if *before { 0x82 } else { 0x02 }, d)
-            }
-            other => other.to_bytes(),
-        };
+        let (kind, data) = a.to_bytes_in(code_page);
         let length = CBA_ITEM_HEAD_SIZE + data.len();
         let length = u16::try_from(length).map_err(|_| EncodeProblem::AnnotationTooLong(length))?;
         let head = CbaItemHead {
@@ -334,8 +322,8 @@ pub fn encode_game(
             all.push(a);
         }
     }
-    let all: Vec<Annotation> = all.into_iter().cloned().collect();
-    let variation_moves = order.len() - game.tree.main_line().count();
+    let main_line = game.tree.main_line().count();
+    let variation_moves = order.len() - main_line;
     let mut flags = 0;
     let mut set = |flag: u32, on: bool| {
         if on {
@@ -400,7 +388,7 @@ pub fn encode_game(
     if arrows >= 10 {
         magnitudes |= 1 << 5;
     }
-    let plies = game.tree.main_line().count() + usize::from(start.position.turn() == Color::Black);
+    let plies = main_line + usize::from(start.position.turn() == Color::Black);
     out.cbg = cbg;
     out.cba_items = items;
     out.flags = flags;

@@ -486,13 +486,7 @@ fn record(cbg: &[u8], offset: u32, number: u32) -> Result<Record<'_>, GameError>
             chess960_rooks: c960.map(|c| c.rooks),
         }
     } else {
-        Start {
-            position: Chess::default(),
-            castling_mode: CastlingMode::Standard,
-            setup: false,
-            chess960: None,
-            chess960_rooks: None,
-        }
+        Start::default()
     };
     Ok(Record {
         mode,

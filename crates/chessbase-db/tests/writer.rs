@@ -115,21 +115,23 @@ fn old_format_and_capablanca() {
     round_trip("chesscore-test/Capa/Capa.cbh", 1);
 }
 
+/// The corpus databases whose games the writer must reproduce byte for byte.
+const DATABASES: &[&str] = &[
+    "uncbv-tests/twic1134/twic1134.cbh",
+    "libcbh-gtest/WithVariations/WithVariations.cbh",
+    "libcbh-gtest/Annotation/TestBase.cbh",
+    "libcbh-gtest/NormalGames/BielMTO.cbh",
+    "libcbh-gtest/Chess960Biel/Chess960Biel.cbh",
+    "libcbh-gtest/Chess960NonStandard/Chess960NonStandard.cbh",
+    "libcbh-gtest/NonStandard/NonStandardStart.cbh",
+    "libcbh-gtest/ManyPromotions/ManyPromotions.cbh",
+];
+
 /// The `.cbh` fields the writer computes from the game (moves, content flags, magnitudes,
 /// ECO) equal ChessBase's own on every game copied from the corpus's databases.
 #[test]
 fn computed_record_fields_match_chessbase() {
-    for rel in [
-        "uncbv-tests/twic1134/twic1134.cbh",
-        "libcbh-gtest/WithVariations/WithVariations.cbh",
-        "libcbh-gtest/Annotation/TestBase.cbh",
-        "libcbh-gtest/NormalGames/BielMTO.cbh",
-        "libcbh-gtest/Chess960Biel/Chess960Biel.cbh",
-        "libcbh-gtest/Chess960NonStandard/Chess960NonStandard.cbh",
-        "libcbh-gtest/ManyPromotions/ManyPromotions.cbh",
-        "chesscore-test/Capa/Capa.cbh",
-        "libcbh-gtest/NonStandard/NonStandardStart.cbh",
-    ] {
+    for &rel in DATABASES.iter().chain(&["chesscore-test/Capa/Capa.cbh"]) {
         let Some(path) = corpus(rel) else { return };
         let db = Database::open(&path).unwrap();
         let (copy, copied) = copy(&db);
@@ -152,16 +154,7 @@ fn computed_record_fields_match_chessbase() {
 /// whole.
 #[test]
 fn game_and_annotation_records_are_chessbases_bytes() {
-    for rel in [
-        "uncbv-tests/twic1134/twic1134.cbh",
-        "libcbh-gtest/WithVariations/WithVariations.cbh",
-        "libcbh-gtest/Annotation/TestBase.cbh",
-        "libcbh-gtest/NormalGames/BielMTO.cbh",
-        "libcbh-gtest/Chess960Biel/Chess960Biel.cbh",
-        "libcbh-gtest/Chess960NonStandard/Chess960NonStandard.cbh",
-        "libcbh-gtest/NonStandard/NonStandardStart.cbh",
-        "libcbh-gtest/ManyPromotions/ManyPromotions.cbh",
-    ] {
+    for &rel in DATABASES {
         let Some(path) = corpus(rel) else { return };
         let db = Database::open(&path).unwrap();
         let cbg = std::fs::read(path.with_extension("cbg")).unwrap();

@@ -645,12 +645,7 @@ fn import(
     let (mut read, mut skipped, mut dropped) = (0u64, 0u64, 0u64);
     for path in inputs {
         crate::pgn_input::check_pgn_input(path)?;
-        let stream = if path == std::path::Path::new("-") {
-            chess_core::pgn::decompressed(std::io::stdin())
-        } else {
-            chess_core::pgn::open_decompressed(path)
-        }
-        .map_err(|e| CliError(format!("{}: {e}", path.display())))?;
+        let stream = crate::pgn_input::open_decompressed(path)?;
         let mut failure = None;
         let stats =
             chessbase_db::import::read_games(stream, chess_core::limits::Limits::default(), |g| {

@@ -87,12 +87,15 @@ pub fn open(path: &Path) -> Result<Input, CliError> {
 pub fn open_stream(
     path: &Path,
 ) -> Result<chess_core::pgn::PgnReader<Box<dyn std::io::Read + Send>>, CliError> {
+    open_decompressed(path).map(chess_core::pgn::PgnReader::new)
+}
+
+/// The decompressed bytes of a PGN input (plain or compressed); `-` is standard input.
+pub fn open_decompressed(path: &Path) -> Result<Box<dyn std::io::Read + Send>, CliError> {
     let stream = if path == Path::new("-") {
         chess_core::pgn::decompressed(std::io::stdin())
     } else {
         chess_core::pgn::open_decompressed(path)
     };
-    stream
-        .map(chess_core::pgn::PgnReader::new)
-        .map_err(|e| CliError(format!("{}: {e}", path.display())))
+    stream.map_err(|e| CliError(format!("{}: {e}", path.display())))
 }
