@@ -112,6 +112,21 @@ pub fn database(data: &[u8]) {
     }
 }
 
+/// PGN imported into a new database (`cbh import`): every game read, encoded and added, the
+/// database built, read back and exported.
+#[cfg(feature = "pgn")]
+pub fn pgn_import(data: &[u8]) {
+    let mut writer = crate::writer::DatabaseWriter::new();
+    let _ = crate::import::read_games(data, chess_core::limits::Limits::default(), |g| {
+        if let Ok(g) = g {
+            let _ = writer.add_game(&g.header, &g.game);
+        }
+    });
+    if let Ok(db) = Database::from_files(writer.finish()) {
+        exercise(&db);
+    }
+}
+
 /// Exports every record of a database as `cbh export` does (records sharing one game cost
 /// one decode), then lists and decodes the first 16 records one by one.
 pub fn exercise(db: &Database) {

@@ -31,6 +31,19 @@ fn replay_corpora_and_mutations() {
     }
 }
 
+/// The PGN import target (writer included): the committed corpus, mutations and
+/// pseudo-random inputs never panic, and the seeds import.
+#[cfg(feature = "pgn")]
+#[test]
+fn replay_pgn_import_corpus() {
+    let seeds =
+        chess_core::fuzzing::replay_corpus(&dir("cbh_pgn_import"), 400, fuzzing::pgn_import);
+    assert!(seeds >= 2);
+    for data in chess_core::fuzzing::pseudo_random_inputs(0x51f1_5eed, 1500, 7) {
+        fuzzing::pgn_import(&data);
+    }
+}
+
 #[test]
 fn seeds_decode_as_made() {
     use chessbase_db::{Database, Header};
