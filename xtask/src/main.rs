@@ -70,6 +70,8 @@ fn root() -> PathBuf {
 fn cargo() -> Command {
     let mut c = Command::new(env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     c.current_dir(root());
+    // A one-shot run gains nothing from incremental state, and it costs gigabytes of disk.
+    c.env("CARGO_INCREMENTAL", "0");
     c
 }
 
@@ -82,11 +84,58 @@ fn step(name: &str, mut cmd: Command) -> bool {
         false
     });
     eprintln!(
-        "<== {name}: {} in {:.1}s",
+        "<== {name}: {} in {:.1}s{}",
         if ok { "ok" } else { "FAILED" },
-        start.elapsed().as_secs_f64()
+        start.elapsed().as_secs_f64(),
+        disk_note()
     );
     ok
+}
+
+/// "; target N MB, M MB free": the CI machine's disk is small, and a step that fills it fails
+/// in ways that do not say so; this makes the trend visible in every run's log.
+fn disk_note() -> String {
+    let target = target_dir();
+    let used = dir_size(&target) / 1_000_000;
+    let free = Command::new("df")
+        .args(["-Pk"])
+        .arg(&target)
+        .output()
+        .ok()
+        .and_then(|o| {
+            let text = String::from_utf8_lossy(&o.stdout).into_owned();
+            let line = text.lines().nth(1)?.to_owned();
+            let kb: u64 = line.split_whitespace().nth(3)?.parse().ok()?;
+            Some(kb / 1000)
+        });
+    match free {
+        Some(free) => format!(" (target {used} MB, {free} MB free)"),
+        None => format!(" (target {used} MB)"),
+    }
+}
+
+fn target_dir() -> PathBuf {
+    env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("target"))
+}
+
+fn dir_size(dir: &Path) -> u64 {
+    let mut total = 0;
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            match entry.metadata() {
+                Ok(m) if m.is_dir() => stack.push(entry.path()),
+                Ok(m) => total += m.len(),
+                Err(_) => {}
+            }
+        }
+    }
+    total
 }
 
 fn has_cargo_subcommand(sub: &str) -> bool {
@@ -146,11 +195,18 @@ fn test(_args: &[String]) -> bool {
     results.push(("light", Some(light_dependencies())));
     results.push(("wasm", Some(wasm_build())));
 
+    // On a machine with little disk (CI sets XTASK_LOW_DISK=1), the debug build is not needed
+    // by any later step: free it before verification builds the family again.
+    if env::var_os("XTASK_LOW_DISK").is_some() {
+        for dir in ["debug", "wasm32-unknown-unknown"] {
+            let _ = std::fs::remove_dir_all(target_dir().join(dir));
+        }
+        eprintln!("    (XTASK_LOW_DISK: debug build removed{})", disk_note());
+    }
+
     // Packages of the same version from an earlier run are cached by their version: clear
     // them, or verification would build against stale sources.
-    let target = env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root().join("target"));
+    let target = target_dir();
     // A target directory of its own, emptied first: registry crates (which our packaged
     // crates are, during verification) are never rebuilt once built, whatever their source.
     let verify_dir = target.join("package-verify");
@@ -164,6 +220,8 @@ fn test(_args: &[String]) -> bool {
         "package",
         Some(step("cargo package --workspace (verified)", package)),
     ));
+    // Verification built the whole family once more; the disk is needed for the release steps.
+    let _ = std::fs::remove_dir_all(&verify_dir);
 
     let corpus = root().join("../shared/corpus");
     if corpus.is_dir() {
