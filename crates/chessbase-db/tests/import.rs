@@ -78,3 +78,75 @@ fn chess960_and_set_up_positions() {
     round_trip("libcbh-gtest/NonStandard/NonStandardStart.cbh");
     round_trip("libcbh-gtest/ManyPromotions/ManyPromotions.cbh");
 }
+
+/// Names and comments in a script that needs a Windows code page, written by a writer in
+/// that code page, read back without being told the code page (detection), and exported.
+fn written_in(code_page: &'static encoding_rs::Encoding, pgn: &str) -> String {
+    let mut w = DatabaseWriter::with_code_page(code_page);
+    read_games(pgn.as_bytes(), Limits::default(), |g| {
+        let g = g.unwrap();
+        w.add_game(&g.header, &g.game).unwrap();
+    })
+    .unwrap();
+    let files = w.finish();
+    // The texts are stored in the code page (not UTF-8): the player file holds its bytes.
+    let white = pgn
+        .lines()
+        .find_map(|l| l.strip_prefix("[White \""))
+        .and_then(|l| l.strip_suffix("\"]"))
+        .and_then(|l| l.split(',').next())
+        .unwrap();
+    let (stored, _, unmappable) = code_page.encode(white);
+    assert!(!unmappable, "{white} fits {}", code_page.name());
+    let cbp = files.cbp.as_deref().unwrap();
+    assert!(
+        cbp.windows(stored.len()).any(|w| w == &stored[..]),
+        "{white} stored in {}",
+        code_page.name()
+    );
+    let db = Database::from_files(files).unwrap();
+    assert_eq!(db.code_page(), code_page, "detected code page");
+    let (_, out) = export_pgn(&db, 1);
+    String::from_utf8(out).unwrap()
+}
+
+/// The export with its line breaks as spaces (comments wrap at 80 columns).
+fn one_line(pgn: &str) -> String {
+    pgn.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[test]
+fn cyrillic_written_in_windows_1251_reads_back() {
+    let pgn = "[Event \"Чемпионат России\"]\n[Site \"Москва\"]\n[Date \"2023.10.05\"]\n\
+        [Round \"3\"]\n[White \"Непомнящий, Ян\"]\n[Black \"Грищук, Александр\"]\n\
+        [Result \"1/2-1/2\"]\n\n1. e4 {Самый популярный ход.} e5 2. Nf3 Nc6 \
+        {Защищая пешку и развивая коня.} 3. Bb5 a6 1/2-1/2\n";
+    let out = written_in(encoding_rs::WINDOWS_1251, pgn);
+    assert!(out.contains("[White \"Непомнящий, Ян\"]"), "{out}");
+    assert!(one_line(&out).contains("{Защищая пешку и развивая коня.}"), "{out}");
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn greek_written_in_windows_1253_reads_back() {
+    let pgn = "[Event \"Πανελλήνιο Πρωτάθλημα\"]\n[Site \"Αθήνα\"]\n[Date \"2022.07.14\"]\n\
+        [Round \"5\"]\n[White \"Κοτρώνιας, Βασίλειος\"]\n[Black \"Μαστροκούκος, Γεώργιος\"]\n\
+        [Result \"1-0\"]\n\n1. d4 {Η πιο σταθερή αρχή.} d5 2. c4 e6 3. Nc3 Nf6 \
+        {Οι μαύροι επιλέγουν την άμυνα.} 4. Bg5 1-0\n";
+    let out = written_in(encoding_rs::WINDOWS_1253, pgn);
+    assert!(out.contains("[White \"Κοτρώνιας, Βασίλειος\"]"), "{out}");
+    assert!(one_line(&out).contains("{Οι μαύροι επιλέγουν την άμυνα.}"), "{out}");
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn central_european_written_in_windows_1250_reads_back() {
+    let pgn = "[Event \"Mistrzostwa Polski\"]\n[Site \"Łódź\"]\n[Date \"2021.03.02\"]\n\
+        [Round \"1\"]\n[White \"Wojtaszek, Radosław\"]\n[Black \"Navara, Dávid\"]\n\
+        [Result \"0-1\"]\n\n1. c4 {Angielskie otwarcie, żadnych niespodzianek.} e5 \
+        2. Nc3 Nf6 {Černý hraje obvyklý tah, přesně podle teorie.} 3. g3 d5 0-1\n";
+    let out = written_in(encoding_rs::WINDOWS_1250, pgn);
+    assert!(out.contains("[Site \"Łódź\"]"), "{out}");
+    assert!(one_line(&out).contains("{Černý hraje obvyklý tah, přesně podle teorie.}"), "{out}");
+    insta::assert_snapshot!(out);
+}

@@ -7,13 +7,19 @@
 
 mod common;
 
-use chessbase_db::writer::{DatabaseWriter, NewHeader};
-use chessbase_db::{Database, Header};
+use chessbase_db::writer::{DatabaseWriter, NewHeader, file_list};
+use chessbase_db::{Database, Files, Header};
 use common::{corpus, export_pgn};
 
 /// Copies every game record of `db` that decodes whole; returns the copy and the numbers
 /// of the records copied.
 fn copy(db: &Database) -> (Database, Vec<u32>) {
+    let (files, copied) = copy_files(db);
+    (Database::from_files(files).unwrap(), copied)
+}
+
+/// [`copy`]'s files, as the writer made them.
+fn copy_files(db: &Database) -> (Files, Vec<u32>) {
     let mut w = DatabaseWriter::with_code_page(db.code_page());
     let mut copied = Vec::new();
     for n in 1..=db.len() {
@@ -35,7 +41,7 @@ fn copy(db: &Database) -> (Database, Vec<u32>) {
             .unwrap_or_else(|e| panic!("game {n}: {e}"));
         copied.push(n);
     }
-    (Database::from_files(w.finish()).unwrap(), copied)
+    (w.finish(), copied)
 }
 
 /// The PGN of the given records of `db`, one string per game.
@@ -52,7 +58,27 @@ fn games_pgn(db: &Database, numbers: impl IntoIterator<Item = u32>) -> Vec<Strin
 fn round_trip(rel: &str, min_games: usize) {
     let Some(path) = corpus(rel) else { return };
     let db = Database::open(&path).unwrap();
-    let (copy, copied) = copy(&db);
+    let (files, copied) = copy_files(&db);
+    let first: Vec<(&str, Vec<u8>)> = file_list(&files)
+        .into_iter()
+        .map(|(ext, bytes)| (ext, bytes.to_vec()))
+        .collect();
+    let copy = Database::from_files(files).unwrap();
+    // Write → read → write: the copy of the copy is the same bytes, file for file.
+    let (again, all) = copy_files(&copy);
+    assert_eq!(all.len() as u32, copy.len(), "{rel}: the copy copies whole");
+    let second: Vec<(&str, Vec<u8>)> = file_list(&again)
+        .into_iter()
+        .map(|(ext, bytes)| (ext, bytes.to_vec()))
+        .collect();
+    assert_eq!(
+        first.iter().map(|f| f.0).collect::<Vec<_>>(),
+        second.iter().map(|f| f.0).collect::<Vec<_>>(),
+        "{rel}"
+    );
+    for ((ext, a), (_, b)) in first.iter().zip(&second) {
+        assert!(a == b, "{rel}: .{ext} differs when written a second time");
+    }
     assert!(
         copied.len() >= min_games,
         "{rel}: {} games copied",
