@@ -150,3 +150,72 @@ fn central_european_written_in_windows_1250_reads_back() {
     assert!(one_line(&out).contains("{Černý hraje obvyklý tah, přesně podle teorie.}"), "{out}");
     insta::assert_snapshot!(out);
 }
+
+/// A digest of what a game's header and move tree hold (names, event, site, date, result,
+/// ratings, round, ECO; every node's move in tree order).
+fn digest(h: &chessbase_db::writer::NewHeader, g: &chessbase_db::Game) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut s = std::collections::hash_map::DefaultHasher::new();
+    for p in [&h.white, &h.black] {
+        (&p.last, &p.first).hash(&mut s);
+    }
+    (&h.tournament.title, &h.tournament.place).hash(&mut s);
+    format!("{:?} {:?}", h.date, h.result).hash(&mut s);
+    (h.white_elo, h.black_elo, h.round, h.subround, h.eco).hash(&mut s);
+    for id in 0..g.tree.len() as u32 {
+        g.tree.node(id).mv.hash(&mut s);
+        g.tree.parent(id).hash(&mut s);
+    }
+    s.finish()
+}
+
+/// An entity as its fixed-size record holds it.
+fn stored<T: chessbase_db::raw::EntityData>(t: &T) -> T {
+    let mut b = vec![0; T::DATA_SIZE];
+    t.write(&mut b);
+    T::parse(&b)
+}
+
+/// The 145,716-game gnuchess PGN (../shared/corpus/polyglot) imported into one database and
+/// read back game for game: every game's header and moves as imported.
+#[test]
+fn gnuchess_pgn_reads_back_game_for_game() {
+    let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/corpus/polyglot/pgn/gnuchess-book_1.02.pgn.xz");
+    if !path.exists() {
+        eprintln!("skipping: {} not found", path.display());
+        return;
+    }
+    let input = chess_core::pgn::open_decompressed(&path).unwrap();
+    let mut w = DatabaseWriter::new();
+    let mut digests = Vec::new();
+    let mut failed = Vec::new();
+    read_games(std::io::BufReader::new(input), Limits::default(), |g| match g {
+        Ok(g) => {
+            // Names longer than their field are cut by the format (ChessBase cuts them too):
+            // compare with what the fields can hold.
+            let mut h = g.header.clone();
+            h.white = stored(&h.white);
+            h.black = stored(&h.black);
+            h.tournament = stored(&h.tournament);
+            digests.push(digest(&h, &g.game));
+            w.add_game(&g.header, &g.game).unwrap();
+        }
+        Err(e) => failed.push(e),
+    })
+    .unwrap();
+    assert!(failed.is_empty(), "{failed:?}");
+    assert_eq!(digests.len(), 145_716);
+    let db = Database::from_files(w.finish()).unwrap();
+    assert_eq!(db.len() as usize, digests.len());
+    for (i, want) in digests.iter().enumerate() {
+        let n = i as u32 + 1;
+        let Ok(chessbase_db::Header::Game(h)) = db.header(n) else {
+            panic!("record {n} is not a game")
+        };
+        let g = db.game(n).unwrap();
+        assert!(g.truncated.is_none(), "game {n}");
+        let header = chessbase_db::writer::NewHeader::from_header(&h);
+        assert_eq!(digest(&header, &g), *want, "game {n}: {header:?}");
+    }
+}
