@@ -39,6 +39,11 @@ pub struct MemberInfo {
     pub offset: u64,
 }
 
+/// The most output one stored byte can become: a Huffman code of one bit per LZ byte (8 LZ
+/// bytes a stored byte), and the LZ long run, 3 bytes and a control bit for up to 4,114 output
+/// bytes (8 × 4,114 / 3.125 ≈ 10,532).
+const MAX_EXPANSION: u64 = 10_600;
+
 /// An opened `.cbv`/`.cbz` archive (its member table read; no member extracted yet).
 pub struct Archive {
     inner: cbv::Archive,
@@ -52,6 +57,19 @@ impl std::fmt::Debug for Archive {
             .field("members", &self.inner.list().len())
             .finish()
     }
+}
+
+/// Where in `stream` the first block with an empty payload starts, if one does (blocks that
+/// run past the end are left to the decoder, which reports them).
+fn empty_block(stream: &[u8]) -> Option<usize> {
+    let mut at = 0usize;
+    while let Some(head) = cbv::BlockHead::parse(stream.get(at..)?) {
+        if head.payload_len == 0 {
+            return Some(at);
+        }
+        at = at.checked_add(cbv::BLOCK_HEAD + usize::from(head.payload_len))?;
+    }
+    None
 }
 
 /// Whether `path`'s extension is one of `exts` (any letter case).
@@ -127,9 +145,43 @@ impl Archive {
     }
 
     fn decode(&self, member: &cbv::Member) -> Result<Vec<u8>, Error> {
-        self.inner
-            .decode(member)
-            .map_err(|e| convert(&self.path, Some(member), e))
+        // The decoder reserves the size a member claims before it decodes: a claim no stream
+        // of this length can produce is refused here, so that a small damaged archive cannot
+        // ask for gigabytes (the output is bounded by the input, issue 20).
+        if member.size() > member.packed().saturating_mul(MAX_EXPANSION) {
+            return Err(err(
+                &self.path,
+                Some(member.name()),
+                Some(member.offset()),
+                ArchiveProblem::Damaged(format!(
+                    "the member claims {} bytes from a {}-byte stream, more than the format's \
+                     codes can expand to",
+                    member.size(),
+                    member.packed()
+                )),
+            ));
+        }
+        let stream = self
+            .inner
+            .stream(member)
+            .map_err(|e| convert(&self.path, Some(member), e))?;
+        // cbvault-format 0.1.6 indexes a block's mode byte without checking that the payload
+        // has one (a panic on a payload length of 0, found by the `cbh_archive` fuzz target):
+        // such a block is refused here, before its decoder sees it.
+        if let Some(at) = empty_block(&stream) {
+            return Err(err(
+                &self.path,
+                Some(member.name()),
+                Some(member.offset() + at as u64),
+                ArchiveProblem::Damaged(format!(
+                    "the block at {at:#x} of the stream has no mode byte (payload length 0)"
+                )),
+            ));
+        }
+        let mut out = Vec::new();
+        cbv::codec::decode(member, &stream, &mut out, &mut cbv::Scratch::new())
+            .map_err(|e| convert(&self.path, Some(member), e))?;
+        Ok(out)
     }
 
     /// The database in the archive (its `.cbh` and the companion files of the same name),

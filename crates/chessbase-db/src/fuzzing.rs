@@ -187,3 +187,34 @@ pub fn moves(data: &[u8]) {
     }
     let _ = crate::game::decode_main_line(&rec, 0, 1);
 }
+
+/// An archive: byte 0 chooses `.cbv` (even) or `.cbz` with the password `fuzz` (odd), the
+/// rest is the file. The reader opens paths, so the bytes go to a temporary file first. Every
+/// member is extracted, and the database in it (if any) read and exported.
+#[cfg(feature = "archive")]
+pub fn archive(data: &[u8]) {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let Some((&kind, body)) = data.split_first() else {
+        return;
+    };
+    let ext = if kind % 2 == 0 { "cbv" } else { "cbz" };
+    let path = std::env::temp_dir().join(format!(
+        "chessfmt-fuzz-{}-{}.{ext}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ));
+    if std::fs::write(&path, body).is_err() {
+        return;
+    }
+    if let Ok(a) = crate::archive::Archive::open(&path, Some("fuzz")) {
+        let names: Vec<String> = a.members().map(|m| m.name).collect();
+        for name in names.iter().take(64) {
+            let _ = a.read(name);
+        }
+        if let Ok(db) = a.database() {
+            exercise(&db);
+        }
+    }
+    let _ = std::fs::remove_file(&path);
+}

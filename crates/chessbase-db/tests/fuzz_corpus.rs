@@ -44,6 +44,18 @@ fn replay_pgn_import_corpus() {
     }
 }
 
+/// The archive target: the committed synthetic archive, its mutations and pseudo-random
+/// inputs never panic (and never allocate what a member merely claims).
+#[cfg(feature = "archive")]
+#[test]
+fn replay_archive_corpus() {
+    let seeds = chess_core::fuzzing::replay_corpus(&dir("cbh_archive"), 300, fuzzing::archive);
+    assert!(seeds >= 1);
+    for data in chess_core::fuzzing::pseudo_random_inputs(0xa7c4_1be5, 500, 7) {
+        fuzzing::archive(&data);
+    }
+}
+
 #[test]
 fn seeds_decode_as_made() {
     use chessbase_db::{Database, Header};

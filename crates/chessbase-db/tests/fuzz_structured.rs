@@ -15,3 +15,27 @@ fn replay_structured_corpus() {
         structured::cbh_structured(&data);
     }
 }
+
+#[cfg(feature = "pgn")]
+#[path = "structured/writer.rs"]
+mod structured_writer;
+
+/// Replays the writer's structure-aware corpus (fuzz/corpus/cbh_writer) and pseudo-random
+/// inputs: every generated set of games is written, read back and found equal.
+#[cfg(feature = "pgn")]
+#[test]
+fn replay_writer_corpus() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/cbh_writer");
+    let reached = std::cell::Cell::new((0, 0));
+    let seeds = chess_core::fuzzing::replay_corpus(&dir, 8, |d| {
+        let (m, a) = structured_writer::cbh_writer(d);
+        let r = reached.get();
+        reached.set((r.0 + m, r.1 + a));
+    });
+    let reached = reached.get();
+    assert!(seeds >= 2);
+    assert!(reached.0 >= 200 && reached.1 >= 50, "the seeds reach {reached:?}");
+    for data in chess_core::fuzzing::pseudo_random_inputs(0x3717_e5, 400, 4096) {
+        structured_writer::cbh_writer(&data);
+    }
+}
