@@ -3,7 +3,9 @@
 //! A game's record: 14-byte head (game number, 4 bytes, item count + 1, size), then items:
 //! signed 24-bit move index (0 = the first move in stream order, −1 = the whole game), type,
 //! 16-bit length including the 6-byte item head, data. All big-endian. Unknown types are kept
-//! as raw bytes.
+//! as raw bytes: training (0x09), sound (0x10), picture (0x11), game quotation (0x13),
+//! correspondence move and header (0x19, 0x61), video (0x20) have no described layout and no
+//! example in any file we have; they are kept and written back byte for byte.
 
 use chess_core::ParseError;
 use chess_core::huffman::{file_major_index, file_major_square};
@@ -124,6 +126,29 @@ pub enum Annotation {
         green: u8,
         /// Blue.
         blue: u8,
+        /// The byte stored before the colour: bit 0 "main line only", bit 1 "moves only"
+        /// (as morphy reads them; 0 in the corpus). Kept so that a copy writes it back.
+        flags: u8,
+    },
+    /// Pawn structure (0x14): one byte (3 in every file described; its meaning is unknown).
+    PawnStructure(u8),
+    /// Piece path (0x15): a byte (3 in every file described) and the square the path shows.
+    PiecePath {
+        /// The first byte.
+        kind: u8,
+        /// The square.
+        square: Square,
+    },
+    /// Computer evaluation (0x21): three little-endian 16-bit words (the only little-endian
+    /// item of the format).
+    Evaluation {
+        /// Centipawns from White's view (kind 0) or moves to mate (kind 1).
+        score: i16,
+        /// 0 centipawns, 1 mate in `score` moves; other values (3 is seen) are not shown by
+        /// ChessBase and are kept as stored.
+        kind: i16,
+        /// Search depth in plies (0 = not given).
+        depth: i16,
     },
     /// Any other type, kept as stored.
     Unknown {
@@ -186,10 +211,24 @@ impl Annotation {
                 Annotation::Medals(u32::from_be_bytes([d[0], d[1], d[2], d[3]]))
             }
             0x23 if d.len() == 4 => Annotation::VariationColour {
+                flags: d[0],
                 blue: d[1],
                 green: d[2],
                 red: d[3],
             },
+            0x14 if d.len() == 1 => Annotation::PawnStructure(d[0]),
+            0x15 if d.len() == 2 => match square(d[1]) {
+                Some(square) => Annotation::PiecePath { kind: d[0], square },
+                None => raw(),
+            },
+            0x21 if d.len() == 6 => {
+                let word = |i: usize| i16::from_le_bytes([d[i], d[i + 1]]);
+                Annotation::Evaluation {
+                    score: word(0),
+                    kind: word(2),
+                    depth: word(4),
+                }
+            }
             _ => raw(),
         }
     }
@@ -251,8 +290,19 @@ impl Annotation {
             Annotation::BlackClock(v) => (0x17, v.to_be_bytes().to_vec()),
             Annotation::Critical(v) => (0x18, vec![*v]),
             Annotation::Medals(v) => (0x22, v.to_be_bytes().to_vec()),
-            Annotation::VariationColour { red, green, blue } => {
-                (0x23, vec![0, *blue, *green, *red])
+            Annotation::VariationColour {
+                red,
+                green,
+                blue,
+                flags,
+            } => (0x23, vec![*flags, *blue, *green, *red]),
+            Annotation::PawnStructure(k) => (0x14, vec![*k]),
+            Annotation::PiecePath { kind, square } => (0x15, vec![*kind, square_byte(*square)]),
+            Annotation::Evaluation { score, kind, depth } => {
+                let mut d = score.to_le_bytes().to_vec();
+                d.extend_from_slice(&kind.to_le_bytes());
+                d.extend_from_slice(&depth.to_le_bytes());
+                (0x21, d)
             }
             Annotation::Unknown { kind, data } => (*kind, data.clone()),
         }
@@ -387,6 +437,17 @@ mod tests {
                 red: 1,
                 green: 2,
                 blue: 3,
+                flags: 1,
+            },
+            Annotation::PawnStructure(3),
+            Annotation::PiecePath {
+                kind: 3,
+                square: Square::C7,
+            },
+            Annotation::Evaluation {
+                score: -250,
+                kind: 0,
+                depth: 18,
             },
             Annotation::Unknown {
                 kind: 0x21,

@@ -221,6 +221,10 @@ fn comment_parts(text: &str, mover: Option<Color>) -> (Vec<Annotation>, String) 
                 anns.push(Annotation::Medals(bits));
                 true
             }),
+            "eval" => eval_command(args).is_some_and(|a| {
+                anns.push(a);
+                true
+            }),
             "cb" => cb_command(args).is_some_and(|a| {
                 anns.push(a);
                 true
@@ -238,10 +242,47 @@ fn comment_parts(text: &str, mover: Option<Color>) -> (Vec<Annotation>, String) 
     (anns, rest.split_whitespace().collect::<Vec<_>>().join(" "))
 }
 
-/// The `[%cb …]` forms of the export: `critical PHASE`, `colour #rrggbb`, `KK HEX`.
+/// `[%eval 0.17]`, `[%eval -1.05,23]`, `[%eval #-3,30]` (lichess, python-chess, ChessBase):
+/// an evaluation the format's 16-bit words can hold; anything else stays text.
+fn eval_command(args: &str) -> Option<Annotation> {
+    let (value, depth) = match args.split_once(',') {
+        Some((v, d)) => (v.trim(), d.trim().parse::<i16>().ok().filter(|d| *d >= 0)?),
+        None => (args, 0),
+    };
+    if let Some(mate) = value.strip_prefix('#') {
+        return Some(Annotation::Evaluation {
+            score: mate.parse().ok()?,
+            kind: 1,
+            depth,
+        });
+    }
+    let pawns: f64 = value.parse().ok().filter(|v: &f64| v.is_finite())?;
+    let centipawns = (pawns * 100.0).round();
+    (centipawns.abs() <= f64::from(i16::MAX)).then_some(Annotation::Evaluation {
+        score: centipawns as i16,
+        kind: 0,
+        depth,
+    })
+}
+
+/// The `[%cb …]` forms of the export: `critical PHASE`, `colour #rrggbb [FLAGS]`,
+/// `pawn-structure N`, `piece-path SQUARE N`, `eval KIND SCORE DEPTH`, `KK HEX`.
 fn cb_command(args: &str) -> Option<Annotation> {
     let (what, value) = args.split_once(' ')?;
+    let numbers = || -> Option<Vec<i16>> { value.split(' ').map(|t| t.parse().ok()).collect() };
     match what {
+        "pawn-structure" => Some(Annotation::PawnStructure(value.parse().ok()?)),
+        "piece-path" => {
+            let (square, kind) = value.split_once(' ')?;
+            Some(Annotation::PiecePath {
+                kind: kind.parse().ok()?,
+                square: square.parse().ok()?,
+            })
+        }
+        "eval" => match numbers()?[..] {
+            [kind, score, depth] => Some(Annotation::Evaluation { score, kind, depth }),
+            _ => None,
+        },
         "critical" => Some(Annotation::Critical(match value {
             "opening" => 1,
             "middlegame" => 2,
@@ -249,7 +290,8 @@ fn cb_command(args: &str) -> Option<Annotation> {
             _ => return None,
         })),
         "colour" => {
-            let hex = value.strip_prefix('#')?;
+            let (hex, flags) = value.split_once(' ').unwrap_or((value, "0"));
+            let hex = hex.strip_prefix('#')?;
             let v = u32::from_str_radix(hex, 16)
                 .ok()
                 .filter(|_| hex.len() == 6)?;
@@ -257,6 +299,7 @@ fn cb_command(args: &str) -> Option<Annotation> {
                 red: (v >> 16) as u8,
                 green: (v >> 8) as u8,
                 blue: v as u8,
+                flags: flags.parse().ok()?,
             })
         }
         kind => {

@@ -192,8 +192,40 @@ fn comment_text(anns: &[Annotation], before: bool) -> String {
                 };
                 let _ = write!(commands, "[%cb critical {what}]");
             }
-            Annotation::VariationColour { red, green, blue } => {
-                let _ = write!(commands, "[%cb colour #{red:02x}{green:02x}{blue:02x}]");
+            Annotation::VariationColour {
+                red,
+                green,
+                blue,
+                flags,
+            } => {
+                let _ = write!(commands, "[%cb colour #{red:02x}{green:02x}{blue:02x}");
+                if *flags != 0 {
+                    let _ = write!(commands, " {flags}");
+                }
+                commands.push(']');
+            }
+            Annotation::PawnStructure(k) => {
+                let _ = write!(commands, "[%cb pawn-structure {k}]");
+            }
+            Annotation::PiecePath { kind, square } => {
+                let _ = write!(commands, "[%cb piece-path {square} {kind}]");
+            }
+            // The lichess/python-chess convention, depth after a comma.
+            Annotation::Evaluation { score, kind, depth } if *kind == 0 || *kind == 1 => {
+                if *kind == 0 {
+                    let sign = if *score < 0 { "-" } else { "" };
+                    let abs = score.unsigned_abs();
+                    let _ = write!(commands, "[%eval {sign}{}.{:02}", abs / 100, abs % 100);
+                } else {
+                    let _ = write!(commands, "[%eval #{score}");
+                }
+                if *depth > 0 {
+                    let _ = write!(commands, ",{depth}");
+                }
+                commands.push(']');
+            }
+            Annotation::Evaluation { score, kind, depth } => {
+                let _ = write!(commands, "[%cb eval {kind} {score} {depth}]");
             }
             Annotation::Unknown { kind, data } => {
                 let hex: String = data.iter().map(|b| format!("{b:02x}")).collect();

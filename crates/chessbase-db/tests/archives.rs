@@ -201,7 +201,10 @@ fn synthetic_archive() -> (Vec<u8>, chessbase_db::Files) {
         .collect();
     let (out, ok) = container(&parts);
     assert!(ok);
-    assert!(used.iter().all(|&n| n > 0), "every block mode used: {used:?}");
+    assert!(
+        used.iter().all(|&n| n > 0),
+        "every block mode used: {used:?}"
+    );
     (out, files)
 }
 

@@ -34,8 +34,11 @@ fn replay_writer_corpus() {
     });
     let reached = reached.get();
     assert!(seeds >= 2);
-    assert!(reached.0 >= 200 && reached.1 >= 50, "the seeds reach {reached:?}");
-    for data in chess_core::fuzzing::pseudo_random_inputs(0x3717_e5, 400, 4096) {
+    assert!(
+        reached.0 >= 200 && reached.1 >= 50,
+        "the seeds reach {reached:?}"
+    );
+    for data in chess_core::fuzzing::pseudo_random_inputs(0x0037_17e5, 400, 4096) {
         structured_writer::cbh_writer(&data);
     }
 }

@@ -123,7 +123,10 @@ fn cyrillic_written_in_windows_1251_reads_back() {
         {Защищая пешку и развивая коня.} 3. Bb5 a6 1/2-1/2\n";
     let out = written_in(encoding_rs::WINDOWS_1251, pgn);
     assert!(out.contains("[White \"Непомнящий, Ян\"]"), "{out}");
-    assert!(one_line(&out).contains("{Защищая пешку и развивая коня.}"), "{out}");
+    assert!(
+        one_line(&out).contains("{Защищая пешку и развивая коня.}"),
+        "{out}"
+    );
     insta::assert_snapshot!(out);
 }
 
@@ -135,7 +138,10 @@ fn greek_written_in_windows_1253_reads_back() {
         {Οι μαύροι επιλέγουν την άμυνα.} 4. Bg5 1-0\n";
     let out = written_in(encoding_rs::WINDOWS_1253, pgn);
     assert!(out.contains("[White \"Κοτρώνιας, Βασίλειος\"]"), "{out}");
-    assert!(one_line(&out).contains("{Οι μαύροι επιλέγουν την άμυνα.}"), "{out}");
+    assert!(
+        one_line(&out).contains("{Οι μαύροι επιλέγουν την άμυνα.}"),
+        "{out}"
+    );
     insta::assert_snapshot!(out);
 }
 
@@ -147,7 +153,10 @@ fn central_european_written_in_windows_1250_reads_back() {
         2. Nc3 Nf6 {Černý hraje obvyklý tah, přesně podle teorie.} 3. g3 d5 0-1\n";
     let out = written_in(encoding_rs::WINDOWS_1250, pgn);
     assert!(out.contains("[Site \"Łódź\"]"), "{out}");
-    assert!(one_line(&out).contains("{Černý hraje obvyklý tah, přesně podle teorie.}"), "{out}");
+    assert!(
+        one_line(&out).contains("{Černý hraje obvyklý tah, přesně podle teorie.}"),
+        "{out}"
+    );
     insta::assert_snapshot!(out);
 }
 
@@ -190,19 +199,23 @@ fn gnuchess_pgn_reads_back_game_for_game() {
     let mut w = DatabaseWriter::new();
     let mut digests = Vec::new();
     let mut failed = Vec::new();
-    read_games(std::io::BufReader::new(input), Limits::default(), |g| match g {
-        Ok(g) => {
-            // Names longer than their field are cut by the format (ChessBase cuts them too):
-            // compare with what the fields can hold.
-            let mut h = g.header.clone();
-            h.white = stored(&h.white);
-            h.black = stored(&h.black);
-            h.tournament = stored(&h.tournament);
-            digests.push(digest(&h, &g.game));
-            w.add_game(&g.header, &g.game).unwrap();
-        }
-        Err(e) => failed.push(e),
-    })
+    read_games(
+        std::io::BufReader::new(input),
+        Limits::default(),
+        |g| match g {
+            Ok(g) => {
+                // Names longer than their field are cut by the format (ChessBase cuts them too):
+                // compare with what the fields can hold.
+                let mut h = g.header.clone();
+                h.white = stored(&h.white);
+                h.black = stored(&h.black);
+                h.tournament = stored(&h.tournament);
+                digests.push(digest(&h, &g.game));
+                w.add_game(&g.header, &g.game).unwrap();
+            }
+            Err(e) => failed.push(e),
+        },
+    )
     .unwrap();
     assert!(failed.is_empty(), "{failed:?}");
     assert_eq!(digests.len(), 145_716);
@@ -218,4 +231,60 @@ fn gnuchess_pgn_reads_back_game_for_game() {
         let header = chessbase_db::writer::NewHeader::from_header(&h);
         assert_eq!(digest(&header, &g), *want, "game {n}: {header:?}");
     }
+}
+
+/// The annotation kinds with a layout but no corpus example (evaluation, pawn structure,
+/// piece path, variation colour with its flags byte): stored bytes read back as stored,
+/// exported in the conventions the crate README names, and imported back to the same items.
+#[test]
+fn evaluation_pawn_structure_piece_path_and_colour_round_trip() {
+    use chessbase_db::Annotation;
+    let cases: [(u8, &[u8], &str); 7] = [
+        (0x21, &[0x11, 0x00, 0, 0, 23, 0], "[%eval 0.17,23]"),
+        (0x21, &[0x97, 0xff, 0, 0, 0, 0], "[%eval -1.05]"),
+        (0x21, &[0xfd, 0xff, 1, 0, 30, 0], "[%eval #-3,30]"),
+        (0x21, &[5, 0, 3, 0, 0, 0], "[%cb eval 3 5 0]"),
+        (0x14, &[3], "[%cb pawn-structure 3]"),
+        (0x15, &[3, 29], "[%cb piece-path d5 3]"),
+        (0x23, &[2, 0x10, 0x20, 0x30], "[%cb colour #302010 2]"),
+    ];
+    let mut w = DatabaseWriter::new();
+    let mut tree = chessbase_db::MoveTree::new();
+    let e4 = tree.add(
+        0,
+        Some(
+            shakmaty::uci::UciMove::from_ascii(b"e2e4")
+                .unwrap()
+                .to_move(&shakmaty::Chess::default())
+                .unwrap(),
+        ),
+    );
+    let mut items = Vec::new();
+    for (kind, data, _) in cases {
+        let a = Annotation::parse(kind, data);
+        assert!(
+            !matches!(a, Annotation::Unknown { .. }),
+            "{kind:#x} is read"
+        );
+        assert_eq!(
+            a.to_bytes(),
+            (kind, data.to_vec()),
+            "{a:?} written as stored"
+        );
+        items.push((e4, a));
+    }
+    tree.annotate(items.clone());
+    let game = chessbase_db::Game::new(chessbase_db::Start::default(), tree);
+    w.add_game(&Default::default(), &game).unwrap();
+    let db = Database::from_files(w.finish()).unwrap();
+    let (_, pgn) = export_pgn(&db, 1);
+    let pgn = String::from_utf8(pgn).unwrap();
+    for (_, _, form) in cases {
+        assert!(one_line(&pgn).contains(form), "{form} in {pgn}");
+    }
+    let mut back = Vec::new();
+    read_games(pgn.as_bytes(), Limits::default(), |g| back.push(g.unwrap())).unwrap();
+    let got: Vec<_> = back[0].game.tree.annotations(1).to_vec();
+    let want: Vec<_> = items.into_iter().map(|(_, a)| a).collect();
+    assert_eq!(got, want);
 }

@@ -422,8 +422,20 @@ fn annotation_json(a: &Annotation) -> Value {
         Annotation::BlackClock(v) => json!({"type": "black_clock", "hundredths": v}),
         Annotation::Critical(v) => json!({"type": "critical_position", "phase": v}),
         Annotation::Medals(v) => json!({"type": "medals", "bits": v}),
-        Annotation::VariationColour { red, green, blue } => {
-            json!({"type": "variation_colour", "red": red, "green": green, "blue": blue})
+        Annotation::VariationColour {
+            red,
+            green,
+            blue,
+            flags,
+        } => {
+            json!({"type": "variation_colour", "red": red, "green": green, "blue": blue, "flags": flags})
+        }
+        Annotation::PawnStructure(k) => json!({"type": "pawn_structure", "kind": k}),
+        Annotation::PiecePath { kind, square } => {
+            json!({"type": "piece_path", "kind": kind, "square": square.to_string()})
+        }
+        Annotation::Evaluation { score, kind, depth } => {
+            json!({"type": "evaluation", "score": score, "kind": kind, "depth": depth})
         }
         Annotation::Unknown { kind, data } => json!({
             "type": "unknown",

@@ -2,7 +2,8 @@
 //! build a few legal games — main lines with variations (to depth 6), promotions and
 //! castling included, annotations of every kind the writer writes (texts before and after
 //! moves in the chosen code page's script, symbols, squares, arrows, clocks, time spent,
-//! critical positions, medals), whole-game texts, headers with names in that script — written
+//! critical positions, medals, pawn structures, piece paths, evaluations, variation
+//! colours), whole-game texts, headers with names in that script — written
 //! by `DatabaseWriter` in one of four code pages, read back and compared: the same move
 //! trees, annotations and names. Shared by the fuzz target `cbh_writer` (fuzz/) and the
 //! replay test `fuzz_structured.rs`.
@@ -15,10 +16,22 @@ use shakmaty::{Chess, Position, Square};
 
 /// Code pages and words of their scripts (names and comments are made of these).
 const SCRIPTS: [(&encoding_rs::Encoding, &[&str]); 4] = [
-    (encoding_rs::WINDOWS_1252, &["Müller", "Café", "Ñandú", "Smith", "élan", "Øst"]),
-    (encoding_rs::WINDOWS_1251, &["Иванов", "Пётр", "шах", "ладья", "Kramnik", "ход"]),
-    (encoding_rs::WINDOWS_1253, &["Παπαδόπουλος", "Γιώργος", "σκάκι", "πύργος", "Elo"]),
-    (encoding_rs::WINDOWS_1250, &["Łódź", "Dvořák", "Nováková", "šach", "Győr", "věž"]),
+    (
+        encoding_rs::WINDOWS_1252,
+        &["Müller", "Café", "Ñandú", "Smith", "élan", "Øst"],
+    ),
+    (
+        encoding_rs::WINDOWS_1251,
+        &["Иванов", "Пётр", "шах", "ладья", "Kramnik", "ход"],
+    ),
+    (
+        encoding_rs::WINDOWS_1253,
+        &["Παπαδόπουλος", "Γιώργος", "σκάκι", "πύργος", "Elo"],
+    ),
+    (
+        encoding_rs::WINDOWS_1250,
+        &["Łódź", "Dvořák", "Nováková", "šach", "Győr", "věž"],
+    ),
 ];
 
 /// Builds, writes, reads back and compares; panics on any difference. Returns how many
@@ -46,9 +59,19 @@ pub fn cbh_writer(data: &[u8]) -> (usize, usize) {
             panic!("record {n} is a game")
         };
         let back = db.game(n).expect("a written game decodes");
-        assert!(back.truncated.is_none() && back.annotation_error.is_none(), "game {n}");
-        assert_eq!(canonical(&back.tree), canonical(&g.tree), "game {n}: moves and annotations");
-        assert_eq!(back.game_annotations, g.game_annotations, "game {n}: game texts");
+        assert!(
+            back.truncated.is_none() && back.annotation_error.is_none(),
+            "game {n}"
+        );
+        assert_eq!(
+            canonical(&back.tree),
+            canonical(&g.tree),
+            "game {n}: moves and annotations"
+        );
+        assert_eq!(
+            back.game_annotations, g.game_annotations,
+            "game {n}: game texts"
+        );
         let r = NewHeader::from_header(&read);
         let names = |h: &NewHeader| {
             (
@@ -112,7 +135,7 @@ fn colour(u: &mut Unstructured<'_>) -> Result<Colour> {
 }
 
 fn annotation(u: &mut Unstructured<'_>, words: &[&str], before_ok: bool) -> Result<Annotation> {
-    Ok(match u.int_in_range(0..=9)? {
+    Ok(match u.int_in_range(0..=13)? {
         0 | 1 => Annotation::Text {
             before: before_ok && u.arbitrary()?,
             flags: 0,
@@ -149,14 +172,34 @@ fn annotation(u: &mut Unstructured<'_>, words: &[&str], before_ok: bool) -> Resu
             extra: 0,
         },
         8 => Annotation::Critical(u.int_in_range(1..=3)?),
-        _ => Annotation::Medals(u.int_in_range(1..=0xffff)?),
+        9 => Annotation::Medals(u.int_in_range(1..=0xffff)?),
+        10 => Annotation::PawnStructure(u.arbitrary()?),
+        11 => Annotation::PiecePath {
+            kind: u.arbitrary()?,
+            square: square(u)?,
+        },
+        12 => Annotation::Evaluation {
+            score: u.arbitrary()?,
+            kind: u.int_in_range(0..=3)?,
+            depth: u.int_in_range(0..=60)?,
+        },
+        _ => Annotation::VariationColour {
+            red: u.arbitrary()?,
+            green: u.arbitrary()?,
+            blue: u.arbitrary()?,
+            flags: u.int_in_range(0..=3)?,
+        },
     })
 }
 
 fn player(u: &mut Unstructured<'_>, words: &[&str]) -> Result<Player> {
     Ok(Player {
         last: word(u, words)?,
-        first: if u.arbitrary()? { word(u, words)? } else { String::new() },
+        first: if u.arbitrary()? {
+            word(u, words)?
+        } else {
+            String::new()
+        },
         ..Player::default()
     })
 }
@@ -216,8 +259,12 @@ fn game(u: &mut Unstructured<'_>, words: &[&str]) -> Result<(NewHeader, Game)> {
             ..Tournament::default()
         },
         result: Some(
-            [Outcome::WhiteWins, Outcome::Draw, Outcome::BlackWins, Outcome::Line]
-                [u.choose_index(4)?],
+            [
+                Outcome::WhiteWins,
+                Outcome::Draw,
+                Outcome::BlackWins,
+                Outcome::Line,
+            ][u.choose_index(4)?],
         ),
         white_elo: u.int_in_range(0..=2900)?,
         black_elo: u.int_in_range(0..=2900)?,
