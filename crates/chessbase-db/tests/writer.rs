@@ -55,22 +55,24 @@ fn games_pgn(db: &Database, numbers: impl IntoIterator<Item = u32>) -> Vec<Strin
         .collect()
 }
 
+/// The files present, with their extensions, as owned bytes.
+fn owned(files: &Files) -> Vec<(&'static str, Vec<u8>)> {
+    file_list(files)
+        .into_iter()
+        .map(|(ext, bytes)| (ext, bytes.to_vec()))
+        .collect()
+}
+
 fn round_trip(rel: &str, min_games: usize) {
     let Some(path) = corpus(rel) else { return };
     let db = Database::open(&path).unwrap();
     let (files, copied) = copy_files(&db);
-    let first: Vec<(&str, Vec<u8>)> = file_list(&files)
-        .into_iter()
-        .map(|(ext, bytes)| (ext, bytes.to_vec()))
-        .collect();
+    let first = owned(&files);
     let copy = Database::from_files(files).unwrap();
     // Write → read → write: the copy of the copy is the same bytes, file for file.
     let (again, all) = copy_files(&copy);
     assert_eq!(all.len() as u32, copy.len(), "{rel}: the copy copies whole");
-    let second: Vec<(&str, Vec<u8>)> = file_list(&again)
-        .into_iter()
-        .map(|(ext, bytes)| (ext, bytes.to_vec()))
-        .collect();
+    let second = owned(&again);
     assert_eq!(
         first.iter().map(|f| f.0).collect::<Vec<_>>(),
         second.iter().map(|f| f.0).collect::<Vec<_>>(),
