@@ -269,7 +269,6 @@ fn eval_command(args: &str) -> Option<Annotation> {
 /// `pawn-structure N`, `piece-path SQUARE N`, `eval KIND SCORE DEPTH`, `KK HEX`.
 fn cb_command(args: &str) -> Option<Annotation> {
     let (what, value) = args.split_once(' ')?;
-    let numbers = || -> Option<Vec<i16>> { value.split(' ').map(|t| t.parse().ok()).collect() };
     match what {
         "pawn-structure" => Some(Annotation::PawnStructure(value.parse().ok()?)),
         "piece-path" => {
@@ -279,7 +278,11 @@ fn cb_command(args: &str) -> Option<Annotation> {
                 square: square.parse().ok()?,
             })
         }
-        "eval" => match numbers()?[..] {
+        "eval" => match value
+            .split(' ')
+            .map(|t| t.parse().ok())
+            .collect::<Option<Vec<i16>>>()?[..]
+        {
             [kind, score, depth] => Some(Annotation::Evaluation { score, kind, depth }),
             _ => None,
         },
