@@ -17,6 +17,11 @@ pub type NodeId = u32;
 
 const NO_NODE: NodeId = u32::MAX;
 
+/// Bits of [`Node`]'s nesting field that hold the nesting (it saturates at 4,095, far above
+/// the deepest nesting the limits allow).
+const NESTING_BITS: u32 = 12;
+const NESTING_MASK: u16 = (1 << NESTING_BITS) - 1;
+
 /// One node of the move tree: a move (or a null move) and its links. 24 bytes (issue 20, F6:
 /// a tree costs 24 bytes per stored move; annotations are kept beside the nodes, only for
 /// the moves that have some).
@@ -24,9 +29,9 @@ const NO_NODE: NodeId = u32::MAX;
 pub struct Node {
     /// The move leading to this node; `None` for the root and for null moves.
     pub mv: Option<Move>,
-    /// Variations nested around this node: 0 on the main line, +1 for each non-first child
-    /// on the way from the root. At most `Limits::MAX_VARIATION_DEPTH` + 1, so 16 bits are
-    /// plenty.
+    /// Variations nested around this node (0 on the main line, +1 for each non-first child
+    /// on the way from the root; at most `Limits::MAX_VARIATION_DEPTH` + 1) in the low
+    /// [`NESTING_BITS`] bits, the move's SAN flags (`moves::san`) in the four above.
     nesting: u16,
     parent: NodeId,
     first_child: NodeId,
@@ -48,6 +53,9 @@ pub struct MoveTree {
     annotated: Vec<NodeId>,
     /// Annotations sorted by node (stable: a node's annotations in stored order).
     annotations: Vec<Annotation>,
+    /// Whether every node carries its SAN flags (a tree made by the decoder), so that the
+    /// PGN writer need not replay the moves.
+    san: bool,
 }
 
 impl Default for MoveTree {
@@ -80,6 +88,7 @@ impl MoveTree {
             nodes: all,
             annotated: Vec::new(),
             annotations: Vec::new(),
+            san: false,
         }
     }
 
@@ -87,23 +96,45 @@ impl MoveTree {
     /// has a main continuation (the new child is then a variation).
     pub fn child_nesting(&self, parent: NodeId) -> u32 {
         let p = &self.nodes[parent as usize];
-        u32::from(p.nesting) + u32::from(p.first_child != NO_NODE)
+        u32::from(p.nesting & NESTING_MASK) + u32::from(p.first_child != NO_NODE)
     }
 
     /// How many variations are nested around `id` (0 on the main line).
     pub fn nesting(&self, id: NodeId) -> u32 {
-        u32::from(self.nodes[id as usize].nesting)
+        u32::from(self.nodes[id as usize].nesting & NESTING_MASK)
+    }
+
+    /// The SAN flags of a node's move (`moves::san`), when the tree has them.
+    pub(crate) fn san_flags(&self, id: NodeId) -> Option<u8> {
+        self.san
+            .then(|| (self.nodes[id as usize].nesting >> NESTING_BITS) as u8)
     }
 
     /// Adds a move (or null move) after `parent`, as its last child, and returns its id (its
     /// stream index is `id − 1`). Constant time (the last child is kept: a node with many
     /// variations no longer costs a walk of its siblings per addition, issue 20, F3).
     ///
-    /// Nesting deeper than `u16::MAX` saturates; the decoder stops at its
+    /// Nesting deeper than 4,095 saturates; the decoder stops at its
     /// [`Limits::variation_depth`](chess_core::limits::Limits::variation_depth).
     pub fn add(&mut self, parent: NodeId, mv: Option<Move>) -> NodeId {
+        // A node added from outside carries no SAN flags: the writer replays again.
+        self.san = false;
+        self.add_with_san(parent, mv, 0)
+    }
+
+    /// Drops the SAN flags (the writer then replays the moves): for tests.
+    #[cfg(test)]
+    pub(crate) fn forget_san(&mut self) {
+        self.san = false;
+    }
+
+    /// [`MoveTree::add`] with the move's SAN flags (the decoder's way).
+    pub(crate) fn add_with_san(&mut self, parent: NodeId, mv: Option<Move>, san: u8) -> NodeId {
         let id = self.nodes.len() as NodeId;
-        let nesting = u16::try_from(self.child_nesting(parent)).unwrap_or(u16::MAX);
+        let nesting = u16::try_from(self.child_nesting(parent))
+            .unwrap_or(NESTING_MASK)
+            .min(NESTING_MASK)
+            | u16::from(san) << NESTING_BITS;
         self.nodes.push(Node {
             mv,
             nesting,
@@ -537,6 +568,7 @@ pub fn decode_game_with(
     // for the allocator's lock when workers decode in parallel. Pages never touched are never
     // resident, so a large reservation costs address space, not memory.
     let mut tree = MoveTree::with_capacity(rec.stream.len() + 1);
+    tree.san = true;
     let mut cur = MoveTree::ROOT;
     let mut stack: Vec<(NodeId, Replay)> = Vec::new();
     let mut truncated = None;
@@ -569,8 +601,8 @@ pub fn decode_game_with(
                 truncated = Some(err(number, at(pos), too_deep()));
                 break;
             }
-            Ok(Some(t)) => match replay.step(t) {
-                Ok(mv) => cur = tree.add(cur, mv),
+            Ok(Some(t)) => match replay.step_with::<true>(t) {
+                Ok((mv, san)) => cur = tree.add_with_san(cur, mv, san),
                 Err(reason) => {
                     truncated = Some(rec.bad_move(number, pos, index, reason));
                     break;

@@ -422,6 +422,30 @@ impl Slots {
 pub(crate) struct Replay {
     pub(crate) pos: Chess,
     slots: Slots,
+    /// Whether the side to move is in check, kept up to date by the moves that need it for
+    /// SAN (`play_with::<true>`; then the legality test skips the king-attack lookup for a
+    /// piece off its king's lines). Without SAN, it is not needed and not kept.
+    in_check: Option<bool>,
+}
+
+/// What SAN needs beyond the move itself, worked out by the decoder while it has the
+/// position (so that the PGN writer need not replay the game): disambiguation by file and by
+/// rank, check and mate. Stored in a [`crate::game::Node`].
+pub(crate) mod san {
+    /// The moving piece's file is written (another piece of the kind can go there).
+    pub(crate) const FILE: u8 = 1;
+    /// The moving piece's rank is written.
+    pub(crate) const RANK: u8 = 2;
+    /// The move gives check.
+    pub(crate) const CHECK: u8 = 4;
+    /// The move gives mate.
+    pub(crate) const MATE: u8 = 8;
+}
+
+/// Squares on a queen's line from `sq` on an empty board.
+#[inline]
+fn lines(sq: Square) -> Bitboard {
+    shakmaty::attacks::queen_attacks(sq, Bitboard::EMPTY)
 }
 
 fn offset_square(sq: Square, dx: u8, dy: u8) -> Square {
@@ -433,7 +457,11 @@ fn offset_square(sq: Square, dx: u8, dy: u8) -> Square {
 impl Replay {
     pub(crate) fn new(pos: Chess) -> Self {
         let slots = Slots::new(&pos);
-        Replay { pos, slots }
+        Replay {
+            pos,
+            slots,
+            in_check: None,
+        }
     }
 
     fn castle(&self, side: CastlingSide) -> Result<Move, MoveProblem> {
@@ -593,6 +621,7 @@ impl Replay {
         }
         let pos = std::mem::take(&mut self.pos);
         self.pos = pos.swap_turn().map_err(|_| MoveProblem::NullImpossible)?;
+        self.in_check = None;
         Ok(())
     }
 
@@ -637,8 +666,11 @@ impl Replay {
                     && board.piece_at(between).is_none()))
     }
 
-    /// Checks a move for legality and plays it.
-    pub(crate) fn play(&mut self, m: Move) -> Result<(), MoveProblem> {
+    /// Checks a move for legality and plays it; with `TRACK`, whether the side to move is in check afterwards is
+    /// worked out and kept (SAN needs it), which lets the next move's legality test skip the
+    /// king-attack lookup for a piece off its king's lines while the king is not in check.
+    #[inline]
+    fn play_with<const TRACK: bool>(&mut self, m: Move) -> Result<(), MoveProblem> {
         let illegal = || MoveProblem::Illegal(m);
         if let Move::Normal {
             role,
@@ -652,44 +684,99 @@ impl Replay {
             if !self.pseudo_legal(role, from, to, capture, promotion) {
                 return Err(illegal());
             }
-            // The mover's king (or its target square) must not be attacked with the piece
-            // moved and the captured piece gone.
             let turn = self.pos.turn();
             let board = self.pos.board();
-            let occupied = board.occupied().without(from).with(to);
             let king = if role == Role::King {
                 to
             } else {
                 board.king_of(turn).ok_or(MoveProblem::NoKing)?
             };
-            if (board.attacks_to(king, !turn, occupied) & !Bitboard::from(to)).any() {
-                return Err(illegal());
+            // A piece that is not on a line through its king, moved while the king is known
+            // not to be in check, cannot expose the king (a captured piece's square stays
+            // occupied). Otherwise the king (or its target square) must not be attacked with
+            // the piece moved and the captured piece gone.
+            let safe = TRACK
+                && role != Role::King
+                && self.in_check == Some(false)
+                && !lines(king).contains(from);
+            if !safe {
+                let occupied = board.occupied().without(from).with(to);
+                if (board.attacks_to(king, !turn, occupied) & !Bitboard::from(to)).any() {
+                    return Err(illegal());
+                }
             }
-            self.slots.apply(&self.pos, m);
-            self.pos.play_unchecked(m);
-            return Ok(());
-        }
-        if !self.pos.is_legal(m) {
+        } else if !self.pos.is_legal(m) {
             return Err(illegal());
         }
         self.slots.apply(&self.pos, m);
         self.pos.play_unchecked(m);
+        self.in_check = TRACK.then(|| self.pos.is_check());
         Ok(())
+    }
+
+    /// The SAN flags ([`san`]) of `m`, a legal move of the position, before it is played:
+    /// disambiguation only (check and mate are known after the move).
+    fn disambiguation(&self, m: Move) -> u8 {
+        let Move::Normal { role, from, to, .. } = m else {
+            return 0;
+        };
+        if matches!(role, Role::Pawn | Role::King) {
+            return 0;
+        }
+        let board = self.pos.board();
+        let piece = role.of(self.pos.turn());
+        // Other pieces of the kind that attack the target: none (pins only remove
+        // candidates) means no disambiguation; otherwise SAN's own rule decides.
+        let others =
+            shakmaty::attacks::attacks(to, piece, board.occupied()) & board.by_piece(piece);
+        if others.without(from).is_empty() {
+            return 0;
+        }
+        match shakmaty::san::San::from_move(&self.pos, m) {
+            shakmaty::san::San::Normal { file, rank, .. } => {
+                (if file.is_some() { san::FILE } else { 0 })
+                    | (if rank.is_some() { san::RANK } else { 0 })
+            }
+            _ => 0,
+        }
     }
 
     /// Resolves and plays one move token; returns the move (`None` for a null move).
     pub(crate) fn step(&mut self, t: Token) -> Result<Option<Move>, MoveProblem> {
+        Ok(self.step_with::<false>(t)?.0)
+    }
+
+    /// [`Replay::step`], and with `SAN` the move's [`san`] flags (0 without).
+    #[inline]
+    pub(crate) fn step_with<const SAN: bool>(
+        &mut self,
+        t: Token,
+    ) -> Result<(Option<Move>, u8), MoveProblem> {
         let m = match t {
             Token::Code(op) => self.code_move(op)?,
             Token::Squares(w) => self.squares_move(w)?,
             Token::Null => {
                 self.null_move()?;
-                return Ok(None);
+                return Ok((None, 0));
             }
             Token::Variation | Token::End => return Err(MoveProblem::NotAMove),
         };
-        self.play(m)?;
-        Ok(Some(m))
+        if !SAN {
+            self.play_with::<false>(m)?;
+            return Ok((Some(m), 0));
+        }
+        // Disambiguation is decided on the position before the move (for an illegal move it
+        // is worked out and dropped with the error).
+        let mut flags = self.disambiguation(m);
+        self.play_with::<true>(m)?;
+        if self.in_check == Some(true) {
+            flags |= if self.pos.legal_moves().is_empty() {
+                san::CHECK | san::MATE
+            } else {
+                san::CHECK
+            };
+        }
+        Ok((Some(m), flags))
     }
 }
 

@@ -39,6 +39,15 @@ fn tag(out: &mut String, name: &str, value: &str) {
     out.push('[');
     out.push_str(name);
     out.push_str(" \"");
+    // Most values need no escaping: copied whole.
+    if !value
+        .bytes()
+        .any(|b| matches!(b, b'"' | b'\\' | b'\n' | b'\r' | b'\t'))
+    {
+        out.push_str(value);
+        out.push_str("\"]\n");
+        return;
+    }
     for c in value.chars() {
         match c {
             '"' | '\\' => {
@@ -277,10 +286,33 @@ impl Movetext<'_> {
         self.scratch = t;
     }
 
+    /// Starts a token written straight into the text (no copy through a buffer): the
+    /// separator goes first as a space; [`Movetext::end_token`] turns it into a line break when
+    /// the token does not fit. Returns where the token starts.
+    fn begin_token(&mut self) -> usize {
+        if self.col > 0 {
+            self.out.push(' ');
+        }
+        self.out.len()
+    }
+
+    /// Ends the token begun at `start`: wraps the line before it when it is too long, as
+    /// [`Movetext::token`] does.
+    fn end_token(&mut self, start: usize) {
+        let len = self.out.len() - start;
+        if self.col == 0 {
+            self.col = len;
+        } else if self.col + 1 + len > self.width {
+            self.out.replace_range(start - 1..start, "\n");
+            self.col = len;
+        } else {
+            self.col += 1 + len;
+        }
+    }
+
     /// A move number token, `N.` or `N...`, without the formatting machinery.
     fn move_number(&mut self, n: u32, black: bool) {
-        let mut t = std::mem::take(&mut self.scratch);
-        t.clear();
+        let start = self.begin_token();
         let mut digits = [0u8; 10];
         let mut i = digits.len();
         let mut v = n;
@@ -292,19 +324,14 @@ impl Movetext<'_> {
                 break;
             }
         }
-        t.extend(digits[i..].iter().map(|&d| char::from(d)));
-        t.push_str(if black { "..." } else { "." });
-        self.token(&t);
-        self.scratch = t;
-    }
-
-    /// A move's SAN token.
-    fn san(&mut self, san: SanPlus) {
-        let mut t = std::mem::take(&mut self.scratch);
-        t.clear();
-        san.append_to_string(&mut t);
-        self.token(&t);
-        self.scratch = t;
+        for &d in &digits[i..] {
+            self.out.push(char::from(d));
+        }
+        self.out.push('.');
+        if black {
+            self.out.push_str("..");
+        }
+        self.end_token(start);
     }
 
     fn token(&mut self, t: &str) {
@@ -338,6 +365,135 @@ impl Movetext<'_> {
     }
 }
 
+/// Where the writer is in a line: what it needs to number moves and write their SAN.
+trait Cursor: Clone {
+    /// The side to move.
+    fn side(&self) -> Color;
+    /// The fullmove number.
+    fn number(&self) -> u32;
+    /// Writes the SAN of `m` (the move of `node`) into `t` and plays it.
+    fn san(&mut self, tree: &MoveTree, node: NodeId, m: shakmaty::Move, t: &mut String);
+    /// Plays a null move.
+    fn null(&mut self);
+}
+
+/// The position itself, replayed move by move: for trees without SAN flags.
+impl Cursor for Chess {
+    fn side(&self) -> Color {
+        self.turn()
+    }
+
+    fn number(&self) -> u32 {
+        self.fullmoves().get()
+    }
+
+    fn san(&mut self, _: &MoveTree, _: NodeId, m: shakmaty::Move, t: &mut String) {
+        san_plus(self, m).append_to_string(t);
+    }
+
+    fn null(&mut self) {
+        let pos = std::mem::take(self);
+        *self = pos
+            .swap_turn()
+            .unwrap_or_else(|p| p.ignore_impossible_check().unwrap_or_default());
+    }
+}
+
+/// Only the side to move and the move number: the SAN comes from the flags the decoder
+/// stored in the tree (no replay). Numbers as the position would count them: a move by Black
+/// starts the next move, a null move does not.
+#[derive(Debug, Clone, Copy)]
+struct Counter {
+    turn: Color,
+    fullmoves: u32,
+}
+
+impl Cursor for Counter {
+    fn side(&self) -> Color {
+        self.turn
+    }
+
+    fn number(&self) -> u32 {
+        self.fullmoves
+    }
+
+    fn san(&mut self, tree: &MoveTree, node: NodeId, m: shakmaty::Move, t: &mut String) {
+        append_san(t, m, tree.san_flags(node).unwrap_or(0));
+        if self.turn == Color::Black {
+            self.fullmoves = self.fullmoves.saturating_add(1);
+        }
+        self.turn = !self.turn;
+    }
+
+    fn null(&mut self) {
+        self.turn = !self.turn;
+    }
+}
+
+fn square(t: &mut String, sq: shakmaty::Square) {
+    t.push(sq.file().char());
+    t.push(sq.rank().char());
+}
+
+/// SAN of a legal move from its [`san`](crate::moves::san) flags, as shakmaty writes it.
+fn append_san(t: &mut String, m: shakmaty::Move, flags: u8) {
+    use crate::moves::san;
+    use shakmaty::{CastlingSide, Move, Role};
+    match m {
+        Move::Normal {
+            role,
+            from,
+            capture,
+            to,
+            promotion,
+        } => {
+            if role == Role::Pawn {
+                if capture.is_some() {
+                    t.push(from.file().char());
+                    t.push('x');
+                }
+            } else {
+                t.push(role.upper_char());
+                if flags & san::FILE != 0 {
+                    t.push(from.file().char());
+                }
+                if flags & san::RANK != 0 {
+                    t.push(from.rank().char());
+                }
+                if capture.is_some() {
+                    t.push('x');
+                }
+            }
+            square(t, to);
+            if let Some(p) = promotion {
+                t.push('=');
+                t.push(p.upper_char());
+            }
+        }
+        Move::EnPassant { from, to } => {
+            t.push(from.file().char());
+            t.push('x');
+            square(t, to);
+        }
+        Move::Castle { .. } => t.push_str(match m.castling_side() {
+            Some(CastlingSide::QueenSide) => "O-O-O",
+            _ => "O-O",
+        }),
+        Move::Put { role, to } => {
+            if role != Role::Pawn {
+                t.push(role.upper_char());
+            }
+            t.push('@');
+            square(t, to);
+        }
+    }
+    if flags & san::MATE != 0 {
+        t.push('#');
+    } else if flags & san::CHECK != 0 {
+        t.push('+');
+    }
+}
+
 struct Writer<'a, 'b> {
     tree: &'a MoveTree,
     text: Movetext<'b>,
@@ -347,7 +503,7 @@ struct Writer<'a, 'b> {
 impl Writer<'_, '_> {
     /// Writes the line from `node` (at `pos`), starting with `first` instead of the main child
     /// when given (a variation).
-    fn line(&mut self, mut node: NodeId, mut pos: Chess, mut first: Option<NodeId>) {
+    fn line<C: Cursor>(&mut self, mut node: NodeId, mut pos: C, mut first: Option<NodeId>) {
         let mut need_number = true;
         loop {
             let variation_start = first.is_some();
@@ -365,24 +521,23 @@ impl Writer<'_, '_> {
                     need_number = true;
                 }
             }
-            if pos.turn() == Color::White {
-                self.text.move_number(pos.fullmoves().get(), false);
+            if pos.side() == Color::White {
+                self.text.move_number(pos.number(), false);
             } else if need_number {
-                self.text.move_number(pos.fullmoves().get(), true);
+                self.text.move_number(pos.number(), true);
             }
             need_number = false;
             let has_variations = !variation_start && self.tree.children(node).nth(1).is_some();
             let before_move = has_variations.then(|| pos.clone());
             match n.mv {
                 Some(m) => {
-                    let san = san_plus(&mut pos, m);
-                    self.text.san(san);
+                    let start = self.text.begin_token();
+                    pos.san(self.tree, child, m, self.text.out);
+                    self.text.end_token(start);
                 }
                 None => {
                     self.text.token("--");
-                    pos = pos
-                        .swap_turn()
-                        .unwrap_or_else(|p| p.ignore_impossible_check().unwrap_or_default());
+                    pos.null();
                 }
             }
             if annotated {
@@ -407,7 +562,7 @@ impl Writer<'_, '_> {
         }
     }
 
-    fn line_in_parens(&mut self, node: NodeId, pos: Chess, first: NodeId) {
+    fn line_in_parens<C: Cursor>(&mut self, node: NodeId, pos: C, first: NodeId) {
         // "(" is followed directly by the first move: remove the separator the next token adds.
         let mark = self.text.out.len();
         self.line(node, pos, Some(first));
@@ -471,6 +626,13 @@ pub fn write_game(out: &mut String, header: &GameHeader<'_>, game: &Game, opts: 
         tag(out, "FEN", &fen.to_string());
     }
     out.push('\n');
+    write_movetext(out, game, outcome.pgn(), opts);
+    out.push_str("\n\n");
+}
+
+/// The movetext of `game` (its opening comment, moves, variations and annotations, then
+/// `result`), wrapped at the options' width.
+fn write_movetext(out: &mut String, game: &Game, result: &str, opts: &PgnOptions) {
     let mut w = Writer {
         tree: &game.tree,
         text: Movetext {
@@ -499,9 +661,17 @@ pub fn write_game(out: &mut String, header: &GameHeader<'_>, game: &Game, opts: 
             w.text.comment(&c);
         }
     }
-    w.line(MoveTree::ROOT, game.start.position.clone(), None);
-    w.text.token(outcome.pgn());
-    out.push_str("\n\n");
+    if game.tree.san_flags(MoveTree::ROOT).is_some() {
+        let start = &game.start.position;
+        let counter = Counter {
+            turn: start.turn(),
+            fullmoves: start.fullmoves().get(),
+        };
+        w.line(MoveTree::ROOT, counter, None);
+    } else {
+        w.line(MoveTree::ROOT, game.start.position.clone(), None);
+    }
+    w.text.token(result);
 }
 
 /// What an export did.
@@ -734,5 +904,102 @@ mod san_tests {
             }
         }
         assert!(checked > 50_000, "{checked}");
+    }
+
+    /// The movetext written from the decoder's SAN flags (no replay) is the movetext written
+    /// by replaying the moves, on random games with variations, null moves, promotions, en
+    /// passant, castling both ways (Chess960 too), checks, mates and ambiguous pieces.
+    #[test]
+    fn san_flags_write_what_a_replay_writes() {
+        use crate::game::{MoveTree, NodeId, Start, decode_game};
+        use shakmaty::CastlingMode;
+        let fens = [
+            (
+                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+                false,
+            ),
+            ("r3k2r/1P4P1/8/3pP3/8/8/1p4p1/R3K2R w KQkq d6 0 1", false),
+            ("1k6/8/8/3N1N2/8/Q1Q5/8/R3K2R w KQ - 0 1", false),
+            ("4k3/8/8/8/8/8/8/R3K2R b KQ - 0 7", false),
+            ("6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1", false),
+            (
+                "bqnrkrnb/pppppppp/8/8/8/8/PPPPPPPP/BQNRKRNB w KQkq - 0 1",
+                true,
+            ),
+        ];
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = move |n: usize| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % n as u64) as usize
+        };
+        let mut games = 0;
+        for (fen, c960) in fens {
+            let mode = if c960 {
+                CastlingMode::Chess960
+            } else {
+                CastlingMode::Standard
+            };
+            let start: Chess = fen.parse::<Fen>().unwrap().into_position(mode).unwrap();
+            for _ in 0..150 {
+                let mut tree = MoveTree::new();
+                // Lines to extend: (node, position there); a variation branches off a node
+                // that already has a continuation.
+                let mut open: Vec<(NodeId, Chess)> = vec![(MoveTree::ROOT, start.clone())];
+                for _ in 0..90 {
+                    let k = next(open.len());
+                    let (node, pos) = open[k].clone();
+                    let moves = pos.legal_moves();
+                    if moves.is_empty() {
+                        open.swap_remove(k);
+                        if open.is_empty() {
+                            break;
+                        }
+                        continue;
+                    }
+                    let (mv, after) = if next(25) == 0 && !pos.is_check() {
+                        (None, pos.clone().swap_turn().ok())
+                    } else {
+                        let m = moves[next(moves.len())];
+                        let mut p = pos.clone();
+                        p.play_unchecked(m);
+                        (Some(m), Some(p))
+                    };
+                    let Some(after) = after else { continue };
+                    if tree.child_nesting(node) > 3 {
+                        continue;
+                    }
+                    let child = tree.add(node, mv);
+                    open[k] = (child, after);
+                    if next(8) == 0 {
+                        open.push((node, pos));
+                    }
+                }
+                let game = Game::new(
+                    Start {
+                        position: start.clone(),
+                        castling_mode: mode,
+                        setup: true,
+                        chess960: c960.then_some(518),
+                        chess960_rooks: None,
+                    },
+                    tree,
+                );
+                let encoded = crate::encode::encode_game(&game, encoding_rs::WINDOWS_1252).unwrap();
+                let decoded = decode_game(&encoded.cbg, 0, 1).unwrap();
+                assert!(decoded.truncated.is_none(), "{:?}", decoded.truncated);
+                assert!(decoded.tree.san_flags(MoveTree::ROOT).is_some());
+                let mut replayed = decoded.clone();
+                replayed.tree.forget_san();
+                let opts = PgnOptions::default();
+                let (mut fast, mut slow) = (String::new(), String::new());
+                write_movetext(&mut fast, &decoded, "*", &opts);
+                write_movetext(&mut slow, &replayed, "*", &opts);
+                assert_eq!(fast, slow, "{fen}");
+                games += 1;
+            }
+        }
+        assert_eq!(games, 900);
     }
 }
