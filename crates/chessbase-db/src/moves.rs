@@ -309,11 +309,21 @@ fn ci(c: Color) -> usize {
 impl Slots {
     /// Numbers the pieces of a position in file-major order.
     pub(crate) fn new(pos: &Chess) -> Slots {
+        // Nearly every game starts from the standard position: numbered once.
+        static STANDARD: OnceLock<Slots> = OnceLock::new();
+        if *pos.board() == shakmaty::Board::new() {
+            return STANDARD
+                .get_or_init(|| Slots::number(&shakmaty::Board::new()))
+                .clone();
+        }
+        Slots::number(pos.board())
+    }
+
+    fn number(board: &shakmaty::Board) -> Slots {
         let mut s = Slots {
             pieces: [[[NONE; 3]; 4]; 2],
             pawns: [[NONE; 8]; 2],
         };
-        let board = pos.board();
         for sq in file_major_squares() {
             let Some(p) = board.piece_at(sq) else {
                 continue;
@@ -442,10 +452,41 @@ pub(crate) mod san {
     pub(crate) const MATE: u8 = 8;
 }
 
-/// Squares on a queen's line from `sq` on an empty board.
-#[inline]
-fn lines(sq: Square) -> Bitboard {
-    shakmaty::attacks::queen_attacks(sq, Bitboard::EMPTY)
+/// The squares a piece of kind `role` (not a pawn) on `sq` attacks: shakmaty's `attacks`
+/// without its colour dispatch, inlined into the hot paths.
+#[inline(always)]
+fn piece_attacks(role: Role, sq: Square, occupied: Bitboard) -> Bitboard {
+    use shakmaty::attacks;
+    match role {
+        Role::Knight => attacks::knight_attacks(sq),
+        Role::Bishop => attacks::bishop_attacks(sq, occupied),
+        Role::Rook => attacks::rook_attacks(sq, occupied),
+        Role::Queen => attacks::queen_attacks(sq, occupied),
+        Role::King => attacks::king_attacks(sq),
+        Role::Pawn => Bitboard::EMPTY,
+    }
+}
+
+/// How two squares are aligned: on one rank or file, on one diagonal, or not at all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Line {
+    Straight,
+    Diagonal,
+    None,
+}
+
+/// The line through `a` and `b` (by arithmetic: no table to load).
+#[inline(always)]
+fn line(a: Square, b: Square) -> Line {
+    let (fa, ra) = (a.file().to_u32() as i32, a.rank().to_u32() as i32);
+    let (fb, rb) = (b.file().to_u32() as i32, b.rank().to_u32() as i32);
+    if fa == fb || ra == rb {
+        Line::Straight
+    } else if fa - ra == fb - rb || fa + ra == fb + rb {
+        Line::Diagonal
+    } else {
+        Line::None
+    }
 }
 
 fn offset_square(sq: Square, dx: u8, dy: u8) -> Square {
@@ -642,8 +683,7 @@ impl Replay {
             return false;
         }
         if role != Role::Pawn {
-            return promotion.is_none()
-                && shakmaty::attacks::attacks(from, role.of(turn), board.occupied()).contains(to);
+            return promotion.is_none() && piece_attacks(role, from, board.occupied()).contains(to);
         }
         let last = turn.fold_wb(Rank::Eighth, Rank::First);
         if (to.rank() == last) != promotion.is_some()
@@ -669,7 +709,7 @@ impl Replay {
     /// Checks a move for legality and plays it; with `TRACK`, whether the side to move is in check afterwards is
     /// worked out and kept (SAN needs it), which lets the next move's legality test skip the
     /// king-attack lookup for a piece off its king's lines while the king is not in check.
-    #[inline]
+    #[inline(always)]
     fn play_with<const TRACK: bool>(&mut self, m: Move) -> Result<(), MoveProblem> {
         let illegal = || MoveProblem::Illegal(m);
         if let Move::Normal {
@@ -698,7 +738,7 @@ impl Replay {
             let safe = TRACK
                 && role != Role::King
                 && self.in_check == Some(false)
-                && !lines(king).contains(from);
+                && line(king, from) == Line::None;
             if !safe {
                 let occupied = board.occupied().without(from).with(to);
                 if (board.attacks_to(king, !turn, occupied) & !Bitboard::from(to)).any() {
@@ -714,6 +754,24 @@ impl Replay {
         Ok(())
     }
 
+    /// Whether the side to move has a legal move. Most checks are answered by a king step,
+    /// looked for first; the legal moves are generated only when there is none.
+    fn has_legal_move(&self) -> bool {
+        let board = self.pos.board();
+        let turn = self.pos.turn();
+        if let Some(king) = board.king_of(turn) {
+            let occupied = board.occupied().without(king);
+            let targets = shakmaty::attacks::king_attacks(king) & !board.by_color(turn);
+            if targets
+                .into_iter()
+                .any(|to| board.attacks_to(to, !turn, occupied).is_empty())
+            {
+                return true;
+            }
+        }
+        !self.pos.legal_moves().is_empty()
+    }
+
     /// The SAN flags ([`san`]) of `m`, a legal move of the position, before it is played:
     /// disambiguation only (check and mate are known after the move).
     fn disambiguation(&self, m: Move) -> u8 {
@@ -726,19 +784,30 @@ impl Replay {
         let board = self.pos.board();
         let piece = role.of(self.pos.turn());
         // Other pieces of the kind that attack the target: none (pins only remove
-        // candidates) means no disambiguation; otherwise SAN's own rule decides.
-        let others =
-            shakmaty::attacks::attacks(to, piece, board.occupied()) & board.by_piece(piece);
-        if others.without(from).is_empty() {
+        // candidates) means no disambiguation.
+        let occupied = board.occupied();
+        let others = (piece_attacks(role, to, occupied) & board.by_piece(piece)).without(from);
+        if others.is_empty() {
             return 0;
         }
-        match shakmaty::san::San::from_move(&self.pos, m) {
-            shakmaty::san::San::Normal { file, rank, .. } => {
-                (if file.is_some() { san::FILE } else { 0 })
-                    | (if rank.is_some() { san::RANK } else { 0 })
+        let Some(king) = board.king_of(piece.color) else {
+            return 0;
+        };
+        // Those that can legally go there (their king is not attacked once they have moved),
+        // then SAN's rule (shakmaty's `San::disambiguate`): the file when another candidate
+        // shares neither file (or shares the rank too), the rank when one shares the file.
+        let (mut ambiguous, mut same_file, mut same_rank) = (false, false, false);
+        for other in others {
+            let after = occupied.without(other).with(to);
+            if (board.attacks_to(king, !piece.color, after) & !Bitboard::from(to)).any() {
+                continue;
             }
-            _ => 0,
+            ambiguous = true;
+            same_file |= other.file() == from.file();
+            same_rank |= other.rank() == from.rank();
         }
+        let file = ambiguous && (!same_file || same_rank);
+        (if file { san::FILE } else { 0 }) | (if same_file { san::RANK } else { 0 })
     }
 
     /// Resolves and plays one move token; returns the move (`None` for a null move).
@@ -770,10 +839,10 @@ impl Replay {
         let mut flags = self.disambiguation(m);
         self.play_with::<true>(m)?;
         if self.in_check == Some(true) {
-            flags |= if self.pos.legal_moves().is_empty() {
-                san::CHECK | san::MATE
-            } else {
+            flags |= if self.has_legal_move() {
                 san::CHECK
+            } else {
+                san::CHECK | san::MATE
             };
         }
         Ok((Some(m), flags))
