@@ -124,6 +124,17 @@ impl Eco {
         }
     }
 
+    /// Appends the ECO code as PGN writes it (`B51`); `false` (nothing written) when not a
+    /// code.
+    pub(crate) fn push_code(self, s: &mut String) -> bool {
+        let Eco::Code { code, .. } = self else {
+            return false;
+        };
+        s.push(char::from(b'A' + (code / 100) as u8));
+        crate::text::push_decimal(s, u32::from(code % 100), 2);
+        true
+    }
+
     /// The ECO code as PGN writes it (`B51`), `None` when not a code.
     pub fn code(self) -> Option<String> {
         match self {
@@ -180,6 +191,20 @@ impl GameHeader<'_> {
     /// The ECO field.
     pub fn eco(&self) -> Eco {
         Eco::from_value(self.record.eco)
+    }
+
+    /// Appends [`GameHeader::round`]'s text.
+    pub(crate) fn push_round(&self, s: &mut String) {
+        match (self.record.round, self.record.subround) {
+            (0, _) => s.push('?'),
+            (r, sub) => {
+                crate::text::push_decimal(s, u32::from(r), 1);
+                if sub != 0 {
+                    s.push('.');
+                    crate::text::push_decimal(s, u32::from(sub), 1);
+                }
+            }
+        }
     }
 
     /// The PGN round: `?`, `5` or `5.2`.

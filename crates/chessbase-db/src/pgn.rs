@@ -580,21 +580,42 @@ pub fn write_game(out: &mut String, header: &GameHeader<'_>, game: &Game, opts: 
     let t = header.tournament;
     tag(out, "Event", &t.title);
     tag(out, "Site", &t.place);
-    tag(out, "Date", &header.date().to_string());
-    tag(out, "Round", &header.round());
-    tag(out, "White", &header.white.full_name());
-    tag(out, "Black", &header.black.full_name());
+    // Values are formatted into one reused buffer, without the formatting machinery.
+    let mut v = String::with_capacity(64);
+    let mut with = |out: &mut String, name: &str, fill: &dyn Fn(&mut String) -> bool| {
+        v.clear();
+        if fill(&mut v) {
+            tag(out, name, &v);
+        }
+    };
+    with(out, "Date", &|v| {
+        header.date().push_pgn(v);
+        true
+    });
+    with(out, "Round", &|v| {
+        header.push_round(v);
+        true
+    });
+    with(out, "White", &|v| {
+        header.white.push_full_name(v);
+        true
+    });
+    with(out, "Black", &|v| {
+        header.black.push_full_name(v);
+        true
+    });
     let outcome = header.outcome();
     tag(out, "Result", outcome.pgn());
-    if header.record.white_elo != 0 {
-        tag(out, "WhiteElo", &header.record.white_elo.to_string());
+    for (name, elo) in [
+        ("WhiteElo", header.record.white_elo),
+        ("BlackElo", header.record.black_elo),
+    ] {
+        with(out, name, &|v| {
+            crate::text::push_decimal(v, u32::from(elo), 1);
+            elo != 0
+        });
     }
-    if header.record.black_elo != 0 {
-        tag(out, "BlackElo", &header.record.black_elo.to_string());
-    }
-    if let Some(eco) = header.eco().code() {
-        tag(out, "ECO", &eco);
-    }
+    with(out, "ECO", &|v| header.eco().push_code(v));
     if !header.annotator.name.is_empty() {
         tag(out, "Annotator", &header.annotator.name);
     }
@@ -604,9 +625,10 @@ pub fn write_game(out: &mut String, header: &GameHeader<'_>, game: &Game, opts: 
     if let Some(team) = header.black_team {
         tag(out, "BlackTeam", &team.title);
     }
-    if !t.start_date().is_unknown() {
-        tag(out, "EventDate", &t.start_date().to_string());
-    }
+    with(out, "EventDate", &|v| {
+        t.start_date().push_pgn(v);
+        !t.start_date().is_unknown()
+    });
     if let Some(term) = outcome.termination() {
         tag(out, "Termination", term);
     }

@@ -753,6 +753,17 @@ pub struct Player {
 }
 
 impl Player {
+    /// Appends [`Player::full_name`]'s text.
+    pub(crate) fn push_full_name(&self, s: &mut String) {
+        s.push_str(&self.last);
+        if !self.first.is_empty() {
+            if !self.last.is_empty() {
+                s.push_str(", ");
+            }
+            s.push_str(&self.first);
+        }
+    }
+
     /// The PGN form: `Last, First`, or `Last` alone.
     pub fn full_name(&self) -> String {
         if self.first.is_empty() {

@@ -151,21 +151,49 @@ impl Date {
     }
 }
 
+/// Appends `n` in decimal, padded with zeros to `width` digits.
+pub(crate) fn push_decimal(s: &mut String, n: u32, width: usize) {
+    let mut digits = [b'0'; 10];
+    let mut i = digits.len();
+    let mut v = n;
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    let start = i.min(digits.len().saturating_sub(width));
+    for &d in &digits[start..] {
+        s.push(char::from(d));
+    }
+}
+
+impl Date {
+    /// Appends the PGN form (see the `Display` implementation) without the formatting
+    /// machinery.
+    pub(crate) fn push_pgn(self, s: &mut String) {
+        match self.year {
+            0 => s.push_str("????"),
+            y => push_decimal(s, u32::from(y), 4),
+        }
+        for part in [self.month, self.day] {
+            s.push('.');
+            match part {
+                0 => s.push_str("??"),
+                v => push_decimal(s, u32::from(v), 2),
+            }
+        }
+    }
+}
+
 /// The PGN form `YYYY.MM.DD` with `?` for unknown parts.
 impl fmt::Display for Date {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.year {
-            0 => f.write_str("????")?,
-            y => write!(f, "{y:04}")?,
-        }
-        match self.month {
-            0 => f.write_str(".??")?,
-            m => write!(f, ".{m:02}")?,
-        }
-        match self.day {
-            0 => f.write_str(".??"),
-            d => write!(f, ".{d:02}"),
-        }
+        let mut s = String::with_capacity(10);
+        self.push_pgn(&mut s);
+        f.write_str(&s)
     }
 }
 
@@ -206,6 +234,40 @@ mod tests {
         assert_eq!(decode_field(b"Caf\xc3\xa9\0junk"), "Café");
         assert_eq!(decode_field(b"Caf\xe9\0\xff"), "Café");
         assert_eq!(decode_field(b"full"), "full");
+    }
+
+    /// The hand-written digits are `format!`'s, padded or not, at every width and size.
+    #[test]
+    fn decimals_are_formats() {
+        for n in [0u32, 7, 10, 99, 100, 2024, 4095, 65535, u32::MAX] {
+            for width in 1..=4 {
+                let mut s = String::new();
+                push_decimal(&mut s, n, width);
+                assert_eq!(s, format!("{n:0width$}"));
+            }
+        }
+        for bits in (0..1u32 << 21).step_by(997) {
+            let d = Date::from_bits(bits);
+            let want = format!(
+                "{}.{}.{}",
+                if d.year == 0 {
+                    "????".into()
+                } else {
+                    format!("{:04}", d.year)
+                },
+                if d.month == 0 {
+                    "??".into()
+                } else {
+                    format!("{:02}", d.month)
+                },
+                if d.day == 0 {
+                    "??".into()
+                } else {
+                    format!("{:02}", d.day)
+                },
+            );
+            assert_eq!(d.to_string(), want);
+        }
     }
 
     #[test]
