@@ -56,6 +56,53 @@ pub struct BuildStats {
     pub truncated_positions: u64,
 }
 
+/// What one game adds to a book, worked out without the position table (so that the
+/// parallel part of a PGN build does it): each counted position's key, side to move and the
+/// code of the move played from it, the result and the ratings.
+struct Contribution {
+    /// `Some(winner)` for a decided or drawn game, `None` for an unknown result.
+    winner: Option<Option<Color>>,
+    elos: [Option<u64>; 2],
+    uncodable: u64,
+    plies: Vec<(position::Key, Color, Option<u8>)>,
+}
+
+impl Contribution {
+    fn of(game: &Game, max_ply: usize) -> Contribution {
+        let winner = match game.result {
+            GameResult::WhiteWins => Some(Some(Color::White)),
+            GameResult::BlackWins => Some(Some(Color::Black)),
+            GameResult::Draw => Some(None),
+            _ => None, // unknown result
+        };
+        let plies = game.moves.len().min(max_ply);
+        let mut c = Contribution {
+            winner,
+            elos: [elo(game, Color::White), elo(game, Color::Black)],
+            uncodable: 0,
+            plies: Vec::with_capacity(plies + 1),
+        };
+        let mut pos: Chess = game.start.clone();
+        for ply in 0..=plies {
+            let Some(key) = position::key_of(&pos) else {
+                break;
+            };
+            let next = game.moves.get(ply).filter(|_| ply < plies).copied();
+            let code = next.and_then(|m| {
+                let n = normalize(&pos);
+                moves::encode(&n.position, n.transform.apply_move(m))
+            });
+            if next.is_some() && code.is_none() {
+                c.uncodable += 1;
+            }
+            c.plies.push((key, pos.turn(), code));
+            let Some(m) = next else { break };
+            pos.play_unchecked(m);
+        }
+        c
+    }
+}
+
 /// Accumulates games into book records.
 #[derive(Debug, Default)]
 pub struct Builder {
@@ -103,60 +150,44 @@ impl Builder {
 
     /// Adds one game.
     pub fn add_game(&mut self, game: &Game) {
+        self.add_contribution(&Contribution::of(game, self.max_ply));
+    }
+
+    /// Counts a game worked out by [`Contribution::of`].
+    fn add_contribution(&mut self, c: &Contribution) {
         self.stats.games += 1;
-        let winner = match game.result {
-            GameResult::WhiteWins => Some(Some(Color::White)),
-            GameResult::BlackWins => Some(Some(Color::Black)),
-            GameResult::Draw => Some(None),
-            _ => None, // unknown result
-        };
-        let elos = [elo(game, Color::White), elo(game, Color::Black)];
-        let mut seen: HashSet<position::Key> = HashSet::new();
-        let mut pos: Chess = game.start.clone();
-        let plies = game.moves.len().min(self.max_ply);
-        for ply in 0..=plies {
-            let Some(key) = position::key_of(&pos) else {
-                break;
+        self.stats.uncodable_moves += c.uncodable;
+        let mut seen: HashSet<position::Key> = HashSet::with_capacity(c.plies.len());
+        for &(key, mover, code) in &c.plies {
+            if !seen.insert(key) {
+                continue;
+            }
+            let acc = self.positions.entry(key).or_default();
+            acc.games += 1;
+            match c.winner {
+                Some(Some(w)) if w == mover => acc.wins += 1,
+                Some(Some(_)) => acc.losses += 1,
+                Some(None) => acc.draws += 1,
+                None => acc.unknown += 1,
+            }
+            let (own, other) = match mover {
+                Color::White => (c.elos[0], c.elos[1]),
+                Color::Black => (c.elos[1], c.elos[0]),
             };
-            let next = game.moves.get(ply).filter(|_| ply < plies).copied();
-            let code = next.and_then(|m| {
-                let n = normalize(&pos);
-                moves::encode(&n.position, n.transform.apply_move(m))
-            });
-            if next.is_some() && code.is_none() {
-                self.stats.uncodable_moves += 1;
+            if let Some(e) = own {
+                acc.r1.0 += 1;
+                acc.r1.1 += e;
             }
-            if seen.insert(key) {
-                let acc = self.positions.entry(key).or_default();
-                acc.games += 1;
-                let mover = pos.turn();
-                match winner {
-                    Some(Some(c)) if c == mover => acc.wins += 1,
-                    Some(Some(_)) => acc.losses += 1,
-                    Some(None) => acc.draws += 1,
-                    None => acc.unknown += 1,
-                }
-                let (own, other) = match mover {
-                    Color::White => (elos[0], elos[1]),
-                    Color::Black => (elos[1], elos[0]),
-                };
-                if let Some(e) = own {
-                    acc.r1.0 += 1;
-                    acc.r1.1 += e;
-                }
-                if let Some(e) = other {
-                    acc.r2.0 += 1;
-                    acc.r2.1 += e;
-                }
-                if let Some(code) = code {
-                    match acc.moves.iter_mut().find(|(c, _)| *c == code) {
-                        Some((_, n)) => *n += 1,
-                        None => acc.moves.push((code, 1)),
-                    }
+            if let Some(e) = other {
+                acc.r2.0 += 1;
+                acc.r2.1 += e;
+            }
+            if let Some(code) = code {
+                match acc.moves.iter_mut().find(|(c, _)| *c == code) {
+                    Some((_, n)) => *n += 1,
+                    None => acc.moves.push((code, 1)),
                 }
             }
-            let Some(m) = next else { break };
-            pos.play_unchecked(m);
         }
     }
 
@@ -181,14 +212,17 @@ impl Builder {
                 || name.eq_ignore_ascii_case(b"WhiteElo")
                 || name.eq_ignore_ascii_case(b"BlackElo")
         });
+        // Replaying, normalising and coding each position happen in parallel; only the
+        // counting into the table is in input order.
+        let max_ply = self.max_ply;
         let skipped = chess_core::pgn::replay_in_order(
             reader,
             1024,
-            RawGame::resolve,
+            |raw: &RawGame| raw.resolve().map(|g| Contribution::of(&g, max_ply)),
             |batch| {
                 for game in batch {
                     match game {
-                        Ok(g) => self.add_game(&g),
+                        Ok(c) => self.add_contribution(&c),
                         Err(e) => mine.record(e),
                     }
                 }
@@ -212,18 +246,22 @@ impl Builder {
         crate::write::write_book(path, &records, games, overwrite)
     }
 
-    /// The records, sorted by position bytes.
+    /// The records, sorted by position bytes (sorted and built in parallel: keys are
+    /// unique, so the order is the one a sequential sort gives).
     pub fn finish(mut self) -> (Vec<RecordData>, BuildStats) {
+        use rayon::prelude::*;
         let sat = |v: u64| u32::try_from(v).unwrap_or(u32::MAX);
-        let mut out: Vec<RecordData> = self
-            .positions
-            .drain()
+        let mut entries: Vec<(position::Key, Acc)> = self.positions.drain().collect();
+        entries.par_sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+        self.stats.truncated_positions += entries
+            .par_iter()
+            .filter(|(_, acc)| acc.moves.len() > MAX_MOVES)
+            .count() as u64;
+        let out: Vec<RecordData> = entries
+            .into_par_iter()
             .map(|(key, mut acc)| {
                 acc.moves.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-                if acc.moves.len() > MAX_MOVES {
-                    acc.moves.truncate(MAX_MOVES);
-                    self.stats.truncated_positions += 1;
-                }
+                acc.moves.truncate(MAX_MOVES);
                 let points = 10 * acc.wins + 5 * acc.draws + 5 * acc.unknown;
                 RecordData {
                     position: key.as_bytes().to_vec(),
@@ -248,7 +286,6 @@ impl Builder {
                 }
             })
             .collect();
-        out.sort_by(|a, b| a.position.cmp(&b.position));
         (out, self.stats)
     }
 }
