@@ -15,10 +15,11 @@
 //!   games still count for the position.
 
 use std::{
-    collections::{HashMap, HashSet},
     io::{self, Read},
     ops::ControlFlow,
 };
+
+use foldhash::{HashMap, HashSet, HashSetExt};
 
 use chess_core::{
     normalize::normalize,
