@@ -732,6 +732,20 @@ impl Database {
         Ok(game)
     }
 
+    /// Game `number` as a [`PlainLine`](crate::game::PlainLine) when it has no variation
+    /// and (with `annotations`) no annotation record; `Ok(None)` otherwise.
+    pub(crate) fn plain_game(
+        &self,
+        number: u32,
+        annotations: bool,
+    ) -> Result<Option<crate::game::PlainLine>, Error> {
+        let (cbg, record) = self.game_record(number)?;
+        if annotations && record.cba_offset != 0 && self.cba.is_some() {
+            return Ok(None);
+        }
+        Ok(crate::game::decode_plain(cbg, record.cbg_offset, number)?)
+    }
+
     /// The main line of game `number`, replayed (variations and annotations are not read).
     pub fn main_line(&self, number: u32) -> Result<MainLine, Error> {
         let (cbg, record) = self.game_record(number)?;

@@ -622,6 +622,57 @@ pub fn decode_game_with(
     })
 }
 
+/// A game without variations as the PGN writer needs it: each move of the line with its
+/// SAN flags (`moves::san`), so that no tree is built (most games of a database).
+#[derive(Debug, Clone)]
+pub(crate) struct PlainLine {
+    /// How the game starts.
+    pub(crate) start: Start,
+    /// The moves (null moves as `None`) with their SAN flags.
+    pub(crate) moves: Vec<(Option<Move>, u8)>,
+    /// Set when the moves stop early (as [`Game::truncated`] would be).
+    pub(crate) truncated: Option<GameError>,
+}
+
+/// Decodes a game that has no variation as a [`PlainLine`]; `Ok(None)` as soon as the
+/// stream opens a variation (decode the tree then). Stops where [`decode_game_with`] stops:
+/// the end of the line, the end of the data, or the first bad move (kept as `truncated`).
+pub(crate) fn decode_plain(
+    cbg: &[u8],
+    offset: u32,
+    number: u32,
+) -> Result<Option<PlainLine>, GameError> {
+    let rec = record(cbg, offset, number)?;
+    let mut stream = Stream::new(rec.stream, rec.decoder);
+    let mut replay = Replay::new(rec.start.position.clone());
+    let mut moves = Vec::with_capacity(rec.stream.len());
+    let mut truncated = None;
+    loop {
+        let pos = stream.position();
+        let index = stream.moves();
+        match stream.next_token() {
+            Err((p, reason)) => {
+                truncated = Some(rec.bad_move(number, p, index, reason));
+                break;
+            }
+            Ok(None) | Ok(Some(Token::End)) => break,
+            Ok(Some(Token::Variation)) => return Ok(None),
+            Ok(Some(t)) => match replay.step_with::<true>(t) {
+                Ok(m) => moves.push(m),
+                Err(reason) => {
+                    truncated = Some(rec.bad_move(number, pos, index, reason));
+                    break;
+                }
+            },
+        }
+    }
+    Ok(Some(PlainLine {
+        start: rec.start,
+        moves,
+        truncated,
+    }))
+}
+
 /// The main line of a game, replayed.
 #[derive(Debug, Clone)]
 pub struct MainLine {

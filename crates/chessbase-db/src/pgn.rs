@@ -12,7 +12,7 @@ use shakmaty::{Chess, Color, EnPassantMode, Position, fen::Fen};
 use crate::annotations::Annotation;
 use crate::db::Database;
 use crate::error::{Error, GameError};
-use crate::game::{Game, MoveTree, NodeId};
+use crate::game::{Game, MoveTree, NodeId, PlainLine, Start};
 use crate::header::{GameHeader, Header};
 
 /// Export options.
@@ -408,6 +408,17 @@ struct Counter {
     fullmoves: u32,
 }
 
+impl Counter {
+    /// Writes the SAN of `m` from its flags and counts the move.
+    fn play_san(&mut self, m: shakmaty::Move, flags: u8, t: &mut String) {
+        append_san(t, m, flags);
+        if self.turn == Color::Black {
+            self.fullmoves = self.fullmoves.saturating_add(1);
+        }
+        self.turn = !self.turn;
+    }
+}
+
 impl Cursor for Counter {
     fn side(&self) -> Color {
         self.turn
@@ -418,11 +429,7 @@ impl Cursor for Counter {
     }
 
     fn san(&mut self, tree: &MoveTree, node: NodeId, m: shakmaty::Move, t: &mut String) {
-        append_san(t, m, tree.san_flags(node).unwrap_or(0));
-        if self.turn == Color::Black {
-            self.fullmoves = self.fullmoves.saturating_add(1);
-        }
-        self.turn = !self.turn;
+        self.play_san(m, tree.san_flags(node).unwrap_or(0), t);
     }
 
     fn null(&mut self) {
@@ -577,6 +584,63 @@ impl Writer<'_, '_> {
 
 /// Appends one game as PGN to `out`.
 pub fn write_game(out: &mut String, header: &GameHeader<'_>, game: &Game, opts: &PgnOptions) {
+    let outcome = write_tags(out, header, &game.start, &game.game_annotations);
+    write_movetext(out, game, outcome.pgn(), opts);
+    out.push_str("\n\n");
+}
+
+/// Appends a game without variations or annotations ([`PlainLine`]) as PGN: what
+/// [`write_game`] writes for the same game, without a move tree.
+fn write_plain(out: &mut String, header: &GameHeader<'_>, line: &PlainLine, opts: &PgnOptions) {
+    let outcome = write_tags(out, header, &line.start, &[]);
+    write_plain_movetext(out, line, outcome.pgn(), opts);
+    out.push_str("\n\n");
+}
+
+/// [`write_movetext`] of a [`PlainLine`].
+fn write_plain_movetext(out: &mut String, line: &PlainLine, result: &str, opts: &PgnOptions) {
+    let mut text = Movetext {
+        out,
+        width: opts.line_width.max(20),
+        col: 0,
+        scratch: String::new(),
+    };
+    let start = &line.start.position;
+    let mut counter = Counter {
+        turn: start.turn(),
+        fullmoves: start.fullmoves().get(),
+    };
+    let mut need_number = true;
+    for &(mv, flags) in &line.moves {
+        if counter.turn == Color::White {
+            text.move_number(counter.fullmoves, false);
+        } else if need_number {
+            text.move_number(counter.fullmoves, true);
+        }
+        need_number = false;
+        match mv {
+            Some(m) => {
+                let at = text.begin_token();
+                counter.play_san(m, flags, text.out);
+                text.end_token(at);
+            }
+            None => {
+                text.token("--");
+                counter.null();
+            }
+        }
+    }
+    text.token(result);
+}
+
+/// The tag pairs and the empty line after them; returns the game's outcome (for the result
+/// token).
+fn write_tags(
+    out: &mut String,
+    header: &GameHeader<'_>,
+    start: &Start,
+    game_annotations: &[Annotation],
+) -> crate::header::Outcome {
     let t = header.tournament;
     tag(out, "Event", &t.title);
     tag(out, "Site", &t.place);
@@ -632,24 +696,23 @@ pub fn write_game(out: &mut String, header: &GameHeader<'_>, game: &Game, opts: 
     if let Some(term) = outcome.termination() {
         tag(out, "Termination", term);
     }
-    for a in &game.game_annotations {
+    for a in game_annotations {
         match a {
             Annotation::WhiteClock(v) => tag(out, "WhiteClock", &clock(*v)),
             Annotation::BlackClock(v) => tag(out, "BlackClock", &clock(*v)),
             _ => {}
         }
     }
-    if game.start.chess960.is_some() {
+    if start.chess960.is_some() {
         tag(out, "Variant", "Chess960");
     }
-    if game.start.setup {
+    if start.setup {
         tag(out, "SetUp", "1");
-        let fen = Fen::from_position(&game.start.position, EnPassantMode::Legal);
+        let fen = Fen::from_position(&start.position, EnPassantMode::Legal);
         tag(out, "FEN", &fen.to_string());
     }
     out.push('\n');
-    write_movetext(out, game, outcome.pgn(), opts);
-    out.push_str("\n\n");
+    outcome
 }
 
 /// The movetext of `game` (its opening comment, moves, variations and annotations, then
@@ -751,6 +814,16 @@ fn export_one(
     };
     if header.deleted() && !include_deleted {
         return Piece::Deleted;
+    }
+    // Most games have neither variations nor annotations: written without a move tree.
+    match db.plain_game(number, opts.annotations) {
+        Ok(Some(line)) => {
+            let mut s = String::with_capacity(1024);
+            write_plain(&mut s, &header, &line, opts);
+            return Piece::Pgn(s, line.truncated, Vec::new());
+        }
+        Ok(None) => {}
+        Err(e) => return Piece::Skipped(e),
     }
     match db.game_with(number, opts.annotations) {
         Ok(game) => {
@@ -928,8 +1001,8 @@ mod san_tests {
         assert!(checked > 50_000, "{checked}");
     }
 
-    /// The movetext written from the decoder's SAN flags (no replay) is the movetext written
-    /// by replaying the moves, on random games with variations, null moves, promotions, en
+    /// The movetext written from the decoder's SAN flags (no replay), and for games without
+    /// variations without a tree, is the movetext written by replaying the moves, on random games with variations, null moves, promotions, en
     /// passant, castling both ways (Chess960 too), checks, mates and ambiguous pieces.
     #[test]
     fn san_flags_write_what_a_replay_writes() {
@@ -956,7 +1029,7 @@ mod san_tests {
             x ^= x << 17;
             (x % n as u64) as usize
         };
-        let mut games = 0;
+        let (mut games, mut plain_games) = (0, 0);
         for (fen, c960) in fens {
             let mode = if c960 {
                 CastlingMode::Chess960
@@ -1019,9 +1092,20 @@ mod san_tests {
                 write_movetext(&mut fast, &decoded, "*", &opts);
                 write_movetext(&mut slow, &replayed, "*", &opts);
                 assert_eq!(fast, slow, "{fen}");
+                // Without variations, the tree-less writer writes the same.
+                match crate::game::decode_plain(&encoded.cbg, 0, 1).unwrap() {
+                    Some(line) => {
+                        let mut plain = String::new();
+                        write_plain_movetext(&mut plain, &line, "*", &opts);
+                        assert_eq!(plain, slow, "{fen}");
+                        plain_games += 1;
+                    }
+                    None => assert!(decoded.tree.len() > decoded.tree.main_line().count() + 1),
+                }
                 games += 1;
             }
         }
         assert_eq!(games, 900);
+        assert!(plain_games > 50, "{plain_games}");
     }
 }
