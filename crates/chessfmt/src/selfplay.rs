@@ -68,9 +68,12 @@ pub enum SelfplayCommand {
     Validate {
         /// A policy-format file.
         file: PathBuf,
-        /// Keep going after a bad game.
+        /// Keep going after a bad game (then on one thread).
         #[arg(long)]
         lenient: bool,
+        /// Worker threads (default: all cores).
+        #[arg(long)]
+        threads: Option<usize>,
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -352,8 +355,9 @@ pub fn run(cmd: SelfplayCommand) -> CliResult {
         SelfplayCommand::Validate {
             file,
             lenient,
+            threads,
             json,
-        } => validate(&file, lenient, json),
+        } => validate(&file, lenient, crate::args::threads(threads), json),
         SelfplayCommand::Filter {
             file,
             min_ply,
@@ -647,10 +651,14 @@ fn positions(file: &Path, n: Option<u64>, lenient: bool, json: bool) -> CliResul
     }
 }
 
-fn validate(file: &Path, lenient: bool, json: bool) -> CliResult {
+fn validate(file: &Path, lenient: bool, threads: usize, json: bool) -> CliResult {
     let data = open(file)?;
     let mode = if lenient { Mode::Lenient } else { Mode::Strict };
-    let v = tools::validate(&data, mode);
+    let threads = match threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    };
+    let v = tools::validate_parallel(&data, mode, threads);
     if !lenient && let Some(e) = v.errors.first() {
         return Err(in_file(file)(e.clone()));
     }

@@ -403,10 +403,19 @@ pub fn to_value(data: &[u8], mode: Mode, out: &mut dyn Write) -> Result<Summary,
 fn each_view(
     data: &[u8],
     mode: Mode,
+    f: impl FnMut(&GameView<'_>) -> Result<u64, ToolError>,
+    on_bad: impl FnMut(Error),
+) -> io::Result<()> {
+    each_framed(frames(data), mode, f, on_bad)
+}
+
+/// [`each_view`] of the games `it` frames.
+fn each_framed(
+    mut it: crate::frame::Frames<'_>,
+    mode: Mode,
     mut f: impl FnMut(&GameView<'_>) -> Result<u64, ToolError>,
     mut on_bad: impl FnMut(Error),
 ) -> io::Result<()> {
-    let mut it = frames(data);
     while let Some(view) = it.next() {
         let view = match view {
             Ok(v) => v,
@@ -481,11 +490,56 @@ pub struct Validation {
 /// ([`crate::decode::check_game`]). Strict mode stops at the first bad game (its error is the only
 /// one); lenient mode skips each bad game and goes on at the next game that decodes.
 pub fn validate(data: &[u8], mode: Mode) -> Validation {
+    validate_framed(frames(data), mode)
+}
+
+/// [`validate`] on up to `threads` threads: the data is cut into parts on game boundaries
+/// ([`crate::frame::chunks`], a framing pass) and the parts are checked at once; the result is
+/// the one [`validate`] gives (strict mode: the games before the first bad one, and that
+/// one's error). Lenient mode runs on one thread: after a bad game it resynchronises at the
+/// next offset where a game decodes, which may lie past a part's end.
+pub fn validate_parallel(data: &[u8], mode: Mode, threads: usize) -> Validation {
+    // (WebAssembly without threads: one.)
+    if mode == Mode::Lenient || threads <= 1 || cfg!(target_family = "wasm") {
+        return validate(data, mode);
+    }
+    let parts = crate::frame::chunks(data, threads);
+    let results: Vec<Validation> = std::thread::scope(|s| {
+        let handles: Vec<_> = parts
+            .iter()
+            .map(|part| s.spawn(move || validate_framed(part.frames(), mode)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    });
+    let mut all = Validation {
+        valid: 0,
+        positions: 0,
+        bad: 0,
+        errors: Vec::new(),
+    };
+    for part in results {
+        all.valid += part.valid;
+        all.positions += part.positions;
+        if part.bad > 0 {
+            // Strict: the first bad game ends the run; later parts do not count.
+            all.bad = part.bad;
+            all.errors = part.errors;
+            break;
+        }
+    }
+    all
+}
+
+/// [`validate`] of the games `it` frames.
+fn validate_framed(it: crate::frame::Frames<'_>, mode: Mode) -> Validation {
     let (mut valid, mut positions) = (0, 0);
     let (mut bad, mut errors) = (0, Vec::new());
     // Writes nothing, so it cannot fail.
-    let _ = each_view(
-        data,
+    let _ = each_framed(
+        it,
         mode,
         |view| {
             let n = crate::decode::check_game(view)? as u64;

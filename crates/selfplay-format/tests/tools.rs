@@ -534,3 +534,39 @@ fn zero_bytes_inside_records_are_not_terminators() {
     }
     assert_eq!(n, 48);
 }
+
+/// Validation on several threads gives what one thread gives: every game counted on good
+/// data; on data with a bad game, the games before it and its error (strict), the lenient
+/// run unchanged.
+#[test]
+fn parallel_validation_is_sequential_validation() {
+    let data = data();
+    let one = tools::validate(&data, Mode::Strict);
+    assert_eq!((one.valid, one.bad), (40, 0));
+    for threads in [2, 3, 8, 64] {
+        let many = tools::validate_parallel(&data, Mode::Strict, threads);
+        assert_eq!(
+            (many.valid, many.positions, many.bad),
+            (one.valid, one.positions, 0),
+            "{threads} threads"
+        );
+    }
+    let mut bad = data.clone();
+    for game in [30, 33] {
+        let g = frames(&data).nth(game).unwrap().unwrap();
+        bad[g.offset as usize + 43] ^= 0xff;
+    }
+    for mode in [Mode::Strict, Mode::Lenient] {
+        let one = tools::validate(&bad, mode);
+        assert!(one.bad > 0);
+        for threads in [2, 3, 8] {
+            let many = tools::validate_parallel(&bad, mode, threads);
+            assert_eq!(
+                (many.valid, many.positions, many.bad),
+                (one.valid, one.positions, one.bad),
+                "{mode:?}, {threads} threads"
+            );
+            assert_eq!(many.errors, one.errors, "{mode:?}, {threads} threads");
+        }
+    }
+}
