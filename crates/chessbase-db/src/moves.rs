@@ -575,7 +575,7 @@ impl Replay {
                             number: index + 1,
                         })?
                 };
-                if board.piece_at(from) != Some(role.of(turn)) {
+                if !board.by_piece(role.of(turn)).contains(from) {
                     return Err(MoveProblem::PieceNotOnSquare {
                         role,
                         number: index + 1,
