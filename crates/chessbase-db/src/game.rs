@@ -643,34 +643,56 @@ pub(crate) fn decode_plain(
     number: u32,
 ) -> Result<Option<PlainLine>, GameError> {
     let rec = record(cbg, offset, number)?;
-    let mut stream = Stream::new(rec.stream, rec.decoder);
-    let mut replay = Replay::new(rec.start.position.clone());
     let mut moves = Vec::with_capacity(rec.stream.len());
-    let mut truncated = None;
-    loop {
-        let pos = stream.position();
-        let index = stream.moves();
-        match stream.next_token() {
-            Err((p, reason)) => {
-                truncated = Some(rec.bad_move(number, p, index, reason));
-                break;
-            }
-            Ok(None) | Ok(Some(Token::End)) => break,
-            Ok(Some(Token::Variation)) => return Ok(None),
-            Ok(Some(t)) => match replay.step_with::<true>(t) {
-                Ok(m) => moves.push(m),
-                Err(reason) => {
-                    truncated = Some(rec.bad_move(number, pos, index, reason));
-                    break;
-                }
-            },
-        }
+    let (_, truncated, variation) = rec.first_line::<true>(number, true, |m| moves.push(m));
+    if variation {
+        return Ok(None);
     }
     Ok(Some(PlainLine {
         start: rec.start,
         moves,
         truncated,
     }))
+}
+
+impl Record<'_> {
+    /// Replays the line the stream starts with, handing each move (`None`: a null move) with
+    /// its SAN flags (0 without `SAN`) to `push`, up to the first end-of-line code, the end of
+    /// the data or the first bad move (returned as the truncation, with the replay at the
+    /// end). A variation code ends the call when `plain` (the third value is then `true`);
+    /// otherwise it is passed over (the main line's moves come first in a stream, each
+    /// variation after the move it follows).
+    fn first_line<const SAN: bool>(
+        &self,
+        number: u32,
+        plain: bool,
+        mut push: impl FnMut((Option<Move>, u8)),
+    ) -> (Replay, Option<GameError>, bool) {
+        let mut stream = Stream::new(self.stream, self.decoder);
+        let mut replay = Replay::new(self.start.position.clone());
+        let mut truncated = None;
+        loop {
+            let pos = stream.position();
+            let index = stream.moves();
+            match stream.next_token() {
+                Err((p, reason)) => {
+                    truncated = Some(self.bad_move(number, p, index, reason));
+                    break;
+                }
+                Ok(None) | Ok(Some(Token::End)) => break,
+                Ok(Some(Token::Variation)) if plain => return (replay, truncated, true),
+                Ok(Some(Token::Variation)) => {}
+                Ok(Some(t)) => match replay.step_with::<SAN>(t) {
+                    Ok(m) => push(m),
+                    Err(reason) => {
+                        truncated = Some(self.bad_move(number, pos, index, reason));
+                        break;
+                    }
+                },
+            }
+        }
+        (replay, truncated, false)
+    }
 }
 
 /// The main line of a game, replayed.
@@ -690,29 +712,8 @@ pub struct MainLine {
 /// follow the main line in the stream, are not read).
 pub fn decode_main_line(cbg: &[u8], offset: u32, number: u32) -> Result<MainLine, GameError> {
     let rec = record(cbg, offset, number)?;
-    let mut stream = Stream::new(rec.stream, rec.decoder);
-    let mut replay = Replay::new(rec.start.position.clone());
     let mut moves = Vec::with_capacity(rec.stream.len());
-    let mut truncated = None;
-    loop {
-        let pos = stream.position();
-        let index = stream.moves();
-        match stream.next_token() {
-            Err((p, reason)) => {
-                truncated = Some(rec.bad_move(number, p, index, reason));
-                break;
-            }
-            Ok(None) | Ok(Some(Token::End)) => break,
-            Ok(Some(Token::Variation)) => {}
-            Ok(Some(t)) => match replay.step(t) {
-                Ok(mv) => moves.push(mv),
-                Err(reason) => {
-                    truncated = Some(rec.bad_move(number, pos, index, reason));
-                    break;
-                }
-            },
-        }
-    }
+    let (replay, truncated, _) = rec.first_line::<false>(number, false, |(m, _)| moves.push(m));
     Ok(MainLine {
         start: rec.start,
         moves,

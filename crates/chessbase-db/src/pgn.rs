@@ -310,23 +310,38 @@ impl Movetext<'_> {
         }
     }
 
+    /// A move of a line: its number where PGN wants one (before White's moves; before
+    /// Black's when `need_number`: at the start of a line, after a comment or a variation),
+    /// then the SAN `san` writes (it plays the move on the cursor), or `--` for a null move.
+    fn numbered_move<C: Cursor>(
+        &mut self,
+        cursor: &mut C,
+        need_number: bool,
+        mv: Option<shakmaty::Move>,
+        san: impl FnOnce(&mut C, shakmaty::Move, &mut String),
+    ) {
+        if cursor.side() == Color::White {
+            self.move_number(cursor.number(), false);
+        } else if need_number {
+            self.move_number(cursor.number(), true);
+        }
+        match mv {
+            Some(m) => {
+                let start = self.begin_token();
+                san(cursor, m, self.out);
+                self.end_token(start);
+            }
+            None => {
+                self.token("--");
+                cursor.null();
+            }
+        }
+    }
+
     /// A move number token, `N.` or `N...`, without the formatting machinery.
     fn move_number(&mut self, n: u32, black: bool) {
         let start = self.begin_token();
-        let mut digits = [0u8; 10];
-        let mut i = digits.len();
-        let mut v = n;
-        loop {
-            i -= 1;
-            digits[i] = b'0' + (v % 10) as u8;
-            v /= 10;
-            if v == 0 {
-                break;
-            }
-        }
-        for &d in &digits[i..] {
-            self.out.push(char::from(d));
-        }
+        crate::text::push_decimal(self.out, n, 1);
         self.out.push('.');
         if black {
             self.out.push_str("..");
@@ -528,25 +543,14 @@ impl Writer<'_, '_> {
                     need_number = true;
                 }
             }
-            if pos.side() == Color::White {
-                self.text.move_number(pos.number(), false);
-            } else if need_number {
-                self.text.move_number(pos.number(), true);
-            }
-            need_number = false;
             let has_variations = !variation_start && self.tree.children(node).nth(1).is_some();
             let before_move = has_variations.then(|| pos.clone());
-            match n.mv {
-                Some(m) => {
-                    let start = self.text.begin_token();
-                    pos.san(self.tree, child, m, self.text.out);
-                    self.text.end_token(start);
-                }
-                None => {
-                    self.text.token("--");
-                    pos.null();
-                }
-            }
+            let tree = self.tree;
+            self.text
+                .numbered_move(&mut pos, need_number, n.mv, |pos, m, out| {
+                    pos.san(tree, child, m, out)
+                });
+            need_number = false;
             if annotated {
                 for nag in nags(anns) {
                     self.text.token_fmt(format_args!("${nag}"));
@@ -610,25 +614,10 @@ fn write_plain_movetext(out: &mut String, line: &PlainLine, result: &str, opts: 
         turn: start.turn(),
         fullmoves: start.fullmoves().get(),
     };
-    let mut need_number = true;
-    for &(mv, flags) in &line.moves {
-        if counter.turn == Color::White {
-            text.move_number(counter.fullmoves, false);
-        } else if need_number {
-            text.move_number(counter.fullmoves, true);
-        }
-        need_number = false;
-        match mv {
-            Some(m) => {
-                let at = text.begin_token();
-                counter.play_san(m, flags, text.out);
-                text.end_token(at);
-            }
-            None => {
-                text.token("--");
-                counter.null();
-            }
-        }
+    for (i, &(mv, flags)) in line.moves.iter().enumerate() {
+        text.numbered_move(&mut counter, i == 0, mv, |counter, m, out| {
+            counter.play_san(m, flags, out)
+        });
     }
     text.token(result);
 }
