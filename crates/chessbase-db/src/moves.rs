@@ -480,26 +480,12 @@ fn piece_attacks(role: Role, sq: Square, occupied: Bitboard) -> Bitboard {
     }
 }
 
-/// How two squares are aligned: on one rank or file, on one diagonal, or not at all.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Line {
-    Straight,
-    Diagonal,
-    None,
-}
-
-/// The line through `a` and `b` (by arithmetic: no table to load).
+/// Whether `a` and `b` share a rank, a file or a diagonal (by arithmetic: no table to load).
 #[inline(always)]
-fn line(a: Square, b: Square) -> Line {
+fn aligned(a: Square, b: Square) -> bool {
     let (fa, ra) = (a.file().to_u32() as i32, a.rank().to_u32() as i32);
     let (fb, rb) = (b.file().to_u32() as i32, b.rank().to_u32() as i32);
-    if fa == fb || ra == rb {
-        Line::Straight
-    } else if fa - ra == fb - rb || fa + ra == fb + rb {
-        Line::Diagonal
-    } else {
-        Line::None
-    }
+    fa == fb || ra == rb || fa - ra == fb - rb || fa + ra == fb + rb
 }
 
 fn offset_square(sq: Square, dx: u8, dy: u8) -> Square {
@@ -748,10 +734,8 @@ impl Replay {
             // not to be in check, cannot expose the king (a captured piece's square stays
             // occupied). Otherwise the king (or its target square) must not be attacked with
             // the piece moved and the captured piece gone.
-            let safe = TRACK
-                && role != Role::King
-                && self.in_check == Some(false)
-                && line(king, from) == Line::None;
+            let safe =
+                TRACK && role != Role::King && self.in_check == Some(false) && !aligned(king, from);
             if !safe {
                 let occupied = board.occupied().without(from).with(to);
                 if (board.attacks_to(king, !turn, occupied) & !Bitboard::from(to)).any() {
