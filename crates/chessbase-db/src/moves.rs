@@ -280,30 +280,26 @@ pub fn opcode_meaning(op: u8) -> Option<RelativeMove> {
 }
 
 const NONE: u8 = 0xff;
-fn slot_kind(role: Role) -> Option<usize> {
-    match role {
-        Role::Queen => Some(0),
-        Role::Rook => Some(1),
-        Role::Bishop => Some(2),
-        Role::Knight => Some(3),
-        _ => None,
-    }
-}
+
+/// Where each kind's slots lie in a colour's [`Slots`] list, indexed by `Role as usize`
+/// (pawns 1 … king 6): first byte and number of slots. The king has none.
+const SLOT_RANGE: [(u8, u8); 7] = [(20, 0), (0, 8), (17, 3), (14, 3), (11, 3), (8, 3), (20, 0)];
+
+/// The bytes of a kind's 8-byte word that are its slots (by `Role as usize`).
+const SLOT_KEEP: [u64; 7] = [0, u64::MAX, 0xff_ffff, 0xff_ffff, 0xff_ffff, 0xff_ffff, 0];
 
 /// ChessBase's piece numbering for both sides.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Slots {
-    /// [colour][Q, R, B, N][slot] = square index (shakmaty numbering) or NONE.
-    pieces: [[[u8; 3]; 4]; 2],
-    /// [colour][pawn] = square index or NONE.
-    pawns: [[u8; 8]; 2],
+    /// Per colour (White first) the square (shakmaty numbering) in each slot, NONE when
+    /// empty: pawns in bytes 0–7, then three slots each for queens, rooks, bishops and
+    /// knights (8–19); bytes 20–31 stay NONE, so that any kind's list can be read as one
+    /// 8-byte word and searched without a loop or a branch on the kind.
+    lists: [[u8; 32]; 2],
 }
 
 fn ci(c: Color) -> usize {
-    match c {
-        Color::White => 0,
-        Color::Black => 1,
-    }
+    usize::from(c == Color::Black)
 }
 
 impl Slots {
@@ -321,83 +317,81 @@ impl Slots {
 
     fn number(board: &shakmaty::Board) -> Slots {
         let mut s = Slots {
-            pieces: [[[NONE; 3]; 4]; 2],
-            pawns: [[NONE; 8]; 2],
+            lists: [[NONE; 32]; 2],
         };
         for sq in file_major_squares() {
-            let Some(p) = board.piece_at(sq) else {
-                continue;
-            };
-            let c = ci(p.color);
-            if p.role == Role::Pawn {
-                if let Some(slot) = s.pawns[c].iter_mut().find(|x| **x == NONE) {
-                    *slot = sq as u8;
-                }
-            } else if let Some(k) = slot_kind(p.role)
-                && let Some(slot) = s.pieces[c][k].iter_mut().find(|x| **x == NONE)
-            {
-                *slot = sq as u8;
+            if let Some(p) = board.piece_at(sq) {
+                s.add(p.color, p.role, sq);
             }
         }
         s
     }
 
-    fn piece(&self, c: Color, role: Role, index: u8) -> Option<Square> {
-        let sq = if role == Role::Pawn {
-            *self.pawns[ci(c)].get(usize::from(index))?
-        } else {
-            *self.pieces[ci(c)][slot_kind(role)?].get(usize::from(index))?
-        };
-        (sq != NONE).then(|| Square::new(u32::from(sq)))
+    /// A kind's list as one word (slots past the kind's read as NONE), with its first byte
+    /// in the colour's list.
+    #[inline]
+    fn word(&self, c: Color, role: Role) -> (u64, usize) {
+        let start = usize::from(SLOT_RANGE[role as usize].0);
+        let list = &self.lists[ci(c)];
+        let mut bytes = [NONE; 8];
+        bytes.copy_from_slice(&list[start..start + 8]);
+        (u64::from_le_bytes(bytes) | !SLOT_KEEP[role as usize], start)
     }
 
-    /// Where `sq` is in a slot list, found without a loop: the lists are read as one word
-    /// (unused bytes 0xff, never a square) and the lowest byte equal to `sq` is located by
-    /// the zero-byte bit trick (its lowest hit is exact).
+    /// The slot (0-based) of the kind's piece on `sq`: the lowest byte of the word equal to
+    /// `sq`, by the zero-byte bit trick (its lowest hit is exact).
     #[inline]
-    fn find(list: &[u8], sq: u8) -> Option<usize> {
-        let mut word = [NONE; 8];
-        word[..list.len()].copy_from_slice(list);
-        let x = u64::from_le_bytes(word) ^ (u64::from(sq) * 0x0101_0101_0101_0101);
+    fn find(word: u64, sq: u8) -> Option<usize> {
+        let x = word ^ (u64::from(sq) * 0x0101_0101_0101_0101);
         let hits = x.wrapping_sub(0x0101_0101_0101_0101) & !x & 0x8080_8080_8080_8080;
         (hits != 0).then(|| (hits.trailing_zeros() / 8) as usize)
     }
 
+    /// The slot of the kind's piece on `sq`.
+    pub(crate) fn index_of(&self, c: Color, role: Role, sq: Square) -> Option<u8> {
+        Self::find(self.word(c, role).0, sq as u8).map(|i| i as u8)
+    }
+
+    fn piece(&self, c: Color, role: Role, index: u8) -> Option<Square> {
+        let (start, len) = SLOT_RANGE[role as usize];
+        if index >= len {
+            return None;
+        }
+        let sq = self.lists[ci(c)][usize::from(start + index)];
+        (sq != NONE).then(|| Square::new(u32::from(sq)))
+    }
+
+    /// A captured piece leaves its slot: a pawn's slot stays empty, the slots of a piece
+    /// kind above it shift down.
     fn remove(&mut self, c: Color, role: Role, sq: Square) {
-        let sq = sq as u8;
+        let (word, start) = self.word(c, role);
+        let Some(i) = Self::find(word, sq as u8) else {
+            return;
+        };
+        let list = &mut self.lists[ci(c)];
         if role == Role::Pawn {
-            let list = &mut self.pawns[ci(c)];
-            if let Some(i) = Self::find(list, sq) {
-                list[i] = NONE;
-            }
-        } else if let Some(k) = slot_kind(role) {
-            let list = &mut self.pieces[ci(c)][k];
-            if let Some(i) = Self::find(list, sq) {
-                list.copy_within(i + 1.., i);
-                list[2] = NONE;
-            }
+            list[start + i] = NONE;
+        } else {
+            let end = start + usize::from(SLOT_RANGE[role as usize].1);
+            list.copy_within(start + i + 1..end, start + i);
+            list[end - 1] = NONE;
         }
     }
 
     fn relocate(&mut self, c: Color, role: Role, from: Square, to: Square) {
-        let (from, to) = (from as u8, to as u8);
-        let list: &mut [u8] = if role == Role::Pawn {
-            &mut self.pawns[ci(c)]
-        } else if let Some(k) = slot_kind(role) {
-            &mut self.pieces[ci(c)][k]
-        } else {
-            return;
-        };
-        if let Some(i) = Self::find(list, from) {
-            list[i] = to;
+        let (word, start) = self.word(c, role);
+        if let Some(i) = Self::find(word, from as u8) {
+            self.lists[ci(c)][start + i] = to as u8;
         }
     }
 
+    /// A new piece takes the kind's first empty slot, if any.
     fn add(&mut self, c: Color, role: Role, sq: Square) {
-        if let Some(k) = slot_kind(role)
-            && let Some(x) = self.pieces[ci(c)][k].iter_mut().find(|x| **x == NONE)
-        {
-            *x = sq as u8;
+        let (start, len) = SLOT_RANGE[role as usize];
+        let (start, len) = (usize::from(start), usize::from(len));
+        let list = &mut self.lists[ci(c)];
+        if let Some(slot) = list[start..start + len].iter_mut().find(|x| **x == NONE) {
+            *slot = sq as u8;
         }
     }
 
@@ -946,25 +940,21 @@ impl Replay {
         };
         let dx = to.file().to_u32() as i32 - from.file().to_u32() as i32;
         let dy = to.rank().to_u32() as i32 - from.rank().to_u32() as i32;
-        let c = ci(turn);
         let relative = match role {
             Role::King => Some(RelativeMove::piece(Role::King, 0, dx, dy)),
             // ChessBase writes every promotion by squares, even to a queen (which an opcode
             // could express): so does the writer, byte for byte.
             Role::Pawn if promotion.is_none() => {
                 let forward = turn.fold_wb(1, -1);
-                self.slots.pawns[c]
-                    .iter()
-                    .position(|&s| s == from as u8)
-                    .map(|i| RelativeMove::piece(Role::Pawn, i as u8, dx * forward, dy * forward))
+                self.slots
+                    .index_of(turn, Role::Pawn, from)
+                    .map(|i| RelativeMove::piece(Role::Pawn, i, dx * forward, dy * forward))
             }
             Role::Pawn => None,
-            _ => slot_kind(role).and_then(|k| {
-                self.slots.pieces[c][k]
-                    .iter()
-                    .position(|&s| s == from as u8)
-                    .map(|i| RelativeMove::piece(role, i as u8, dx, dy))
-            }),
+            _ => self
+                .slots
+                .index_of(turn, role, from)
+                .map(|i| RelativeMove::piece(role, i, dx, dy)),
         };
         match relative.and_then(|r| opcode_table().code(r)) {
             Some(op) => Token::Code(op),
@@ -990,10 +980,17 @@ mod tests {
                 .to_le_bytes()
                 .map(|b| if b >= 0xc0 { NONE } else { b % 8 });
             let sq = (x >> 61) as u8;
-            for len in [3, 8] {
+            for (role, len) in [(Role::Knight, 3), (Role::Pawn, 8)] {
+                let mut slots = Slots {
+                    lists: [[NONE; 32]; 2],
+                };
+                let start = usize::from(SLOT_RANGE[role as usize].0);
+                slots.lists[0][start..start + len].copy_from_slice(&bytes[..len]);
+                // The next kind's slots must not be found.
+                slots.lists[0][start + len..start + 8].fill(sq);
                 let list = &bytes[..len];
                 assert_eq!(
-                    Slots::find(list, sq),
+                    Slots::find(slots.word(Color::White, role).0, sq),
                     list.iter().position(|&b| b == sq),
                     "{list:?} {sq}"
                 );
