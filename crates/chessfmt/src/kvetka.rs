@@ -586,7 +586,10 @@ fn build(args: &BuildArgs) -> CliResult {
         Builder::with_memory_limit(header, args.memory_limit.saturating_mul(1 << 20), dir);
     let bar = progress::spinner("games");
     for p in &args.pgn {
-        let skipped = builder.add_pgn(p, |n| bar.set_position(n))?;
+        // A plain file is mapped and its games tokenised in parallel.
+        let input = crate::pgn_input::open(p)?;
+        let skipped = add_pgn!(input, |pgn| builder
+            .add_pgn_input(p, pgn, |n| bar.set_position(n)))?;
         bar.suspend(|| crate::pgn_input::warn_skipped(Some(p), &skipped));
         crate::pgn_input::check_strict(args.strict, p, &skipped)?;
     }

@@ -18,13 +18,11 @@
 //! * with the header's `links` flag, after the games every book position gets every legal
 //!   move that leads to another book position (transpositions).
 
-use std::{
-    collections::{HashMap, HashSet},
-    ops::ControlFlow,
-    path::Path,
-};
+use std::{io::Read, ops::ControlFlow, path::Path};
 
-use chess_core::pgn::{GameError, GameResult, PgnReader, RawGame, SkipStats};
+use foldhash::{HashMap, HashSet};
+
+use chess_core::pgn::{GameError, GameResult, PgnInput, PgnReader, RawGame, SkipStats};
 use rayon::prelude::*;
 use shakmaty::{Chess, Color, Position};
 
@@ -227,11 +225,11 @@ impl Builder {
     pub fn continuing(header: Header, first_source: usize) -> Builder {
         Builder {
             header,
-            positions: HashMap::new(),
+            positions: HashMap::default(),
             sources: Sources::default(),
             first_source,
             stats: BuildStats::default(),
-            seen: HashSet::new(),
+            seen: HashSet::default(),
             spill: None,
             spill_error: None,
         }
@@ -383,35 +381,44 @@ impl Builder {
     /// Returns the games of this file that were left out (not replayable, unreadable, cut off
     /// by the end of the input: see [`PgnReader`]); they are also added to
     /// [`BuildStats::skipped`]. Only I/O errors end the call with an error.
-    pub fn add_pgn(
+    pub fn add_pgn(&mut self, path: &Path, progress: impl FnMut(u64)) -> Result<SkipStats, Error> {
+        let reader = PgnReader::open(path).map_err(|e| Error::io(path, e))?;
+        self.add_pgn_input(path, reader, progress)
+    }
+
+    /// [`Builder::add_pgn`] of an input already opened — a stream, plain or compressed, or
+    /// bytes in memory, cut into games and tokenised in parallel
+    /// ([`chess_core::pgn::PgnBytes`]) — recorded as the source `path` (the file the games'
+    /// offsets refer to).
+    pub fn add_pgn_input<'a, R: Read + Send>(
         &mut self,
         path: &Path,
+        input: impl Into<PgnInput<'a, R>>,
         mut progress: impl FnMut(u64),
     ) -> Result<SkipStats, Error> {
         let before = std::mem::take(&mut self.stats.skipped);
-        let result = self.add_pgn_counted(path, &mut progress);
+        let result = self.add_pgn_counted(path, input.into(), &mut progress);
         let mine = std::mem::replace(&mut self.stats.skipped, before);
         self.stats.skipped.merge(mine.clone());
         result.map(|()| mine)
     }
 
-    fn add_pgn_counted(
+    fn add_pgn_counted<R: Read + Send>(
         &mut self,
         path: &Path,
+        input: PgnInput<'_, R>,
         progress: &mut impl FnMut(u64),
     ) -> Result<(), Error> {
         let address = std::fs::canonicalize(path)
             .unwrap_or_else(|_| path.to_path_buf())
             .display()
             .to_string();
-        let reader = PgnReader::open(path)
-            .map_err(|e| Error::io(path, e))?
-            .with_header_filter(|name| {
-                chess_core::pgn::essential_header(name)
-                    || [&b"White"[..], b"Black", b"WhiteElo", b"BlackElo"]
-                        .iter()
-                        .any(|h| h.eq_ignore_ascii_case(name))
-            });
+        let reader = input.with_header_filter(|name| {
+            chess_core::pgn::essential_header(name)
+                || [&b"White"[..], b"Black", b"WhiteElo", b"BlackElo"]
+                    .iter()
+                    .any(|h| h.eq_ignore_ascii_case(name))
+        });
         self.begin_source(address);
         let header = self.header.clone();
         let read_before = self.stats.games_read;
@@ -538,7 +545,7 @@ impl Builder {
             self.spill = None;
             return Ok(());
         }
-        let mut table = HashMap::new();
+        let mut table = HashMap::default();
         self.drain_sorted(|key, acc| {
             table.insert(key, acc);
             Ok(())

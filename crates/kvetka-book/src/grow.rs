@@ -407,7 +407,7 @@ pub fn add_pgn_with(
 fn rebuild_all<D: AsRef<[u8]>>(
     book: Book<D>,
     paths: &BookPaths,
-    changes: HashMap<Key, Acc>,
+    changes: foldhash::HashMap<Key, Acc>,
     sources: Option<&Sources>,
     split_size: u64,
     mut stats: GrowStats,
