@@ -34,16 +34,19 @@ use crate::{
 };
 
 #[derive(Debug, Default, Clone)]
+/// A position's counts. The book stores 32-bit counts, so they are kept in 32 bits and added
+/// saturating (the value written is the same as from wider sums saturated at the end): half
+/// the memory of the largest table of a build.
 struct Acc {
-    games: u64,
-    wins: u64,
-    losses: u64,
-    draws: u64,
-    unknown: u64,
-    r1: (u64, u64),
-    r2: (u64, u64),
+    games: u32,
+    wins: u32,
+    losses: u32,
+    draws: u32,
+    unknown: u32,
+    r1: (u32, u32),
+    r2: (u32, u32),
     /// Codes with the number of games they were played in.
-    moves: Vec<(u8, u64)>,
+    moves: Vec<(u8, u32)>,
 }
 
 /// Counts of a build.
@@ -63,8 +66,10 @@ pub struct BuildStats {
 struct Contribution {
     /// `Some(winner)` for a decided or drawn game, `None` for an unknown result.
     winner: Option<Option<Color>>,
-    elos: [Option<u64>; 2],
+    elos: [Option<u32>; 2],
     uncodable: u64,
+    /// Each position the game reaches (the first time only) with the mover and the code of
+    /// the move played from it.
     plies: Vec<(position::Key, Color, Option<u8>)>,
 }
 
@@ -83,6 +88,7 @@ impl Contribution {
             uncodable: 0,
             plies: Vec::with_capacity(plies + 1),
         };
+        let mut seen: HashSet<position::Key> = HashSet::with_capacity(plies + 1);
         let mut pos: Chess = game.start.clone();
         for ply in 0..=plies {
             let Some(key) = position::key_of(&pos) else {
@@ -96,7 +102,10 @@ impl Contribution {
             if next.is_some() && code.is_none() {
                 c.uncodable += 1;
             }
-            c.plies.push((key, pos.turn(), code));
+            // A position counts once per game (its first move).
+            if seen.insert(key) {
+                c.plies.push((key, pos.turn(), code));
+            }
             let Some(m) = next else { break };
             pos.play_unchecked(m);
         }
@@ -112,7 +121,7 @@ pub struct Builder {
     stats: BuildStats,
 }
 
-fn elo(game: &Game, color: Color) -> Option<u64> {
+fn elo(game: &Game, color: Color) -> Option<u32> {
     let tag = if color == Color::White {
         "WhiteElo"
     } else {
@@ -120,7 +129,7 @@ fn elo(game: &Game, color: Color) -> Option<u64> {
     };
     game.header(tag)?
         .trim()
-        .parse::<u64>()
+        .parse::<u32>()
         .ok()
         .filter(|&e| e > 0 && e < 5000)
 }
@@ -158,34 +167,30 @@ impl Builder {
     fn add_contribution(&mut self, c: &Contribution) {
         self.stats.games += 1;
         self.stats.uncodable_moves += c.uncodable;
-        let mut seen: HashSet<position::Key> = HashSet::with_capacity(c.plies.len());
         for &(key, mover, code) in &c.plies {
-            if !seen.insert(key) {
-                continue;
-            }
             let acc = self.positions.entry(key).or_default();
-            acc.games += 1;
+            acc.games = acc.games.saturating_add(1);
             match c.winner {
-                Some(Some(w)) if w == mover => acc.wins += 1,
-                Some(Some(_)) => acc.losses += 1,
-                Some(None) => acc.draws += 1,
-                None => acc.unknown += 1,
+                Some(Some(w)) if w == mover => acc.wins = acc.wins.saturating_add(1),
+                Some(Some(_)) => acc.losses = acc.losses.saturating_add(1),
+                Some(None) => acc.draws = acc.draws.saturating_add(1),
+                None => acc.unknown = acc.unknown.saturating_add(1),
             }
             let (own, other) = match mover {
                 Color::White => (c.elos[0], c.elos[1]),
                 Color::Black => (c.elos[1], c.elos[0]),
             };
             if let Some(e) = own {
-                acc.r1.0 += 1;
-                acc.r1.1 += e;
+                acc.r1.0 = acc.r1.0.saturating_add(1);
+                acc.r1.1 = acc.r1.1.saturating_add(e);
             }
             if let Some(e) = other {
-                acc.r2.0 += 1;
-                acc.r2.1 += e;
+                acc.r2.0 = acc.r2.0.saturating_add(1);
+                acc.r2.1 = acc.r2.1.saturating_add(e);
             }
             if let Some(code) = code {
                 match acc.moves.iter_mut().find(|(c, _)| *c == code) {
-                    Some((_, n)) => *n += 1,
+                    Some((_, n)) => *n = n.saturating_add(1),
                     None => acc.moves.push((code, 1)),
                 }
             }
@@ -263,23 +268,25 @@ impl Builder {
             .map(|(key, mut acc)| {
                 acc.moves.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
                 acc.moves.truncate(MAX_MOVES);
-                let points = 10 * acc.wins + 5 * acc.draws + 5 * acc.unknown;
+                let points = 10 * u64::from(acc.wins)
+                    + 5 * u64::from(acc.draws)
+                    + 5 * u64::from(acc.unknown);
                 RecordData {
                     position: key.as_bytes().to_vec(),
                     moves: acc.moves.iter().map(|&(c, _)| (c, 0)).collect(),
                     stats: Stats {
-                        games: sat(acc.games),
-                        wins: sat(acc.wins),
-                        losses: sat(acc.losses),
-                        draws: sat(acc.draws),
+                        games: acc.games,
+                        wins: acc.wins,
+                        losses: acc.losses,
+                        draws: acc.draws,
                         points: sat(points),
                         rating1: RatingPair {
-                            games: sat(acc.r1.0),
-                            sum: sat(acc.r1.1),
+                            games: acc.r1.0,
+                            sum: acc.r1.1,
                         },
                         rating2: RatingPair {
-                            games: sat(acc.r2.0),
-                            sum: sat(acc.r2.1),
+                            games: acc.r2.0,
+                            sum: acc.r2.1,
                         },
                         ..Stats::default()
                     }
