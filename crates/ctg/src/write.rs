@@ -106,14 +106,19 @@ pub fn layout(records: &[RecordData]) -> Result<Layout, Error> {
     for (i, r) in records.iter().enumerate() {
         r.check(i)?;
     }
-    let hashes: Vec<u32> = records.iter().map(|r| gen_hash(&r.position)).collect();
-    // (node, records) of each leaf; (mask, block, records) still to place.
+    // Each record's hash and size, side by side: the splits below read only these.
+    let meta: Vec<(u32, usize)> = records
+        .iter()
+        .map(|r| (gen_hash(&r.position), r.len()))
+        .collect();
+    // (node, records) of each leaf; (mask, block, records, their payload) still to place.
     let mut leaves: Vec<(u32, Vec<usize>)> = Vec::new();
     let mut split: Vec<u32> = Vec::new();
-    let mut todo: Vec<(u32, u32, Vec<usize>)> = vec![(0, 0, (0..records.len()).collect())];
-    while let Some((mask, block, idx)) = todo.pop() {
+    let all = meta.iter().map(|m| m.1).sum();
+    let mut todo: Vec<(u32, u32, Vec<usize>, usize)> =
+        vec![(0, 0, (0..records.len()).collect(), all)];
+    while let Some((mask, block, idx, payload)) = todo.pop() {
         let node = block + mask;
-        let payload: usize = idx.iter().map(|&i| records[i].len()).sum();
         if payload <= PAGE_PAYLOAD {
             leaves.push((node, idx));
             continue;
@@ -123,11 +128,22 @@ pub fn layout(records: &[RecordData]) -> Result<Layout, Error> {
         }
         split.push(node);
         let bit = mask + 1;
-        let (hi, lo): (Vec<usize>, Vec<usize>) =
-            idx.into_iter().partition(|&i| hashes[i] & bit != 0);
+        // Split by the next hash bit, summing each side's payload on the way.
+        let (mut hi, mut lo) = (Vec::new(), Vec::with_capacity(idx.len()));
+        let (mut hi_payload, mut lo_payload) = (0, 0);
+        for i in idx {
+            let (hash, len) = meta[i];
+            if hash & bit != 0 {
+                hi.push(i);
+                hi_payload += len;
+            } else {
+                lo.push(i);
+                lo_payload += len;
+            }
+        }
         let child_mask = mask * 2 + 1;
-        todo.push((child_mask, block + bit, hi));
-        todo.push((child_mask, block, lo));
+        todo.push((child_mask, block + bit, hi, hi_payload));
+        todo.push((child_mask, block, lo, lo_payload));
     }
     leaves.sort_by_key(|(node, _)| *node);
     if leaves.len() > u32::MAX as usize - 1 {
