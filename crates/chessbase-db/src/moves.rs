@@ -745,62 +745,6 @@ impl Replay {
         Ok(())
     }
 
-    /// Whether the side to move has a legal move. Most checks are answered by a king step,
-    /// looked for first; the legal moves are generated only when there is none.
-    fn has_legal_move(&self) -> bool {
-        let board = self.pos.board();
-        let turn = self.pos.turn();
-        if let Some(king) = board.king_of(turn) {
-            let occupied = board.occupied().without(king);
-            let targets = shakmaty::attacks::king_attacks(king) & !board.by_color(turn);
-            if targets
-                .into_iter()
-                .any(|to| board.attacks_to(to, !turn, occupied).is_empty())
-            {
-                return true;
-            }
-        }
-        !self.pos.legal_moves().is_empty()
-    }
-
-    /// The SAN flags ([`san`]) of `m`, a legal move of the position, before it is played:
-    /// disambiguation only (check and mate are known after the move).
-    fn disambiguation(&self, m: Move) -> u8 {
-        let Move::Normal { role, from, to, .. } = m else {
-            return 0;
-        };
-        if matches!(role, Role::Pawn | Role::King) {
-            return 0;
-        }
-        let board = self.pos.board();
-        let piece = role.of(self.pos.turn());
-        // Other pieces of the kind that attack the target: none (pins only remove
-        // candidates) means no disambiguation.
-        let occupied = board.occupied();
-        let others = (piece_attacks(role, to, occupied) & board.by_piece(piece)).without(from);
-        if others.is_empty() {
-            return 0;
-        }
-        let Some(king) = board.king_of(piece.color) else {
-            return 0;
-        };
-        // Those that can legally go there (their king is not attacked once they have moved),
-        // then SAN's rule (shakmaty's `San::disambiguate`): the file when another candidate
-        // shares neither file (or shares the rank too), the rank when one shares the file.
-        let (mut ambiguous, mut same_file, mut same_rank) = (false, false, false);
-        for other in others {
-            let after = occupied.without(other).with(to);
-            if (board.attacks_to(king, !piece.color, after) & !Bitboard::from(to)).any() {
-                continue;
-            }
-            ambiguous = true;
-            same_file |= other.file() == from.file();
-            same_rank |= other.rank() == from.rank();
-        }
-        let file = ambiguous && (!same_file || same_rank);
-        (if file { san::FILE } else { 0 }) | (if same_file { san::RANK } else { 0 })
-    }
-
     /// Resolves and plays one move token; returns the move (`None` for a null move).
     pub(crate) fn step(&mut self, t: Token) -> Result<Option<Move>, MoveProblem> {
         Ok(self.step_with::<false>(t)?.0)
@@ -827,10 +771,10 @@ impl Replay {
         }
         // Disambiguation is decided on the position before the move (for an illegal move it
         // is worked out and dropped with the error).
-        let mut flags = self.disambiguation(m);
+        let mut flags = disambiguation(&self.pos, m);
         self.play_with::<true>(m)?;
         if self.in_check == Some(true) {
-            flags |= if self.has_legal_move() {
+            flags |= if has_legal_move(&self.pos) {
                 san::CHECK
             } else {
                 san::CHECK | san::MATE
@@ -838,6 +782,65 @@ impl Replay {
         }
         Ok((Some(m), flags))
     }
+}
+
+/// Whether the side to move has a legal move (with check: whether it is not mate). Most
+/// checks are answered by a king step, looked for first; the legal moves are generated only
+/// when there is none. Used by the decoder for its [`san`] flags and by
+/// [`crate::pgn::san_plus`].
+pub(crate) fn has_legal_move(pos: &Chess) -> bool {
+    let board = pos.board();
+    let turn = pos.turn();
+    if let Some(king) = board.king_of(turn) {
+        let occupied = board.occupied().without(king);
+        let targets = shakmaty::attacks::king_attacks(king) & !board.by_color(turn);
+        if targets
+            .into_iter()
+            .any(|to| board.attacks_to(to, !turn, occupied).is_empty())
+        {
+            return true;
+        }
+    }
+    !pos.legal_moves().is_empty()
+}
+
+/// The SAN flags ([`san`]) of `m`, a legal move of `pos`, before it is played:
+/// disambiguation only (check and mate are known after the move). Used by the decoder and by
+/// [`crate::pgn::san_plus`].
+pub(crate) fn disambiguation(pos: &Chess, m: Move) -> u8 {
+    let Move::Normal { role, from, to, .. } = m else {
+        return 0;
+    };
+    if matches!(role, Role::Pawn | Role::King) {
+        return 0;
+    }
+    let board = pos.board();
+    let piece = role.of(pos.turn());
+    // Other pieces of the kind that attack the target: none (pins only remove
+    // candidates) means no disambiguation.
+    let occupied = board.occupied();
+    let others = (piece_attacks(role, to, occupied) & board.by_piece(piece)).without(from);
+    if others.is_empty() {
+        return 0;
+    }
+    let Some(king) = board.king_of(piece.color) else {
+        return 0;
+    };
+    // Those that can legally go there (their king is not attacked once they have moved),
+    // then SAN's rule (shakmaty's `San::disambiguate`): the file when another candidate
+    // shares neither file (or shares the rank too), the rank when one shares the file.
+    let (mut ambiguous, mut same_file, mut same_rank) = (false, false, false);
+    for other in others {
+        let after = occupied.without(other).with(to);
+        if (board.attacks_to(king, !piece.color, after) & !Bitboard::from(to)).any() {
+            continue;
+        }
+        ambiguous = true;
+        same_file |= other.file() == from.file();
+        same_rank |= other.rank() == from.rank();
+    }
+    let file = ambiguous && (!same_file || same_rank);
+    (if file { san::FILE } else { 0 }) | (if same_file { san::RANK } else { 0 })
 }
 
 /// The writer's side of [`Stream`]: opcodes to stored bytes for a one-byte-opcode mode

@@ -68,12 +68,13 @@ fn clock(hundredths: u32) -> String {
 
 /// The SAN of `m` in `pos`, with its check or mate suffix, and `pos` after it: the same as
 /// shakmaty's `SanPlus::from_move_and_play_unchecked` (tested), without generating every legal
-/// move of every position. Disambiguation is looked for only when another piece of the same
-/// kind attacks the target square, and legal moves are generated only after a check (is it
-/// mate?), where shakmaty asks for the game's outcome after every move.
+/// move of every position: disambiguation and mate are worked out as the decoder works out its
+/// SAN flags (the other pieces of the kind that reach the square; a king step before any move
+/// generation), where shakmaty asks for the game's outcome after every move.
 pub fn san_plus(pos: &mut Chess, m: shakmaty::Move) -> SanPlus {
+    use crate::moves::san;
     use shakmaty::san::{San, Suffix};
-    use shakmaty::{Move, Piece, Role};
+    use shakmaty::{Move, Role};
     let san = match m {
         Move::Castle { .. } => m
             .castling_side()
@@ -107,26 +108,14 @@ pub fn san_plus(pos: &mut Chess, m: shakmaty::Move) -> SanPlus {
             to,
             promotion,
         } => {
-            let board = pos.board();
-            let piece = Piece {
-                color: pos.turn(),
+            let flags = crate::moves::disambiguation(pos, m);
+            San::Normal {
                 role,
-            };
-            // Other pieces of the kind that attack the target: none (pins only remove
-            // candidates) means no disambiguation.
-            let others =
-                shakmaty::attacks::attacks(to, piece, board.occupied()) & board.by_piece(piece);
-            if role == Role::King || others.without(from).is_empty() {
-                San::Normal {
-                    role,
-                    file: None,
-                    rank: None,
-                    capture: capture.is_some(),
-                    to,
-                    promotion,
-                }
-            } else {
-                San::from_move(pos, m)
+                file: (flags & san::FILE != 0).then(|| from.file()),
+                rank: (flags & san::RANK != 0).then(|| from.rank()),
+                capture: capture.is_some(),
+                to,
+                promotion,
             }
         }
         Move::Put { .. } => San::from_move(pos, m),
@@ -134,10 +123,10 @@ pub fn san_plus(pos: &mut Chess, m: shakmaty::Move) -> SanPlus {
     pos.play_unchecked(m);
     let suffix = if pos.checkers().is_empty() {
         None
-    } else if pos.legal_moves().is_empty() {
-        Some(Suffix::Checkmate)
-    } else {
+    } else if crate::moves::has_legal_move(pos) {
         Some(Suffix::Check)
+    } else {
+        Some(Suffix::Checkmate)
     };
     SanPlus { san, suffix }
 }
