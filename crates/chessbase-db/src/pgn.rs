@@ -257,15 +257,35 @@ fn nags(anns: &[Annotation]) -> Vec<u8> {
     v
 }
 
-/// Movetext with line wrapping.
-struct Movetext<'a> {
-    out: &'a mut String,
+/// Movetext with line wrapping, written as bytes (cheaper to append than `char`s) and
+/// appended to the game's text at the end ([`Movetext::finish`]).
+struct Movetext {
+    out: Vec<u8>,
     width: usize,
     col: usize,
     scratch: String,
 }
 
-impl Movetext<'_> {
+impl Movetext {
+    /// Empty movetext wrapped at `width` columns (at least 20).
+    fn new(width: usize) -> Movetext {
+        Movetext {
+            out: Vec::with_capacity(1024),
+            width: width.max(20),
+            col: 0,
+            scratch: String::new(),
+        }
+    }
+
+    /// Appends the text to `dest`. Every byte came from a `&str` or is ASCII, so the text is
+    /// UTF-8 (checked all the same, which costs little next to writing it).
+    fn finish(self, dest: &mut String) {
+        match std::str::from_utf8(&self.out) {
+            Ok(text) => dest.push_str(text),
+            Err(_) => dest.push_str(&String::from_utf8_lossy(&self.out)),
+        }
+    }
+
     /// A token made by formatting, without allocating.
     fn token_fmt(&mut self, args: std::fmt::Arguments<'_>) {
         let mut t = std::mem::take(&mut self.scratch);
@@ -280,7 +300,7 @@ impl Movetext<'_> {
     /// the token does not fit. Returns where the token starts.
     fn begin_token(&mut self) -> usize {
         if self.col > 0 {
-            self.out.push(' ');
+            self.out.push(b' ');
         }
         self.out.len()
     }
@@ -292,7 +312,7 @@ impl Movetext<'_> {
         if self.col == 0 {
             self.col = len;
         } else if self.col + 1 + len > self.width {
-            self.out.replace_range(start - 1..start, "\n");
+            self.out[start - 1] = b'\n';
             self.col = len;
         } else {
             self.col += 1 + len;
@@ -307,7 +327,7 @@ impl Movetext<'_> {
         cursor: &mut C,
         need_number: bool,
         mv: Option<shakmaty::Move>,
-        san: impl FnOnce(&mut C, shakmaty::Move, &mut String),
+        san: impl FnOnce(&mut C, shakmaty::Move, &mut Vec<u8>),
     ) {
         if cursor.side() == Color::White {
             self.move_number(cursor.number(), false);
@@ -317,7 +337,7 @@ impl Movetext<'_> {
         match mv {
             Some(m) => {
                 let start = self.begin_token();
-                san(cursor, m, self.out);
+                san(cursor, m, &mut self.out);
                 self.end_token(start);
             }
             None => {
@@ -330,23 +350,23 @@ impl Movetext<'_> {
     /// A move number token, `N.` or `N...`, without the formatting machinery.
     fn move_number(&mut self, n: u32, black: bool) {
         let start = self.begin_token();
-        crate::text::push_decimal(self.out, n, 1);
-        self.out.push('.');
+        crate::text::push_decimal_bytes(&mut self.out, n, 1);
+        self.out.push(b'.');
         if black {
-            self.out.push_str("..");
+            self.out.extend_from_slice(b"..");
         }
         self.end_token(start);
     }
 
     fn token(&mut self, t: &str) {
         if self.col > 0 && self.col + 1 + t.len() > self.width {
-            self.out.push('\n');
+            self.out.push(b'\n');
             self.col = 0;
         } else if self.col > 0 {
-            self.out.push(' ');
+            self.out.push(b' ');
             self.col += 1;
         }
-        self.out.push_str(t);
+        self.out.extend_from_slice(t.as_bytes());
         self.col += t.len();
     }
 
@@ -364,7 +384,7 @@ impl Movetext<'_> {
         if first {
             return;
         }
-        self.out.push('}');
+        self.out.push(b'}');
         self.col += 1;
     }
 }
@@ -376,7 +396,7 @@ trait Cursor: Clone {
     /// The fullmove number.
     fn number(&self) -> u32;
     /// Writes the SAN of `m` (the move of `node`) into `t` and plays it.
-    fn san(&mut self, tree: &MoveTree, node: NodeId, m: shakmaty::Move, t: &mut String);
+    fn san(&mut self, tree: &MoveTree, node: NodeId, m: shakmaty::Move, t: &mut Vec<u8>);
     /// Plays a null move.
     fn null(&mut self);
 }
@@ -391,8 +411,8 @@ impl Cursor for Chess {
         self.fullmoves().get()
     }
 
-    fn san(&mut self, _: &MoveTree, _: NodeId, m: shakmaty::Move, t: &mut String) {
-        san_plus(self, m).append_to_string(t);
+    fn san(&mut self, _: &MoveTree, _: NodeId, m: shakmaty::Move, t: &mut Vec<u8>) {
+        san_plus(self, m).append_ascii_to(t);
     }
 
     fn null(&mut self) {
@@ -414,7 +434,7 @@ struct Counter {
 
 impl Counter {
     /// Writes the SAN of `m` from its flags and counts the move.
-    fn play_san(&mut self, m: shakmaty::Move, flags: u8, t: &mut String) {
+    fn play_san(&mut self, m: shakmaty::Move, flags: u8, t: &mut Vec<u8>) {
         append_san(t, m, flags);
         if self.turn == Color::Black {
             self.fullmoves = self.fullmoves.saturating_add(1);
@@ -432,7 +452,7 @@ impl Cursor for Counter {
         self.fullmoves
     }
 
-    fn san(&mut self, tree: &MoveTree, node: NodeId, m: shakmaty::Move, t: &mut String) {
+    fn san(&mut self, tree: &MoveTree, node: NodeId, m: shakmaty::Move, t: &mut Vec<u8>) {
         self.play_san(m, tree.san_flags(node).unwrap_or(0), t);
     }
 
@@ -441,13 +461,12 @@ impl Cursor for Counter {
     }
 }
 
-fn square(t: &mut String, sq: shakmaty::Square) {
-    t.push(sq.file().char());
-    t.push(sq.rank().char());
+fn square(t: &mut Vec<u8>, sq: shakmaty::Square) {
+    t.extend_from_slice(&[sq.file().char() as u8, sq.rank().char() as u8]);
 }
 
 /// SAN of a legal move from its [`san`](crate::moves::san) flags, as shakmaty writes it.
-fn append_san(t: &mut String, m: shakmaty::Move, flags: u8) {
+fn append_san(t: &mut Vec<u8>, m: shakmaty::Move, flags: u8) {
     use crate::moves::san;
     use shakmaty::{CastlingSide, Move, Role};
     match m {
@@ -458,60 +477,64 @@ fn append_san(t: &mut String, m: shakmaty::Move, flags: u8) {
             to,
             promotion,
         } => {
-            if role == Role::Pawn {
-                if capture.is_some() {
-                    t.push(from.file().char());
-                    t.push('x');
-                }
-            } else {
-                t.push(role.upper_char());
-                if flags & san::FILE != 0 {
-                    t.push(from.file().char());
-                }
-                if flags & san::RANK != 0 {
-                    t.push(from.rank().char());
-                }
-                if capture.is_some() {
-                    t.push('x');
-                }
-            }
-            square(t, to);
-            if let Some(p) = promotion {
-                t.push('=');
-                t.push(p.upper_char());
-            }
+            // Without a branch on the move's parts (they are unpredictable): every byte is
+            // stored, and the length advances by the bytes that belong to the SAN.
+            let (pawn, takes) = (role == Role::Pawn, capture.is_some());
+            let mut b = [0u8; 10];
+            let mut n = 0;
+            b[n] = [role.upper_char() as u8, from.file().char() as u8][usize::from(pawn)];
+            n += usize::from(!pawn || takes);
+            // Pawns have no disambiguation flags (their file comes with the capture).
+            b[n] = from.file().char() as u8;
+            n += usize::from(flags & san::FILE != 0);
+            b[n] = from.rank().char() as u8;
+            n += usize::from(flags & san::RANK != 0);
+            b[n] = b'x';
+            n += usize::from(takes);
+            b[n] = to.file().char() as u8;
+            b[n + 1] = to.rank().char() as u8;
+            n += 2;
+            b[n] = b'=';
+            b[n + 1] = promotion.map_or(b'Q', |p| p.upper_char() as u8);
+            n += 2 * usize::from(promotion.is_some());
+            b[n] = [b'+', b'+', b'#', b'#'][usize::from(flags >> 2 & 3)];
+            n += usize::from(flags & (san::CHECK | san::MATE) != 0);
+            // At most 7 bytes (`Qh4xe1+`, `exd8=Q#`): 8 appended, the rest cut.
+            let end = t.len() + n;
+            t.extend_from_slice(&b[..8]);
+            t.truncate(end);
+            return;
         }
         Move::EnPassant { from, to } => {
-            t.push(from.file().char());
-            t.push('x');
+            t.extend_from_slice(&[from.file().char() as u8, b'x']);
             square(t, to);
         }
-        Move::Castle { .. } => t.push_str(match m.castling_side() {
-            Some(CastlingSide::QueenSide) => "O-O-O",
-            _ => "O-O",
+        Move::Castle { .. } => t.extend_from_slice(match m.castling_side() {
+            Some(CastlingSide::QueenSide) => b"O-O-O",
+            _ => b"O-O",
         }),
         Move::Put { role, to } => {
             if role != Role::Pawn {
-                t.push(role.upper_char());
+                t.push(role.upper_char() as u8);
             }
-            t.push('@');
+            t.push(b'@');
             square(t, to);
         }
     }
     if flags & san::MATE != 0 {
-        t.push('#');
+        t.push(b'#');
     } else if flags & san::CHECK != 0 {
-        t.push('+');
+        t.push(b'+');
     }
 }
 
-struct Writer<'a, 'b> {
+struct Writer<'a> {
     tree: &'a MoveTree,
-    text: Movetext<'b>,
+    text: Movetext,
     annotations: bool,
 }
 
-impl Writer<'_, '_> {
+impl Writer<'_> {
     /// Writes the line from `node` (at `pos`), starting with `first` instead of the main child
     /// when given (a variation).
     fn line<C: Cursor>(&mut self, mut node: NodeId, mut pos: C, mut first: Option<NodeId>) {
@@ -566,11 +589,11 @@ impl Writer<'_, '_> {
         // "(" is followed directly by the first move: remove the separator the next token adds.
         let mark = self.text.out.len();
         self.line(node, pos, Some(first));
-        if self.text.out[mark..].starts_with(' ') {
+        if self.text.out.get(mark) == Some(&b' ') {
             self.text.out.remove(mark);
             self.text.col = self.text.col.saturating_sub(1);
         }
-        self.text.out.push(')');
+        self.text.out.push(b')');
         self.text.col += 1;
     }
 }
@@ -592,12 +615,7 @@ fn write_plain(out: &mut String, header: &GameHeader<'_>, line: &PlainLine, opts
 
 /// [`write_movetext`] of a [`PlainLine`].
 fn write_plain_movetext(out: &mut String, line: &PlainLine, result: &str, opts: &PgnOptions) {
-    let mut text = Movetext {
-        out,
-        width: opts.line_width.max(20),
-        col: 0,
-        scratch: String::new(),
-    };
+    let mut text = Movetext::new(opts.line_width);
     let start = &line.start.position;
     let mut counter = Counter {
         turn: start.turn(),
@@ -609,6 +627,7 @@ fn write_plain_movetext(out: &mut String, line: &PlainLine, result: &str, opts: 
         });
     }
     text.token(result);
+    text.finish(out);
 }
 
 /// The tag pairs and the empty line after them; returns the game's outcome (for the result
@@ -698,12 +717,7 @@ fn write_tags(
 fn write_movetext(out: &mut String, game: &Game, result: &str, opts: &PgnOptions) {
     let mut w = Writer {
         tree: &game.tree,
-        text: Movetext {
-            out,
-            width: opts.line_width.max(20),
-            col: 0,
-            scratch: String::new(),
-        },
+        text: Movetext::new(opts.line_width),
         annotations: opts.annotations,
     };
     if opts.annotations {
@@ -735,6 +749,7 @@ fn write_movetext(out: &mut String, game: &Game, result: &str, opts: &PgnOptions
         w.line(MoveTree::ROOT, game.start.position.clone(), None);
     }
     w.text.token(result);
+    w.text.finish(out);
 }
 
 /// What an export did.

@@ -151,8 +151,9 @@ impl Date {
     }
 }
 
-/// Appends `n` in decimal, padded with zeros to `width` digits.
-pub(crate) fn push_decimal(s: &mut String, n: u32, width: usize) {
+/// The decimal digits of `n`, padded with zeros to `width` digits: a buffer and where the
+/// digits start in it.
+fn decimal(n: u32, width: usize) -> ([u8; 10], usize) {
     let mut digits = [b'0'; 10];
     let mut i = digits.len();
     let mut v = n;
@@ -164,10 +165,29 @@ pub(crate) fn push_decimal(s: &mut String, n: u32, width: usize) {
             break;
         }
     }
-    let start = i.min(digits.len().saturating_sub(width));
+    (digits, i.min(digits.len().saturating_sub(width)))
+}
+
+/// Appends `n` in decimal, padded with zeros to `width` digits.
+pub(crate) fn push_decimal(s: &mut String, n: u32, width: usize) {
+    let (digits, start) = decimal(n, width);
     for &d in &digits[start..] {
         s.push(char::from(d));
     }
+}
+
+/// [`push_decimal`] into bytes; one and two digits (move numbers) without the loop.
+pub(crate) fn push_decimal_bytes(s: &mut Vec<u8>, n: u32, width: usize) {
+    if n < 100 && width <= 2 {
+        let (tens, ones) = ((n / 10) as u8, (n % 10) as u8);
+        if tens != 0 || width == 2 {
+            s.push(b'0' + tens);
+        }
+        s.push(b'0' + ones);
+        return;
+    }
+    let (digits, start) = decimal(n, width);
+    s.extend_from_slice(&digits[start..]);
 }
 
 impl Date {
@@ -239,11 +259,14 @@ mod tests {
     /// The hand-written digits are `format!`'s, padded or not, at every width and size.
     #[test]
     fn decimals_are_formats() {
-        for n in [0u32, 7, 10, 99, 100, 2024, 4095, 65535, u32::MAX] {
-            for width in 1..=4 {
+        for n in (0u32..=1000).chain([2024, 4095, 65535, u32::MAX]) {
+            for width in 0..=4 {
                 let mut s = String::new();
                 push_decimal(&mut s, n, width);
                 assert_eq!(s, format!("{n:0width$}"));
+                let mut b = Vec::new();
+                push_decimal_bytes(&mut b, n, width);
+                assert_eq!(b, s.as_bytes());
             }
         }
         for bits in (0..1u32 << 21).step_by(997) {
