@@ -46,7 +46,51 @@ struct Acc {
     r1: (u32, u32),
     r2: (u32, u32),
     /// Codes with the number of games they were played in.
-    moves: Vec<(u8, u32)>,
+    moves: MoveCounts,
+}
+
+/// The moves of a position with the number of games each was played in: the first kept
+/// inline (most positions of a book have one move: no allocation for them), the others in a
+/// vector.
+#[derive(Debug, Default, Clone)]
+struct MoveCounts {
+    first: Option<(u8, u32)>,
+    more: Vec<(u8, u32)>,
+}
+
+impl MoveCounts {
+    /// Counts one game of the move `code`.
+    fn add(&mut self, code: u8) {
+        match &mut self.first {
+            None => self.first = Some((code, 1)),
+            Some((c, n)) if *c == code => *n = n.saturating_add(1),
+            Some(_) => match self.more.iter_mut().find(|(c, _)| *c == code) {
+                Some((_, n)) => *n = n.saturating_add(1),
+                None => self.more.push((code, 1)),
+            },
+        }
+    }
+
+    /// Number of distinct moves.
+    fn len(&self) -> usize {
+        usize::from(self.first.is_some()) + self.more.len()
+    }
+
+    /// The codes as a record stores them: most played first (ties by code), at most
+    /// [`MAX_MOVES`], annotations 0.
+    fn into_record_moves(self) -> Vec<(u8, u8)> {
+        let Some(first) = self.first else {
+            return Vec::new();
+        };
+        if self.more.is_empty() {
+            return vec![(first.0, 0)];
+        }
+        let mut all = self.more;
+        all.push(first);
+        all.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        all.truncate(MAX_MOVES);
+        all.iter().map(|&(c, _)| (c, 0)).collect()
+    }
 }
 
 /// Counts of a build.
@@ -70,7 +114,49 @@ struct Contribution {
     uncodable: u64,
     /// Each position the game reaches (the first time only) with the mover and the code of
     /// the move played from it.
-    plies: Vec<(position::Key, Color, Option<u8>)>,
+    plies: Vec<Ply>,
+}
+
+/// A counted position of a game: its key, the side to move and the code of the move played.
+type Ply = (position::Key, Color, Option<u8>);
+
+/// The position table is cut into this many parts by a hash of the key, so that a batch of
+/// games is counted into all parts at once (each part by one thread).
+const SHARDS: usize = 64;
+
+/// The part of the position table that holds `key`: a fixed hash of the key (the table's
+/// own hash is seeded at random), its top six bits.
+fn shard_of(key: &position::Key) -> usize {
+    use std::hash::BuildHasher;
+    const STATE: foldhash::fast::FixedState = foldhash::fast::FixedState::with_seed(0x6374_6720);
+    (STATE.hash_one(key) >> 58) as usize
+}
+
+/// Counts one ply of game `c` into its part of the table.
+fn count(table: &mut HashMap<position::Key, Acc>, c: &Contribution, &(key, mover, code): &Ply) {
+    let acc = table.entry(key).or_default();
+    acc.games = acc.games.saturating_add(1);
+    match c.winner {
+        Some(Some(w)) if w == mover => acc.wins = acc.wins.saturating_add(1),
+        Some(Some(_)) => acc.losses = acc.losses.saturating_add(1),
+        Some(None) => acc.draws = acc.draws.saturating_add(1),
+        None => acc.unknown = acc.unknown.saturating_add(1),
+    }
+    let (own, other) = match mover {
+        Color::White => (c.elos[0], c.elos[1]),
+        Color::Black => (c.elos[1], c.elos[0]),
+    };
+    if let Some(e) = own {
+        acc.r1.0 = acc.r1.0.saturating_add(1);
+        acc.r1.1 = acc.r1.1.saturating_add(e);
+    }
+    if let Some(e) = other {
+        acc.r2.0 = acc.r2.0.saturating_add(1);
+        acc.r2.1 = acc.r2.1.saturating_add(e);
+    }
+    if let Some(code) = code {
+        acc.moves.add(code);
+    }
 }
 
 impl Contribution {
@@ -114,11 +200,25 @@ impl Contribution {
 }
 
 /// Accumulates games into book records.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Builder {
     max_ply: usize,
-    positions: HashMap<position::Key, Acc>,
+    /// The position table in [`SHARDS`] parts (see [`shard_of`]). Counting is commutative
+    /// (saturating sums; a position's moves are ordered by count when the book is made), so
+    /// the parts may be counted in any order: the table is the one counting game by game
+    /// gives.
+    positions: Vec<HashMap<position::Key, Acc>>,
     stats: BuildStats,
+}
+
+impl Default for Builder {
+    fn default() -> Builder {
+        Builder {
+            max_ply: 0,
+            positions: (0..SHARDS).map(|_| HashMap::default()).collect(),
+            stats: BuildStats::default(),
+        }
+    }
 }
 
 fn elo(game: &Game, color: Color) -> Option<u32> {
@@ -150,12 +250,12 @@ impl Builder {
 
     /// Number of distinct (stored) positions so far.
     pub fn len(&self) -> usize {
-        self.positions.len()
+        self.positions.iter().map(HashMap::len).sum()
     }
 
     /// Whether no position was added.
     pub fn is_empty(&self) -> bool {
-        self.positions.is_empty()
+        self.positions.iter().all(HashMap::is_empty)
     }
 
     /// Adds one game.
@@ -167,41 +267,39 @@ impl Builder {
     fn add_contribution(&mut self, c: &Contribution) {
         self.stats.games += 1;
         self.stats.uncodable_moves += c.uncodable;
-        for &(key, mover, code) in &c.plies {
-            let acc = self.positions.entry(key).or_default();
-            acc.games = acc.games.saturating_add(1);
-            match c.winner {
-                Some(Some(w)) if w == mover => acc.wins = acc.wins.saturating_add(1),
-                Some(Some(_)) => acc.losses = acc.losses.saturating_add(1),
-                Some(None) => acc.draws = acc.draws.saturating_add(1),
-                None => acc.unknown = acc.unknown.saturating_add(1),
-            }
-            let (own, other) = match mover {
-                Color::White => (c.elos[0], c.elos[1]),
-                Color::Black => (c.elos[1], c.elos[0]),
-            };
-            if let Some(e) = own {
-                acc.r1.0 = acc.r1.0.saturating_add(1);
-                acc.r1.1 = acc.r1.1.saturating_add(e);
-            }
-            if let Some(e) = other {
-                acc.r2.0 = acc.r2.0.saturating_add(1);
-                acc.r2.1 = acc.r2.1.saturating_add(e);
-            }
-            if let Some(code) = code {
-                match acc.moves.iter_mut().find(|(c, _)| *c == code) {
-                    Some((_, n)) => *n = n.saturating_add(1),
-                    None => acc.moves.push((code, 1)),
-                }
+        for ply in &c.plies {
+            count(&mut self.positions[shard_of(&ply.0)], c, ply);
+        }
+    }
+
+    /// Counts a batch of games: the plies sorted into the parts of the table, then each
+    /// part counted by one task, all parts at once.
+    fn add_contributions(&mut self, batch: &[Contribution]) {
+        use rayon::prelude::*;
+        let mut parts: Vec<Vec<(u32, u32)>> = vec![Vec::new(); SHARDS];
+        for (g, c) in batch.iter().enumerate() {
+            self.stats.games += 1;
+            self.stats.uncodable_moves += c.uncodable;
+            for (p, ply) in c.plies.iter().enumerate() {
+                parts[shard_of(&ply.0)].push((g as u32, p as u32));
             }
         }
+        self.positions
+            .par_iter_mut()
+            .zip(parts)
+            .for_each(|(table, part)| {
+                for (g, p) in part {
+                    let c = &batch[g as usize];
+                    count(table, c, &c.plies[p as usize]);
+                }
+            });
     }
 
     /// Adds every game of a PGN input — a stream, plain or compressed
     /// ([`chess_core::pgn::PgnReader`]), or bytes in memory tokenised in parallel
     /// ([`chess_core::pgn::PgnBytes`]) — replayed in parallel on the current rayon pool and
-    /// counted in input order, so the book is the one
-    /// [`Builder::add_game`] would give game by game. `progress` gets the number of games
+    /// counted in parallel into the parts of the position table (the book is the one
+    /// [`Builder::add_game`] would give game by game). `progress` gets the number of games
     /// read so far.
     ///
     /// Returns the games of this stream that were left out (not replayable, unreadable, cut
@@ -218,20 +316,22 @@ impl Builder {
                 || name.eq_ignore_ascii_case(b"WhiteElo")
                 || name.eq_ignore_ascii_case(b"BlackElo")
         });
-        // Replaying, normalising and coding each position happen in parallel; only the
-        // counting into the table is in input order.
+        // Replaying, normalising and coding each position happen in parallel, and so does
+        // counting (each part of the table by one task).
         let max_ply = self.max_ply;
         let skipped = chess_core::pgn::replay_in_order(
             reader,
             1024,
             |raw: &RawGame| raw.resolve().map(|g| Contribution::of(&g, max_ply)),
             |batch| {
+                let mut games = Vec::with_capacity(batch.len());
                 for game in batch {
                     match game {
-                        Ok(c) => self.add_contribution(&c),
+                        Ok(c) => games.push(c),
                         Err(e) => mine.record(e),
                     }
                 }
+                self.add_contributions(&games);
                 ControlFlow::Continue(())
             },
             progress,
@@ -257,7 +357,11 @@ impl Builder {
     pub fn finish(mut self) -> (Vec<RecordData>, BuildStats) {
         use rayon::prelude::*;
         let sat = |v: u64| u32::try_from(v).unwrap_or(u32::MAX);
-        let mut entries: Vec<(position::Key, Acc)> = self.positions.drain().collect();
+        let mut entries: Vec<(position::Key, Acc)> = self
+            .positions
+            .drain(..)
+            .flat_map(|t| t.into_iter())
+            .collect();
         entries.par_sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
         self.stats.truncated_positions += entries
             .par_iter()
@@ -265,15 +369,13 @@ impl Builder {
             .count() as u64;
         let out: Vec<RecordData> = entries
             .into_par_iter()
-            .map(|(key, mut acc)| {
-                acc.moves.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-                acc.moves.truncate(MAX_MOVES);
+            .map(|(key, acc)| {
                 let points = 10 * u64::from(acc.wins)
                     + 5 * u64::from(acc.draws)
                     + 5 * u64::from(acc.unknown);
                 RecordData {
                     position: key.as_bytes().to_vec(),
-                    moves: acc.moves.iter().map(|&(c, _)| (c, 0)).collect(),
+                    moves: acc.moves.into_record_moves(),
                     stats: Stats {
                         games: acc.games,
                         wins: acc.wins,

@@ -57,13 +57,16 @@ impl RecordData {
         false
     }
 
-    fn write_to(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.position);
-        out.push((1 + 2 * self.moves.len()) as u8);
-        for &(c, a) in &self.moves {
-            out.extend_from_slice(&[c, a]);
+    /// Writes the record at the start of `out` (at least [`RecordData::len`] bytes).
+    fn write_into(&self, out: &mut [u8]) {
+        let (position, rest) = out.split_at_mut(self.position.len());
+        position.copy_from_slice(&self.position);
+        rest[0] = (1 + 2 * self.moves.len()) as u8;
+        for (pair, &(c, a)) in rest[1..].chunks_exact_mut(2).zip(&self.moves) {
+            pair.copy_from_slice(&[c, a]);
         }
-        out.extend_from_slice(&self.stats.saturated().to_bytes());
+        let stats = 1 + 2 * self.moves.len();
+        rest[stats..stats + STATS_LEN].copy_from_slice(&self.stats.saturated().to_bytes());
     }
 
     fn check(&self, index: usize) -> Result<(), Error> {
@@ -107,26 +110,108 @@ pub fn layout(records: &[RecordData]) -> Result<Layout, Error> {
         r.check(i)?;
     }
     // Each record's hash and size, side by side: the splits below read only these.
-    let meta: Vec<(u32, usize)> = records
-        .iter()
-        .map(|r| (gen_hash(&r.position), r.len()))
-        .collect();
-    // (node, records) of each leaf; (mask, block, records, their payload) still to place.
-    let mut leaves: Vec<(u32, Vec<usize>)> = Vec::new();
-    let mut split: Vec<u32> = Vec::new();
+    let meta: Vec<(u32, usize)> = map_records(records, |r| (gen_hash(&r.position), r.len()));
     let all = meta.iter().map(|m| m.1).sum();
-    let mut todo: Vec<(u32, u32, Vec<usize>, usize)> =
-        vec![(0, 0, (0..records.len()).collect(), all)];
+    let Placed { mut leaves, split } = place(
+        &meta,
+        (0, 0),
+        (0..records.len()).collect(),
+        all,
+        PARALLEL_SPLIT,
+    )?;
+    leaves.sort_by_key(|(node, _)| *node);
+    if leaves.len() > u32::MAX as usize - 1 {
+        return Err(WriteError::TooManyPages {
+            pages: leaves.len(),
+        }
+        .into());
+    }
+    let max_leaf = leaves.last().map_or(0, |(n, _)| *n);
+    let min_leaf = leaves.first().map_or(0, |(n, _)| *n);
+    let dir_len = usize::try_from(max_leaf).map_err(|_| WriteError::TooManyPages {
+        pages: max_leaf as usize,
+    })? + 1;
+    let mut directory = vec![NO_PAGE; dir_len];
+    for (page, (node, _)) in leaves.iter().enumerate() {
+        directory[*node as usize] = page as u32;
+    }
+    let mut pages: Vec<Vec<usize>> = leaves.into_iter().map(|(_, idx)| idx).collect();
+    let by_position = |idx: &mut Vec<usize>| {
+        idx.sort_by(|&a, &b| records[a].position.cmp(&records[b].position));
+    };
+    #[cfg(feature = "parallel")]
+    {
+        use rayon::prelude::*;
+        pages.par_iter_mut().for_each(by_position);
+    }
+    #[cfg(not(feature = "parallel"))]
+    pages.iter_mut().for_each(by_position);
+    let bits = split.iter().max().map_or(0, |&m| m as usize + 1);
+    let mut bitmap = vec![0u8; bits.div_ceil(8)];
+    for s in split {
+        bitmap[s as usize / 8] |= 1 << (s % 8);
+    }
+    Ok(Layout {
+        pages,
+        directory,
+        bounds: CtbHeader {
+            lower: min_leaf / 8 * 8,
+            upper: (bitmap.len() * 8) as u32,
+        },
+        bitmap,
+    })
+}
+
+/// `f` of every record, in parallel where the `parallel` feature is on.
+fn map_records<T: Send>(
+    records: &[RecordData],
+    f: impl Fn(&RecordData) -> T + Sync + Send,
+) -> Vec<T> {
+    #[cfg(feature = "parallel")]
+    {
+        use rayon::prelude::*;
+        records.par_iter().map(f).collect()
+    }
+    #[cfg(not(feature = "parallel"))]
+    records.iter().map(f).collect()
+}
+
+/// The leaves (node, records) and split nodes of a subtree of the layout.
+#[derive(Default)]
+struct Placed {
+    leaves: Vec<(u32, Vec<usize>)>,
+    split: Vec<u32>,
+}
+
+/// Once both halves of a split have more records than this, they are placed in parallel;
+/// smaller subtrees are placed on one thread.
+const PARALLEL_SPLIT: usize = 50_000;
+
+/// Places the records `idx` of node `block + mask` (their payload `payload`): a leaf if they
+/// fit a page, else split by the next hash bit into blocks `block` and `block + mask + 1`
+/// at mask `2 * mask + 1`, each placed in turn (both at once when both have more than
+/// `parallel_above` records and the `parallel` feature is on). The order of leaves and splits
+/// found does not matter (both are sorted or set by node); of two collisions, the one of the
+/// lower block is reported, as a depth-first walk finds it.
+fn place(
+    meta: &[(u32, usize)],
+    (mask, block): (u32, u32),
+    idx: Vec<usize>,
+    payload: usize,
+    parallel_above: usize,
+) -> Result<Placed, Error> {
+    let mut placed = Placed::default();
+    let mut todo = vec![(mask, block, idx, payload)];
     while let Some((mask, block, idx, payload)) = todo.pop() {
         let node = block + mask;
         if payload <= PAGE_PAYLOAD {
-            leaves.push((node, idx));
+            placed.leaves.push((node, idx));
             continue;
         }
         if mask >= MAX_MASK {
             return Err(WriteError::HashCollision { records: idx.len() }.into());
         }
-        split.push(node);
+        placed.split.push(node);
         let bit = mask + 1;
         // Split by the next hash bit, summing each side's payload on the way.
         let (mut hi, mut lo) = (Vec::new(), Vec::with_capacity(idx.len()));
@@ -142,42 +227,32 @@ pub fn layout(records: &[RecordData]) -> Result<Layout, Error> {
             }
         }
         let child_mask = mask * 2 + 1;
+        #[cfg(feature = "parallel")]
+        if lo.len().min(hi.len()) > parallel_above {
+            let (lo, hi) = rayon::join(
+                || place(meta, (child_mask, block), lo, lo_payload, parallel_above),
+                || {
+                    place(
+                        meta,
+                        (child_mask, block + bit),
+                        hi,
+                        hi_payload,
+                        parallel_above,
+                    )
+                },
+            );
+            for part in [lo?, hi?] {
+                placed.leaves.extend(part.leaves);
+                placed.split.extend(part.split);
+            }
+            continue;
+        }
         todo.push((child_mask, block + bit, hi, hi_payload));
         todo.push((child_mask, block, lo, lo_payload));
     }
-    leaves.sort_by_key(|(node, _)| *node);
-    if leaves.len() > u32::MAX as usize - 1 {
-        return Err(WriteError::TooManyPages {
-            pages: leaves.len(),
-        }
-        .into());
-    }
-    let max_leaf = leaves.last().map_or(0, |(n, _)| *n);
-    let min_leaf = leaves.first().map_or(0, |(n, _)| *n);
-    let dir_len = usize::try_from(max_leaf).map_err(|_| WriteError::TooManyPages {
-        pages: max_leaf as usize,
-    })? + 1;
-    let mut directory = vec![NO_PAGE; dir_len];
-    let mut pages = Vec::with_capacity(leaves.len());
-    for (page, (node, mut idx)) in leaves.into_iter().enumerate() {
-        directory[node as usize] = page as u32;
-        idx.sort_by(|&a, &b| records[a].position.cmp(&records[b].position));
-        pages.push(idx);
-    }
-    let bits = split.iter().max().map_or(0, |&m| m as usize + 1);
-    let mut bitmap = vec![0u8; bits.div_ceil(8)];
-    for s in split {
-        bitmap[s as usize / 8] |= 1 << (s % 8);
-    }
-    Ok(Layout {
-        pages,
-        directory,
-        bounds: CtbHeader {
-            lower: min_leaf / 8 * 8,
-            upper: (bitmap.len() * 8) as u32,
-        },
-        bitmap,
-    })
+    #[cfg(not(feature = "parallel"))]
+    let _ = parallel_above;
+    Ok(placed)
 }
 
 /// The `.cto` bytes of a layout.
@@ -236,22 +311,71 @@ pub fn write_ctg(
         games,
     };
     w.write_all(&header.to_page())?;
-    let mut page = Vec::with_capacity(PAGE_SIZE);
-    for idx in &layout.pages {
-        page.clear();
-        page.extend_from_slice(&[0; PAGE_HEADER]);
-        for &i in idx {
-            records[i].write_to(&mut page);
+    // Pages are made a run at a time (in parallel where the `parallel` feature is on, while
+    // the previous run is written) into one buffer each.
+    const RUN: usize = 2048;
+    let fill = |run: usize, buf: &mut Vec<u8>| {
+        let pages = &layout.pages[run * RUN..((run + 1) * RUN).min(layout.pages.len())];
+        buf.clear();
+        buf.resize(pages.len() * PAGE_SIZE, 0);
+        let page = |(out, idx): (&mut [u8], &Vec<usize>)| page_into(records, idx, out);
+        #[cfg(feature = "parallel")]
+        {
+            use rayon::prelude::*;
+            buf.par_chunks_mut(PAGE_SIZE).zip(pages).for_each(page);
         }
-        let h = PageHeader {
-            records: idx.len() as u16,
-            used: page.len() as u16,
-        };
-        page[..PAGE_HEADER].copy_from_slice(&h.to_bytes());
-        page.resize(PAGE_SIZE, 0);
-        w.write_all(&page)?;
+        #[cfg(not(feature = "parallel"))]
+        buf.chunks_mut(PAGE_SIZE).zip(pages).for_each(page);
+    };
+    let runs = layout.pages.len().div_ceil(RUN);
+    #[cfg(feature = "parallel")]
+    {
+        // A helper thread makes the runs (on the rayon pool) while this one writes them; two
+        // runs in flight at most.
+        let (full_tx, full_rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(1);
+        let (empty_tx, empty_rx) = std::sync::mpsc::channel::<Vec<u8>>();
+        std::thread::scope(|scope| {
+            scope.spawn(move || {
+                for run in 0..runs {
+                    let mut buf = empty_rx.try_recv().unwrap_or_default();
+                    fill(run, &mut buf);
+                    if full_tx.send(buf).is_err() {
+                        return; // the writer stopped on an error
+                    }
+                }
+            });
+            for buf in full_rx.iter() {
+                w.write_all(&buf)?;
+                let _ = empty_tx.send(buf);
+            }
+            Ok(())
+        })
     }
-    Ok(())
+    #[cfg(not(feature = "parallel"))]
+    {
+        let mut buf = Vec::new();
+        for run in 0..runs {
+            fill(run, &mut buf);
+            w.write_all(&buf)?;
+        }
+        Ok(())
+    }
+}
+
+/// Writes one page (header, the records `idx`, zeros after them) into `out`, a zeroed
+/// [`PAGE_SIZE`] bytes. The layout keeps every page's records within its payload.
+fn page_into(records: &[RecordData], idx: &[usize], out: &mut [u8]) {
+    let mut used = PAGE_HEADER;
+    for &i in idx {
+        let r = &records[i];
+        r.write_into(&mut out[used..used + r.len()]);
+        used += r.len();
+    }
+    let h = PageHeader {
+        records: idx.len() as u16,
+        used: used as u16,
+    };
+    out[..PAGE_HEADER].copy_from_slice(&h.to_bytes());
 }
 
 /// Writes a book (`path` = the `.ctg`; `.cto` and `.ctb` beside it), each file atomically.
@@ -298,4 +422,33 @@ pub fn to_bytes(records: &[RecordData], games: u32) -> Result<[Vec<u8>; 3], Erro
     let mut ctg = Vec::new();
     write_ctg(&mut ctg, records, &layout, games).map_err(|e| Error::io("<memory>", e))?;
     Ok([ctg, cto_bytes(&layout), ctb_bytes(&layout)])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Subtrees placed in parallel give the leaves and splits of one depth-first walk.
+    #[test]
+    fn parallel_placement_is_sequential_placement() {
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let meta: Vec<(u32, usize)> = (0..40_000)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                (x as u32, 30 + (x >> 40) as usize % 200)
+            })
+            .collect();
+        let all = meta.iter().map(|m| m.1).sum();
+        let sorted = |mut p: Placed| {
+            p.leaves.sort();
+            p.split.sort();
+            (p.leaves, p.split)
+        };
+        let one = sorted(place(&meta, (0, 0), (0..meta.len()).collect(), all, usize::MAX).unwrap());
+        let many = sorted(place(&meta, (0, 0), (0..meta.len()).collect(), all, 100).unwrap());
+        assert!(one.0.len() > 1000, "{} pages", one.0.len());
+        assert_eq!(one, many);
+    }
 }
