@@ -477,7 +477,9 @@ fn build(args: &BuildArgs) -> CliResult {
         let games = u32::try_from(stats.games).unwrap_or(u32::MAX);
         (records, games, skipped, stats.uncodable_moves)
     };
-    let written = write_book(&args.out.output, &records, games, args.out.force)?;
+    let written = write_book(&args.out.output, &records, games, args.out.force);
+    ctg::build::drop_records(records);
+    let written = written?;
     summary(
         &Shown {
             text: format!(
