@@ -20,7 +20,7 @@
 
 use std::{io::Read, ops::ControlFlow, path::Path};
 
-use foldhash::{HashMap, HashSet};
+use foldhash::{HashMap, HashSet, HashSetExt};
 
 use chess_core::pgn::{GameError, GameResult, PgnInput, PgnReader, RawGame, SkipStats};
 use rayon::prelude::*;
@@ -77,13 +77,14 @@ enum Outcome {
 }
 
 /// A replayed game, ready to be counted: (key, move code or `NO_MOVE`, outcome) per stored
-/// position, the last one being the game's last stored position.
+/// position, the last one being the game's last stored position; the outcome is `None` where
+/// the position was reached before in the game (a game counts once for a position).
 #[derive(Debug)]
 struct GamePlies {
     info: GameInfo,
     offset: u64,
     length: u64,
-    entries: Vec<(Key, u8, Outcome)>,
+    entries: Vec<(Key, u8, Option<Outcome>)>,
     uncodable: u64,
     unencodable: u64,
 }
@@ -162,6 +163,12 @@ fn prepare(raw: &RawGame, header: &Header) -> Prepared {
         Some(key) => entries.push((key, NO_MOVE, outcome(last.turn()))),
         None => unencodable += 1,
     }
+    // A repeated position keeps its move and reference but not its result.
+    let mut seen: HashSet<Key> = HashSet::with_capacity(entries.len());
+    let entries = entries
+        .into_iter()
+        .map(|(key, code, outcome)| (key, code, seen.insert(key).then_some(outcome)))
+        .collect();
     let name = |tag| raw.header(tag).unwrap_or("").to_owned();
     Prepared::Game(GamePlies {
         info: GameInfo {
@@ -190,11 +197,14 @@ fn prepare(raw: &RawGame, header: &Header) -> Prepared {
 #[derive(Debug)]
 pub struct Builder {
     header: Header,
-    positions: HashMap<Key, Acc>,
+    /// The position table in [`SHARDS`] parts by [`shard_of`] the key; a batch of games is
+    /// counted into all parts at once, each part taking the batch's plies in game order, so
+    /// that every position sees its games in input order (its first source, the order of its
+    /// moves and links are the ones counting game by game gives).
+    positions: Vec<HashMap<Key, Acc>>,
     sources: Sources,
     first_source: usize,
     stats: BuildStats,
-    seen: HashSet<Key>,
     spill: Option<Spill>,
     spill_error: Option<Error>,
 }
@@ -225,11 +235,10 @@ impl Builder {
     pub fn continuing(header: Header, first_source: usize) -> Builder {
         Builder {
             header,
-            positions: HashMap::default(),
+            positions: empty_table(),
             sources: Sources::default(),
             first_source,
             stats: BuildStats::default(),
-            seen: HashSet::default(),
             spill: None,
             spill_error: None,
         }
@@ -284,7 +293,7 @@ impl Builder {
         &mut self,
         sink: impl FnMut(Key, Acc) -> Result<(), Error>,
     ) -> Result<(), Error> {
-        let mut last: Vec<(Key, Acc)> = std::mem::take(&mut self.positions).into_iter().collect();
+        let mut last = flatten(std::mem::replace(&mut self.positions, empty_table()));
         last.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
         let (runs, dir) = match self.spill.take() {
             Some(s) => (s.runs, s.dir),
@@ -298,10 +307,10 @@ impl Builder {
         let Some(spill) = &mut self.spill else {
             return Ok(());
         };
-        if self.positions.len() < spill.max_positions {
+        if self.positions.iter().map(HashMap::len).sum::<usize>() < spill.max_positions {
             return Ok(());
         }
-        let mut sorted: Vec<(Key, Acc)> = std::mem::take(&mut self.positions).into_iter().collect();
+        let mut sorted = flatten(std::mem::replace(&mut self.positions, empty_table()));
         sorted.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
         let io = |e| Error::io(&spill.dir, e);
         let file = tempfile::tempfile_in(&spill.dir).map_err(io)?;
@@ -326,12 +335,12 @@ impl Builder {
 
     /// Number of distinct positions so far.
     pub fn len(&self) -> usize {
-        self.positions.len()
+        self.positions.iter().map(HashMap::len).sum()
     }
 
     /// Whether no position was added.
     pub fn is_empty(&self) -> bool {
-        self.positions.is_empty()
+        self.positions.iter().all(HashMap::is_empty)
     }
 
     /// Starts a new source (a PGN file): its games are referenced from it.
@@ -358,20 +367,38 @@ impl Builder {
         self.add_prepared(vec![prepared]);
     }
 
+    /// Counts prepared games in order: a run of games is counted at once (see
+    /// [`Builder::count_games`]), as many as may add positions without passing the memory
+    /// limit by more than a few thousand, then the table is spilled if full.
     fn add_prepared(&mut self, prepared: Vec<Prepared>) {
+        let mut run: Vec<(GamePlies, Option<SourceRef>)> = Vec::new();
+        let mut plies = 0;
         for p in prepared {
             self.stats.games_read += 1;
             match p {
                 Prepared::Game(g) => {
-                    self.count(g);
-                    if let Err(e) = self.spill_if_full() {
-                        self.spill_error.get_or_insert(e);
+                    let game_ref = self.register(&g);
+                    plies += g.entries.len();
+                    run.push((g, game_ref));
+                    if plies >= self.room() {
+                        self.count_games(std::mem::take(&mut run));
+                        plies = 0;
                     }
                 }
                 Prepared::Filtered => self.stats.games_filtered += 1,
                 Prepared::NoResult => self.stats.games_without_result += 1,
                 Prepared::Error(e) => self.stats.skipped.record(e),
             }
+        }
+        self.count_games(run);
+    }
+
+    /// New positions the table may take before it is checked against the memory limit
+    /// (each counted ply adds at most one): unlimited without a limit, at least 4,096.
+    fn room(&self) -> usize {
+        match &self.spill {
+            Some(s) => s.max_positions.saturating_sub(self.len()).max(4096),
+            None => usize::MAX,
         }
     }
 
@@ -445,57 +472,81 @@ impl Builder {
         Ok(())
     }
 
-    fn count(&mut self, g: GamePlies) {
+    /// Counts a game's statistics and records it in the sources (when the book stores
+    /// games); returns its reference.
+    fn register(&mut self, g: &GamePlies) -> Option<SourceRef> {
         self.stats.games_added += 1;
         self.stats.uncodable_moves += g.uncodable;
         self.stats.unencodable_positions += g.unencodable;
-        let game_ref = if self.header.stores_games() {
-            if self.sources.sources.is_empty() {
-                self.begin_source("");
+        if !self.header.stores_games() {
+            return None;
+        }
+        if self.sources.sources.is_empty() {
+            self.begin_source("");
+        }
+        let fits = |v: u64| u32::try_from(v).ok();
+        match (fits(g.offset), fits(g.length)) {
+            (Some(address), Some(length)) => {
+                let s = self.sources.sources.len() - 1;
+                let list = &mut self.sources.sources[s].games;
+                list.push(GameInfo {
+                    address,
+                    length,
+                    ..g.info.clone()
+                });
+                Some(SourceRef {
+                    source: (self.first_source + s) as u16,
+                    game: (list.len() - 1) as u32,
+                })
             }
-            let fits = |v: u64| u32::try_from(v).ok();
-            match (fits(g.offset), fits(g.length)) {
-                (Some(address), Some(length)) => {
-                    let s = self.sources.sources.len() - 1;
-                    let list = &mut self.sources.sources[s].games;
-                    list.push(GameInfo {
-                        address,
-                        length,
-                        ..g.info
-                    });
-                    Some(SourceRef {
-                        source: (self.first_source + s) as u16,
-                        game: (list.len() - 1) as u32,
-                    })
+            _ => {
+                self.stats.unreferenced_games += 1;
+                None
+            }
+        }
+    }
+
+    /// Counts the positions of `games` (in order) into the table, all parts at once; then
+    /// spills the table if it is full.
+    fn count_games(&mut self, games: Vec<(GamePlies, Option<SourceRef>)>) {
+        if games.is_empty() {
+            return;
+        }
+        // The plies of each part, in game order.
+        let mut parts: Vec<Vec<(u32, u32)>> = vec![Vec::new(); SHARDS];
+        for (n, (g, _)) in games.iter().enumerate() {
+            for (i, e) in g.entries.iter().enumerate() {
+                parts[shard_of(&e.0)].push((n as u32, i as u32));
+            }
+        }
+        self.positions
+            .par_iter_mut()
+            .zip(parts)
+            .for_each(|(table, part)| {
+                for (n, i) in part {
+                    let (g, game_ref) = &games[n as usize];
+                    let i = i as usize;
+                    let (key, code, outcome) = g.entries[i];
+                    let acc = table.entry(key).or_default();
+                    match outcome {
+                        Some(Outcome::Win) => acc.wins += 1,
+                        Some(Outcome::Draw) => acc.draws += 1,
+                        Some(Outcome::Loss) => acc.losses += 1,
+                        None => {}
+                    }
+                    if code != NO_MOVE && !acc.moves.contains(&code) {
+                        acc.moves.push(code);
+                    }
+                    if let Some(r) = *game_ref {
+                        acc.source.get_or_insert(r);
+                        if i + 1 == g.entries.len() {
+                            acc.links.push(r);
+                        }
+                    }
                 }
-                _ => {
-                    self.stats.unreferenced_games += 1;
-                    None
-                }
-            }
-        } else {
-            None
-        };
-        self.seen.clear();
-        let last = g.entries.len().checked_sub(1);
-        for (i, (key, code, outcome)) in g.entries.into_iter().enumerate() {
-            let acc = self.positions.entry(key).or_default();
-            if self.seen.insert(key) {
-                match outcome {
-                    Outcome::Win => acc.wins += 1,
-                    Outcome::Draw => acc.draws += 1,
-                    Outcome::Loss => acc.losses += 1,
-                }
-            }
-            if code != NO_MOVE && !acc.moves.contains(&code) {
-                acc.moves.push(code);
-            }
-            if let Some(r) = game_ref {
-                acc.source.get_or_insert(r);
-                if Some(i) == last {
-                    acc.links.push(r);
-                }
-            }
+            });
+        if let Err(e) = self.spill_if_full() {
+            self.spill_error.get_or_insert(e);
         }
     }
 
@@ -505,7 +556,8 @@ impl Builder {
     }
 
     pub(crate) fn into_parts(self) -> (HashMap<Key, Acc>, Sources, BuildStats) {
-        (self.positions, self.sources, self.stats)
+        let table = flatten(self.positions).into_iter().collect();
+        (table, self.sources, self.stats)
     }
 
     /// Writes the book at `paths` (committed as one set) and returns the counts. Without the
@@ -545,9 +597,9 @@ impl Builder {
             self.spill = None;
             return Ok(());
         }
-        let mut table = HashMap::default();
+        let mut table = empty_table();
         self.drain_sorted(|key, acc| {
-            table.insert(key, acc);
+            table[shard_of(&key)].insert(key, acc);
             Ok(())
         })?;
         self.positions = table;
@@ -559,8 +611,8 @@ impl Builder {
     /// a memory limit that spilled: use [`Builder::write`].)
     pub fn finish(self) -> (Header, Vec<Element>, Option<Sources>, BuildStats) {
         let header = self.header.clone();
-        let (positions, sources, mut stats) = self.into_parts();
-        let mut elements = to_elements(positions);
+        let (sources, mut stats) = (self.sources, self.stats);
+        let mut elements = sorted_elements(flatten(self.positions));
         if header.links != 0 {
             stats.linked_moves += link(&mut elements);
         }
@@ -581,14 +633,38 @@ pub(crate) fn element_of(key: Key, a: Acc) -> Element {
     }
 }
 
-/// Elements sorted by key.
-pub(crate) fn to_elements(positions: HashMap<Key, Acc>) -> Vec<Element> {
+/// The elements of `positions`, sorted by key.
+fn sorted_elements(positions: Vec<(Key, Acc)>) -> Vec<Element> {
     let mut elements: Vec<Element> = positions
-        .into_iter()
+        .into_par_iter()
         .map(|(k, a)| element_of(k, a))
         .collect();
     elements.par_sort_unstable_by(|a, b| a.key.cmp(&b.key));
     elements
+}
+
+/// The position table is cut into this many parts (see [`Builder`]).
+const SHARDS: usize = 64;
+
+/// An empty table of [`SHARDS`] parts.
+fn empty_table() -> Vec<HashMap<Key, Acc>> {
+    (0..SHARDS).map(|_| HashMap::default()).collect()
+}
+
+/// The part of the table that holds `key`: the top six bits of a fixed hash of the key (the
+/// parts' own hash is seeded at random).
+fn shard_of(key: &Key) -> usize {
+    use std::hash::BuildHasher;
+    const STATE: foldhash::fast::FixedState = foldhash::fast::FixedState::with_seed(0x6b6f_6220);
+    (STATE.hash_one(key) >> 58) as usize
+}
+
+/// Every position of the parts, in no particular order (taken in parallel).
+fn flatten(parts: Vec<HashMap<Key, Acc>>) -> Vec<(Key, Acc)> {
+    parts
+        .into_par_iter()
+        .flat_map_iter(|t| t.into_iter())
+        .collect()
 }
 
 /// The links pass: every element gets the legal moves that lead to another element of the
