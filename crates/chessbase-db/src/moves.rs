@@ -285,17 +285,17 @@ const NONE: u8 = 0xff;
 /// (pawns 1 … king 6): first byte and number of slots. The king has none.
 const SLOT_RANGE: [(u8, u8); 7] = [(20, 0), (0, 8), (17, 3), (14, 3), (11, 3), (8, 3), (20, 0)];
 
-/// The bytes of a kind's 8-byte word that are its slots (by `Role as usize`).
-const SLOT_KEEP: [u64; 7] = [0, u64::MAX, 0xff_ffff, 0xff_ffff, 0xff_ffff, 0xff_ffff, 0];
-
 /// ChessBase's piece numbering for both sides.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Slots {
     /// Per colour (White first) the square (shakmaty numbering) in each slot, NONE when
     /// empty: pawns in bytes 0–7, then three slots each for queens, rooks, bishops and
-    /// knights (8–19); bytes 20–31 stay NONE, so that any kind's list can be read as one
-    /// 8-byte word and searched without a loop or a branch on the kind.
-    lists: [[u8; 32]; 2],
+    /// knights (8–19).
+    lists: [[u8; 20]; 2],
+    /// Per square, the place in its colour's list of the piece on it; NONE for an empty
+    /// square and for a piece without a slot (a king, a fourth queen). Moving or removing a
+    /// piece finds its slot here, without searching the list.
+    at: [u8; 64],
 }
 
 fn ci(c: Color) -> usize {
@@ -317,7 +317,8 @@ impl Slots {
 
     fn number(board: &shakmaty::Board) -> Slots {
         let mut s = Slots {
-            lists: [[NONE; 32]; 2],
+            lists: [[NONE; 20]; 2],
+            at: [NONE; 64],
         };
         for sq in file_major_squares() {
             if let Some(p) = board.piece_at(sq) {
@@ -327,29 +328,14 @@ impl Slots {
         s
     }
 
-    /// A kind's list as one word (slots past the kind's read as NONE), with its first byte
-    /// in the colour's list.
-    #[inline]
-    fn word(&self, c: Color, role: Role) -> (u64, usize) {
-        let start = usize::from(SLOT_RANGE[role as usize].0);
-        let list = &self.lists[ci(c)];
-        let mut bytes = [NONE; 8];
-        bytes.copy_from_slice(&list[start..start + 8]);
-        (u64::from_le_bytes(bytes) | !SLOT_KEEP[role as usize], start)
-    }
-
-    /// The slot (0-based) of the kind's piece on `sq`: the lowest byte of the word equal to
-    /// `sq`, by the zero-byte bit trick (its lowest hit is exact).
-    #[inline]
-    fn find(word: u64, sq: u8) -> Option<usize> {
-        let x = word ^ (u64::from(sq) * 0x0101_0101_0101_0101);
-        let hits = x.wrapping_sub(0x0101_0101_0101_0101) & !x & 0x8080_8080_8080_8080;
-        (hits != 0).then(|| (hits.trailing_zeros() / 8) as usize)
-    }
-
-    /// The slot of the kind's piece on `sq`.
+    /// The slot (0-based, within its kind) of the kind's piece of colour `c` on `sq`.
     pub(crate) fn index_of(&self, c: Color, role: Role, sq: Square) -> Option<u8> {
-        Self::find(self.word(c, role).0, sq as u8).map(|i| i as u8)
+        let (start, len) = SLOT_RANGE[role as usize];
+        let i = self.at[sq as usize];
+        (i != NONE
+            && (start..start + len).contains(&i)
+            && self.lists[ci(c)][usize::from(i)] == sq as u8)
+            .then(|| i - start)
     }
 
     fn piece(&self, c: Color, role: Role, index: u8) -> Option<Square> {
@@ -364,25 +350,39 @@ impl Slots {
     /// A captured piece leaves its slot: a pawn's slot stays empty, the slots of a piece
     /// kind above it shift down.
     fn remove(&mut self, c: Color, role: Role, sq: Square) {
-        let (word, start) = self.word(c, role);
-        let Some(i) = Self::find(word, sq as u8) else {
+        let i = self.at[sq as usize];
+        if i == NONE {
             return;
-        };
+        }
+        self.at[sq as usize] = NONE;
+        let i = usize::from(i);
         let list = &mut self.lists[ci(c)];
         if role == Role::Pawn {
-            list[start + i] = NONE;
-        } else {
-            let end = start + usize::from(SLOT_RANGE[role as usize].1);
-            list.copy_within(start + i + 1..end, start + i);
-            list[end - 1] = NONE;
+            list[i] = NONE;
+            return;
         }
+        let (start, len) = SLOT_RANGE[role as usize];
+        let end = usize::from(start + len);
+        for k in i..end - 1 {
+            let next = list[k + 1];
+            list[k] = next;
+            if next != NONE {
+                self.at[usize::from(next)] = k as u8;
+            }
+        }
+        list[end - 1] = NONE;
     }
 
-    fn relocate(&mut self, c: Color, role: Role, from: Square, to: Square) {
-        let (word, start) = self.word(c, role);
-        if let Some(i) = Self::find(word, from as u8) {
-            self.lists[ci(c)][start + i] = to as u8;
+    /// The piece on `from` (if it has a slot) moves to `to`.
+    #[inline]
+    fn relocate(&mut self, c: Color, from: Square, to: Square) {
+        let i = self.at[from as usize];
+        if i == NONE {
+            return;
         }
+        self.at[from as usize] = NONE;
+        self.lists[ci(c)][usize::from(i)] = to as u8;
+        self.at[to as usize] = i;
     }
 
     /// A new piece takes the kind's first empty slot, if any.
@@ -390,8 +390,9 @@ impl Slots {
         let (start, len) = SLOT_RANGE[role as usize];
         let (start, len) = (usize::from(start), usize::from(len));
         let list = &mut self.lists[ci(c)];
-        if let Some(slot) = list[start..start + len].iter_mut().find(|x| **x == NONE) {
-            *slot = sq as u8;
+        if let Some(k) = list[start..start + len].iter().position(|x| *x == NONE) {
+            list[start + k] = sq as u8;
+            self.at[sq as usize] = (start + k) as u8;
         }
     }
 
@@ -400,7 +401,7 @@ impl Slots {
         let turn = pos.turn();
         match m {
             Move::Normal {
-                role,
+                role: _,
                 from,
                 capture,
                 to,
@@ -414,7 +415,7 @@ impl Slots {
                         self.remove(turn, Role::Pawn, from);
                         self.add(turn, p, to);
                     }
-                    None => self.relocate(turn, role, from, to),
+                    None => self.relocate(turn, from, to),
                 }
             }
             Move::EnPassant { from, to } => {
@@ -423,14 +424,28 @@ impl Slots {
                     Role::Pawn,
                     Square::from_coords(to.file(), from.rank()),
                 );
-                self.relocate(turn, Role::Pawn, from, to);
+                self.relocate(turn, from, to);
             }
             Move::Castle { king, rook } => {
                 let side = CastlingSide::from_king_side(king < rook);
-                self.relocate(turn, Role::Rook, rook, side.rook_to(turn));
+                self.relocate(turn, rook, side.rook_to(turn));
             }
             Move::Put { .. } => {}
         }
+    }
+
+    /// Whether `at` agrees with the lists (for tests).
+    #[cfg(test)]
+    fn consistent(&self) -> bool {
+        let mut at = [NONE; 64];
+        for list in &self.lists {
+            for (i, &sq) in list.iter().enumerate() {
+                if sq != NONE {
+                    at[usize::from(sq)] = i as u8;
+                }
+            }
+        }
+        at == self.at
     }
 }
 
@@ -1015,31 +1030,61 @@ mod tests {
     /// The word search finds what a loop finds: the first slot holding the square, in lists of
     /// three and eight slots with repeated, missing and unused (0xff) entries.
     #[test]
-    fn slot_search_is_a_loop() {
-        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-        for _ in 0..20_000 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            let bytes = x
-                .to_le_bytes()
-                .map(|b| if b >= 0xc0 { NONE } else { b % 8 });
-            let sq = (x >> 61) as u8;
-            for (role, len) in [(Role::Knight, 3), (Role::Pawn, 8)] {
-                let mut slots = Slots {
-                    lists: [[NONE; 32]; 2],
-                };
-                let start = usize::from(SLOT_RANGE[role as usize].0);
-                slots.lists[0][start..start + len].copy_from_slice(&bytes[..len]);
-                // The next kind's slots must not be found.
-                slots.lists[0][start + len..start + 8].fill(sq);
-                let list = &bytes[..len];
-                assert_eq!(
-                    Slots::find(slots.word(Color::White, role).0, sq),
-                    list.iter().position(|&b| b == sq),
-                    "{list:?} {sq}"
-                );
+    fn slot_squares_follow_the_lists() {
+        use shakmaty::CastlingMode;
+        use shakmaty::fen::Fen;
+        let fens = [
+            (
+                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+                CastlingMode::Standard,
+            ),
+            (
+                "r3k2r/1P4P1/8/3pP3/8/8/1p4p1/R3K2R w KQkq d6 0 1",
+                CastlingMode::Standard,
+            ),
+            (
+                "1r2k1r1/pppppppp/8/8/8/8/PPPPPPPP/1R2K1R1 w GBgb - 0 1",
+                CastlingMode::Chess960,
+            ),
+            (
+                "rk2r3/pppppppp/8/8/8/8/PPPPPPPP/RK2R3 w AEae - 0 1",
+                CastlingMode::Chess960,
+            ),
+        ];
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut moves = 0;
+        for (fen, mode) in fens {
+            let start: Chess = fen.parse::<Fen>().unwrap().into_position(mode).unwrap();
+            for _ in 0..100 {
+                let mut pos = start.clone();
+                let mut slots = Slots::new(&pos);
+                for _ in 0..200 {
+                    assert!(slots.consistent());
+                    // Every piece with a slot is where its slot says, numbered as a fresh
+                    // numbering of a position would not (slots survive captures), so only
+                    // the squares are checked against the board.
+                    for c in [Color::White, Color::Black] {
+                        for &sq in &slots.lists[ci(c)] {
+                            if sq != NONE {
+                                let piece = pos.board().piece_at(Square::new(u32::from(sq)));
+                                assert_eq!(piece.map(|p| p.color), Some(c));
+                            }
+                        }
+                    }
+                    let legal = pos.legal_moves();
+                    if legal.is_empty() {
+                        break;
+                    }
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    let m = legal[(x % legal.len() as u64) as usize];
+                    slots.apply(&pos, m);
+                    pos.play_unchecked(m);
+                    moves += 1;
+                }
             }
         }
+        assert!(moves > 30_000, "{moves} moves");
     }
 }
