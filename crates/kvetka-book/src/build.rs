@@ -39,9 +39,85 @@ pub(crate) struct Acc {
     pub(crate) wins: u64,
     pub(crate) draws: u64,
     pub(crate) losses: u64,
-    pub(crate) moves: Vec<u8>,
+    pub(crate) moves: Codes,
     pub(crate) source: Option<SourceRef>,
     pub(crate) links: Vec<SourceRef>,
+}
+
+/// Codes kept inline (a position rarely has more moves in a book).
+const INLINE_CODES: usize = 14;
+
+/// A position's move codes in the order they were first played: up to
+/// [`INLINE_CODES`] inline (no allocation for nearly every position: the tables and the
+/// merge of spilled runs make and free millions of them, on several threads), more in a
+/// vector. One representation per content (inline while they fit), so equality is content.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Codes {
+    /// Number of codes inline; `INLINE_CODES + 1` when they are all in `more`.
+    len: u8,
+    inline: [u8; INLINE_CODES],
+    more: Vec<u8>,
+}
+
+impl Codes {
+    /// The codes of a slice.
+    pub(crate) fn from_slice(codes: &[u8]) -> Codes {
+        let mut c = Codes::default();
+        if codes.len() <= INLINE_CODES {
+            c.inline[..codes.len()].copy_from_slice(codes);
+            c.len = codes.len() as u8;
+        } else {
+            c.more = codes.to_vec();
+            c.len = INLINE_CODES as u8 + 1;
+        }
+        c
+    }
+
+    /// The codes in order.
+    pub(crate) fn as_slice(&self) -> &[u8] {
+        match usize::from(self.len) {
+            n if n <= INLINE_CODES => &self.inline[..n],
+            _ => &self.more,
+        }
+    }
+
+    /// Whether `code` is one of them.
+    pub(crate) fn contains(&self, code: u8) -> bool {
+        self.as_slice().contains(&code)
+    }
+
+    /// Appends `code`.
+    pub(crate) fn push(&mut self, code: u8) {
+        let n = usize::from(self.len);
+        if n < INLINE_CODES {
+            self.inline[n] = code;
+            self.len += 1;
+        } else if n == INLINE_CODES {
+            self.more = self.inline.to_vec();
+            self.more.push(code);
+            self.inline = [0; INLINE_CODES];
+            self.len += 1;
+        } else {
+            self.more.push(code);
+        }
+    }
+
+    /// Appends the codes of `other` not yet here, in their order.
+    pub(crate) fn extend_new(&mut self, other: &Codes) {
+        for &code in other.as_slice() {
+            if !self.contains(code) {
+                self.push(code);
+            }
+        }
+    }
+
+    /// The codes as a vector.
+    pub(crate) fn into_vec(self) -> Vec<u8> {
+        match usize::from(self.len) {
+            n if n <= INLINE_CODES => self.inline[..n].to_vec(),
+            _ => self.more,
+        }
+    }
 }
 
 /// Counts of a build.
@@ -220,7 +296,7 @@ const BYTES_PER_POSITION: usize = 256;
 struct Spill {
     max_positions: usize,
     dir: std::path::PathBuf,
-    runs: Vec<std::fs::File>,
+    runs: Vec<run::Run>,
 }
 
 impl Builder {
@@ -282,7 +358,7 @@ impl Builder {
     /// spilled runs and the table); then the sources and the counts.
     pub(crate) fn into_sorted_changes(
         mut self,
-        sink: impl FnMut(Key, Acc) -> Result<(), Error>,
+        sink: impl FnMut(Key, Acc) -> Result<(), Error> + Send,
     ) -> Result<(Sources, BuildStats), Error> {
         self.drain_sorted(sink)?;
         Ok((self.sources, self.stats))
@@ -291,7 +367,7 @@ impl Builder {
     /// Empties the table and the spilled runs into `sink`, merged, in key order.
     fn drain_sorted(
         &mut self,
-        sink: impl FnMut(Key, Acc) -> Result<(), Error>,
+        sink: impl FnMut(Key, Acc) -> Result<(), Error> + Send,
     ) -> Result<(), Error> {
         let mut last = flatten(std::mem::replace(&mut self.positions, empty_table()));
         last.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
@@ -299,6 +375,11 @@ impl Builder {
             Some(s) => (s.runs, s.dir),
             None => (Vec::new(), std::path::PathBuf::from(".")),
         };
+        #[cfg(any(unix, windows))]
+        if runs.len() > 1 && rayon::current_num_threads() > 1 {
+            return run::merge_parallel(runs, last, run::RANGE_SAMPLES, sink)
+                .map_err(|e| e.into_error(&dir));
+        }
         run::merge(runs, last, sink).map_err(|e| e.into_error(&dir))
     }
 
@@ -314,12 +395,7 @@ impl Builder {
         sorted.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
         let io = |e| Error::io(&spill.dir, e);
         let file = tempfile::tempfile_in(&spill.dir).map_err(io)?;
-        let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
-        for (k, a) in &sorted {
-            run::write(&mut w, k, a).map_err(io)?;
-        }
-        let file = w.into_inner().map_err(|e| io(e.into_error()))?;
-        spill.runs.push(file);
+        spill.runs.push(run::write_run(file, &sorted).map_err(io)?);
         Ok(())
     }
 
@@ -534,7 +610,7 @@ impl Builder {
                         Some(Outcome::Loss) => acc.losses += 1,
                         None => {}
                     }
-                    if code != NO_MOVE && !acc.moves.contains(&code) {
+                    if code != NO_MOVE && !acc.moves.contains(code) {
                         acc.moves.push(code);
                     }
                     if let Some(r) = *game_ref {
@@ -626,7 +702,7 @@ pub(crate) fn element_of(key: Key, a: Acc) -> Element {
         wins: a.wins,
         draws: a.draws,
         losses: a.losses,
-        moves: a.moves,
+        moves: a.moves.into_vec(),
         source: a.source,
         links: (!a.links.is_empty()).then_some(a.links),
         ..Element::new(key)
@@ -739,13 +815,47 @@ mod run {
         w.write_all(&r.game.to_le_bytes())
     }
 
-    pub(super) fn write(w: &mut impl Write, key: &Key, a: &Acc) -> io::Result<()> {
+    /// A spilled run: its file and a sparse index (the key and byte offset of every
+    /// [`INDEX_EVERY`]-th record), so that a merge of one range of keys can start reading the
+    /// run near the range.
+    #[derive(Debug)]
+    pub(super) struct Run {
+        pub(super) file: File,
+        pub(super) index: Vec<(Key, u64)>,
+    }
+
+    /// Records between two entries of a run's index.
+    pub(super) const INDEX_EVERY: usize = 256;
+
+    /// Writes `sorted` to `file` as a run, with its index.
+    pub(super) fn write_run(file: File, sorted: &[(Key, Acc)]) -> io::Result<Run> {
+        let mut w = io::BufWriter::with_capacity(1 << 20, file);
+        let (mut index, mut offset) = (Vec::new(), 0u64);
+        for (n, (k, a)) in sorted.iter().enumerate() {
+            if n % INDEX_EVERY == 0 {
+                index.push((*k, offset));
+            }
+            offset += write(&mut w, k, a)?;
+        }
+        let file = w.into_inner().map_err(|e| e.into_error())?;
+        Ok(Run { file, index })
+    }
+
+    /// Writes a record; returns its size in bytes.
+    fn write(w: &mut impl Write, key: &Key, a: &Acc) -> io::Result<u64> {
+        write_record(w, key, a)?;
+        let refs = usize::from(a.source.is_some()) + a.links.len();
+        Ok((KEY_LEN + 3 * 8 + 4 + a.moves.as_slice().len() + 1 + 4 + 6 * refs) as u64)
+    }
+
+    fn write_record(w: &mut impl Write, key: &Key, a: &Acc) -> io::Result<()> {
         w.write_all(key)?;
         for n in [a.wins, a.draws, a.losses] {
             w.write_all(&n.to_le_bytes())?;
         }
-        w.write_all(&(a.moves.len() as u32).to_le_bytes())?;
-        w.write_all(&a.moves)?;
+        let moves = a.moves.as_slice();
+        w.write_all(&(moves.len() as u32).to_le_bytes())?;
+        w.write_all(moves)?;
         match a.source {
             Some(r) => {
                 w.write_all(&[1])?;
@@ -785,8 +895,15 @@ mod run {
         let draws = u64::from_le_bytes(take(r)?);
         let losses = u64::from_le_bytes(take(r)?);
         let n = u32::from_le_bytes(take(r)?) as usize;
-        let mut moves = vec![0; n.min(1 << 16)];
-        r.read_exact(&mut moves)?;
+        let moves = if n <= super::INLINE_CODES {
+            let mut b = [0; super::INLINE_CODES];
+            r.read_exact(&mut b[..n])?;
+            super::Codes::from_slice(&b[..n])
+        } else {
+            let mut v = vec![0; n.min(1 << 16)];
+            r.read_exact(&mut v)?;
+            super::Codes::from_slice(&v)
+        };
         let source = match take::<1>(r)?[0] {
             0 => None,
             _ => Some(get_ref(r)?),
@@ -812,11 +929,7 @@ mod run {
         a.wins += b.wins;
         a.draws += b.draws;
         a.losses += b.losses;
-        for code in b.moves {
-            if !a.moves.contains(&code) {
-                a.moves.push(code);
-            }
-        }
+        a.moves.extend_new(&b.moves);
         if a.source.is_none() {
             a.source = b.source;
         }
@@ -826,20 +939,162 @@ mod run {
     /// Merges the runs (in the order they were written) and `last` (the table at the end,
     /// sorted) by key; each position goes to `sink` once, in key order.
     pub(super) fn merge(
-        runs: Vec<File>,
+        runs: Vec<Run>,
         last: Vec<(Key, Acc)>,
-        mut sink: impl FnMut(Key, Acc) -> Result<(), Error>,
+        sink: impl FnMut(Key, Acc) -> Result<(), Error>,
     ) -> Result<(), MergeError> {
-        type Run = Box<dyn Iterator<Item = io::Result<(Key, Acc)>>>;
-        let mut sources: Vec<Run> = Vec::new();
-        for mut f in runs {
-            f.rewind().map_err(MergeError::Io)?;
-            let mut r = BufReader::with_capacity(1 << 20, f);
+        let mut sources: Vec<Source<'_>> = Vec::new();
+        for mut run in runs {
+            run.file.rewind().map_err(MergeError::Io)?;
+            let mut r = BufReader::with_capacity(1 << 20, run.file);
             sources.push(Box::new(std::iter::from_fn(move || {
                 read(&mut r).transpose()
             })));
         }
         sources.push(Box::new(last.into_iter().map(Ok)));
+        merge_sources(sources, sink)
+    }
+
+    /// A sorted source of a merge.
+    type Source<'a> = Box<dyn Iterator<Item = io::Result<(Key, Acc)>> + Send + 'a>;
+
+    /// Reads a file from a byte offset with positional reads, so that several readers share
+    /// one file.
+    #[cfg(any(unix, windows))]
+    struct At<'a> {
+        file: &'a File,
+        pos: u64,
+    }
+
+    #[cfg(any(unix, windows))]
+    impl Read for At<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            #[cfg(unix)]
+            let n = std::os::unix::fs::FileExt::read_at(self.file, buf, self.pos)?;
+            #[cfg(windows)]
+            let n = std::os::windows::fs::FileExt::seek_read(self.file, buf, self.pos)?;
+            self.pos += n as u64;
+            Ok(n)
+        }
+    }
+
+    /// The records of `run` with keys in `lo..hi` (unbounded where `None`), read from the
+    /// index entry before `lo`.
+    #[cfg(any(unix, windows))]
+    fn range_of(run: &Run, lo: Option<Key>, hi: Option<Key>) -> Source<'_> {
+        let start = lo.map_or(0, |lo| {
+            let i = run.index.partition_point(|(k, _)| *k < lo);
+            i.checked_sub(1).map_or(0, |i| run.index[i].1)
+        });
+        let mut r = BufReader::with_capacity(
+            1 << 13,
+            At {
+                file: &run.file,
+                pos: start,
+            },
+        );
+        let mut done = false;
+        Box::new(std::iter::from_fn(move || {
+            while !done {
+                match read(&mut r) {
+                    Ok(Some((k, _))) if lo.is_some_and(|lo| k < lo) => continue,
+                    Ok(Some((k, a))) if hi.is_none_or(|hi| k < hi) => return Some(Ok((k, a))),
+                    Ok(_) => done = true,
+                    Err(e) => {
+                        done = true;
+                        return Some(Err(e));
+                    }
+                }
+            }
+            None
+        }))
+    }
+
+    /// Index entries (of all runs together) a range of [`merge_parallel`] spans: about
+    /// 262,144 records of the runs.
+    pub(super) const RANGE_SAMPLES: usize = 1024;
+
+    /// [`merge`] cut into ranges of keys merged in parallel, a few at a time, each range's
+    /// positions handed to `sink` in order (on this thread, while the next ranges are
+    /// merged). The ranges are cut at keys of the runs' indexes, `samples` index entries a
+    /// range.
+    #[cfg(any(unix, windows))]
+    pub(super) fn merge_parallel(
+        runs: Vec<Run>,
+        last: Vec<(Key, Acc)>,
+        samples: usize,
+        mut sink: impl FnMut(Key, Acc) -> Result<(), Error> + Send,
+    ) -> Result<(), MergeError> {
+        let mut sample: Vec<Key> = runs
+            .iter()
+            .flat_map(|r| r.index.iter().map(|(k, _)| *k))
+            .chain(last.iter().step_by(INDEX_EVERY).map(|(k, _)| *k))
+            .collect();
+        sample.sort_unstable();
+        sample.dedup();
+        let ranges = (sample.len() / samples.max(1)).max(1);
+        let bounds: Vec<Key> = (1..ranges)
+            .map(|i| sample[i * sample.len() / ranges])
+            .collect();
+        // The in-memory table, cut at the same keys.
+        let mut lasts: Vec<Vec<(Key, Acc)>> = Vec::with_capacity(ranges);
+        let mut rest = last.into_iter().peekable();
+        for b in &bounds {
+            let mut part = Vec::new();
+            while let Some((k, a)) = rest.next_if(|(k, _)| k < b) {
+                part.push((k, a));
+            }
+            lasts.push(part);
+        }
+        lasts.push(rest.collect());
+        let merge_range = |i: usize,
+                           last: Vec<(Key, Acc)>|
+         -> Result<Vec<(Key, Acc)>, MergeError> {
+            let (lo, hi) = (i.checked_sub(1).map(|j| bounds[j]), bounds.get(i).copied());
+            let mut sources: Vec<Source<'_>> = runs.iter().map(|r| range_of(r, lo, hi)).collect();
+            sources.push(Box::new(last.into_iter().map(Ok)));
+            let mut out = Vec::new();
+            merge_sources(sources, |k, a| {
+                out.push((k, a));
+                Ok(())
+            })?;
+            Ok(out)
+        };
+        let width = 2 * rayon::current_num_threads();
+        let mut pending: Vec<Vec<(Key, Acc)>> = Vec::new();
+        let mut lasts = lasts.into_iter().enumerate().peekable();
+        loop {
+            let group: Vec<(usize, Vec<(Key, Acc)>)> = lasts.by_ref().take(width).collect();
+            if group.is_empty() && pending.is_empty() {
+                return Ok(());
+            }
+            let to_sink = std::mem::take(&mut pending);
+            let (sunk, merged) = rayon::join(
+                || -> Result<(), MergeError> {
+                    for (k, a) in to_sink.into_iter().flatten() {
+                        sink(k, a).map_err(MergeError::Sink)?;
+                    }
+                    Ok(())
+                },
+                || {
+                    use rayon::prelude::*;
+                    group
+                        .into_par_iter()
+                        .map(|(i, last)| merge_range(i, last))
+                        .collect::<Result<Vec<_>, MergeError>>()
+                },
+            );
+            sunk?;
+            pending = merged?;
+        }
+    }
+
+    /// Merges sorted sources (earlier sources' games first) by key; each position goes to
+    /// `sink` once, in key order.
+    fn merge_sources(
+        mut sources: Vec<Source<'_>>,
+        mut sink: impl FnMut(Key, Acc) -> Result<(), Error>,
+    ) -> Result<(), MergeError> {
         // (key, run) smallest first: equal keys come out in run order, earlier games first.
         let mut heap = BinaryHeap::new();
         let mut heads: Vec<Option<Acc>> = Vec::with_capacity(sources.len());
@@ -872,5 +1127,80 @@ mod run {
             sink(ck, ca).map_err(MergeError::Sink)?;
         }
         Ok(())
+    }
+
+    #[cfg(all(test, any(unix, windows)))]
+    mod tests {
+        use super::*;
+
+        /// The ranges merged in parallel give what one merge gives: every position once, in
+        /// key order, each combined from the runs in run order.
+        #[test]
+        fn parallel_merge_is_the_merge() {
+            let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+            let mut next = move || {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x
+            };
+            let mut table = || -> Vec<(Key, Acc)> {
+                let mut t: Vec<(Key, Acc)> = (0..3000)
+                    .map(|_| {
+                        let mut key = [0u8; KEY_LEN];
+                        // Few distinct keys: the runs share most positions.
+                        key[..2].copy_from_slice(&((next() % 5000) as u16).to_be_bytes());
+                        let moves: Vec<u8> =
+                            (0..next() % 20).map(|_| (next() % 40) as u8).collect();
+                        let acc = Acc {
+                            wins: next() % 9,
+                            draws: next() % 9,
+                            losses: next() % 9,
+                            moves: crate::build::Codes::from_slice(&moves),
+                            source: (next() % 2 == 0).then(|| SourceRef {
+                                source: (next() % 3) as u16,
+                                game: (next() % 100) as u32,
+                            }),
+                            links: (0..next() % 3)
+                                .map(|_| SourceRef {
+                                    source: 0,
+                                    game: (next() % 100) as u32,
+                                })
+                                .collect(),
+                        };
+                        (key, acc)
+                    })
+                    .collect();
+                t.sort_by_key(|e| e.0);
+                t.dedup_by(|a, b| a.0 == b.0);
+                t
+            };
+            let tables: Vec<Vec<(Key, Acc)>> = (0..8).map(|_| table()).collect();
+            let last = table();
+            let runs = |tables: &[Vec<(Key, Acc)>]| -> Vec<Run> {
+                tables
+                    .iter()
+                    .map(|t| write_run(tempfile::tempfile().unwrap(), t).unwrap())
+                    .collect()
+            };
+            let mut one = Vec::new();
+            merge(runs(&tables), last.clone(), |k, a| {
+                one.push((k, a));
+                Ok(())
+            })
+            .ok()
+            .unwrap();
+            assert!(one.windows(2).all(|w| w[0].0 < w[1].0));
+            for samples in [1, 3, 1024] {
+                let mut many = Vec::new();
+                merge_parallel(runs(&tables), last.clone(), samples, |k, a| {
+                    many.push((k, a));
+                    Ok(())
+                })
+                .ok()
+                .unwrap();
+                assert!(many == one, "{samples} samples a range");
+            }
+        }
     }
 }

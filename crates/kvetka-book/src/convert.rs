@@ -147,7 +147,7 @@ pub fn from_polyglot<D: AsRef<[u8]>>(
                 continue;
             };
             let acc = accs.entry(key).or_default();
-            if !acc.moves.contains(&code) {
+            if !acc.moves.contains(code) {
                 acc.moves.push(code);
                 stats.moves += 1;
             }

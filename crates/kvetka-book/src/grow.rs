@@ -58,7 +58,7 @@ fn merge(e: &mut Element, a: Acc) {
     e.wins = e.wins.saturating_add(a.wins);
     e.draws = e.draws.saturating_add(a.draws);
     e.losses = e.losses.saturating_add(a.losses);
-    for code in a.moves {
+    for &code in a.moves.as_slice() {
         if !e.moves.contains(&code) {
             e.moves.push(code);
         }
