@@ -257,6 +257,26 @@ fn nags(anns: &[Annotation]) -> Vec<u8> {
     v
 }
 
+/// `N.` for the move numbers below 1,000: the bytes (padded) and their length.
+static MOVE_NUMBERS: [([u8; 4], u8); 1000] = move_numbers();
+
+const fn move_numbers() -> [([u8; 4], u8); 1000] {
+    let mut t = [([0u8; 4], 0u8); 1000];
+    let mut n = 0;
+    while n < 1000 {
+        let (h, d, u) = ((n / 100) as u8, (n / 10 % 10) as u8, (n % 10) as u8);
+        t[n] = if n >= 100 {
+            ([b'0' + h, b'0' + d, b'0' + u, b'.'], 4)
+        } else if n >= 10 {
+            ([b'0' + d, b'0' + u, b'.', 0], 3)
+        } else {
+            ([b'0' + u, b'.', 0, 0], 2)
+        };
+        n += 1;
+    }
+    t
+}
+
 /// Movetext with line wrapping, written as bytes (cheaper to append than `char`s) and
 /// appended to the game's text at the end ([`Movetext::finish`]).
 struct Movetext {
@@ -347,11 +367,20 @@ impl Movetext {
         }
     }
 
-    /// A move number token, `N.` or `N...`, without the formatting machinery.
+    /// A move number token, `N.` or `N...`, without the formatting machinery (numbers
+    /// below 1,000 copied from a table).
     fn move_number(&mut self, n: u32, black: bool) {
         let start = self.begin_token();
-        crate::text::push_decimal_bytes(&mut self.out, n, 1);
-        self.out.push(b'.');
+        match MOVE_NUMBERS.get(n as usize) {
+            Some(&(bytes, len)) => {
+                self.out.extend_from_slice(&bytes);
+                self.out.truncate(start + usize::from(len));
+            }
+            None => {
+                crate::text::push_decimal_bytes(&mut self.out, n, 1);
+                self.out.push(b'.');
+            }
+        }
         if black {
             self.out.extend_from_slice(b"..");
         }
@@ -944,6 +973,19 @@ pub fn game_to_pgn(db: &Database, number: u32, opts: &PgnOptions) -> Result<Stri
 #[cfg(test)]
 mod san_tests {
     use super::*;
+
+    /// The move number table writes what `format!` writes.
+    #[test]
+    fn move_number_table_is_format() {
+        for (n, &(bytes, len)) in MOVE_NUMBERS.iter().enumerate() {
+            assert_eq!(&bytes[..usize::from(len)], format!("{n}.").as_bytes());
+        }
+        let mut text = Movetext::new(80);
+        for n in [7, 99, 999, 1000, 12345] {
+            text.move_number(n, n % 2 == 0);
+        }
+        assert_eq!(text.out, b"7. 99. 999. 1000... 12345.");
+    }
 
     /// `san_plus` writes exactly what shakmaty writes, on random playouts from positions
     /// with promotions, en passant, castling both ways and ambiguous knights, rooks and queens.
