@@ -40,8 +40,9 @@
 //! # Features
 //!
 //! `std` (files), `mmap` ([`Book::open_mapped`], an `unsafe` opt-in), `pgn` (building books
-//! from games), `polyglot` (conversion to Polyglot, pulls in `polyglot-book`), all on by
-//! default. `default-features = false` leaves reading and probing books over byte slices
+//! from games; implies `parallel`), `parallel` (a book's pages laid out and made on every
+//! core with rayon; the bytes are the same without it), `polyglot` (conversion to
+//! Polyglot, pulls in `polyglot-book`), all on by default. `default-features = false` leaves reading and probing books over byte slices
 //! ([`Book::new`]): no C code, no threads, no `rand` (move choice takes any
 //! `FnMut() -> u64`).
 //!
