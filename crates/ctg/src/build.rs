@@ -118,7 +118,9 @@ struct Contribution {
 }
 
 /// A counted position of a game: its key, the side to move and the code of the move played.
-type Ply = (position::Key, Color, Option<u8>);
+/// The last field is the part of the position table the key belongs to ([`shard_of`],
+/// worked out in the parallel part of a build).
+type Ply = (position::Key, Color, Option<u8>, u8);
 
 /// The position table is cut into this many parts by a hash of the key, so that a batch of
 /// games is counted into all parts at once (each part by one thread).
@@ -133,7 +135,7 @@ fn shard_of(key: &position::Key) -> usize {
 }
 
 /// Counts one ply of game `c` into its part of the table.
-fn count(table: &mut HashMap<position::Key, Acc>, c: &Contribution, &(key, mover, code): &Ply) {
+fn count(table: &mut HashMap<position::Key, Acc>, c: &Contribution, &(key, mover, code, _): &Ply) {
     let acc = table.entry(key).or_default();
     acc.games = acc.games.saturating_add(1);
     match c.winner {
@@ -190,7 +192,7 @@ impl Contribution {
             }
             // A position counts once per game (its first move).
             if seen.insert(key) {
-                c.plies.push((key, pos.turn(), code));
+                c.plies.push((key, pos.turn(), code, shard_of(&key) as u8));
             }
             let Some(m) = next else { break };
             pos.play_unchecked(m);
@@ -275,7 +277,7 @@ impl Builder {
         self.stats.games += 1;
         self.stats.uncodable_moves += c.uncodable;
         for ply in &c.plies {
-            count(&mut self.positions[shard_of(&ply.0)], c, ply);
+            count(&mut self.positions[usize::from(ply.3)], c, ply);
         }
     }
 
@@ -288,7 +290,7 @@ impl Builder {
             self.stats.games += 1;
             self.stats.uncodable_moves += c.uncodable;
             for (p, ply) in c.plies.iter().enumerate() {
-                parts[shard_of(&ply.0)].push((g as u32, p as u32));
+                parts[usize::from(ply.3)].push((g as u32, p as u32));
             }
         }
         self.positions
