@@ -859,22 +859,27 @@ pub(crate) fn has_legal_move(pos: &Chess) -> bool {
 /// The SAN flags ([`san`]) of `m`, a legal move of `pos`, before it is played:
 /// disambiguation only (check and mate are known after the move). Used by the decoder and by
 /// [`crate::pgn::san_plus`].
+#[inline(always)]
 pub(crate) fn disambiguation(pos: &Chess, m: Move) -> u8 {
     let Move::Normal { role, from, to, .. } = m else {
         return 0;
     };
-    if matches!(role, Role::Pawn | Role::King) {
-        return 0;
-    }
-    let board = pos.board();
-    let piece = role.of(pos.turn());
     // Other pieces of the kind that attack the target: none (pins only remove
     // candidates) means no disambiguation. Most moves have none even on an empty board
-    // (one table load, no branch on the kind), looked at first.
-    let others = board.by_piece(piece).without(from);
+    // (one table load, no branch on the kind; pawns and kings reach nothing in the table),
+    // looked at here; the rest out of line.
+    let others = pos.board().by_piece(role.of(pos.turn())).without(from);
     if (others & Bitboard(REACH[role as usize][to as usize])).is_empty() {
         return 0;
     }
+    disambiguation_among(pos, role, from, to, others)
+}
+
+/// [`disambiguation`] of a move with `others`, other pieces of its kind, on lines to `to`.
+#[inline(never)]
+fn disambiguation_among(pos: &Chess, role: Role, from: Square, to: Square, others: Bitboard) -> u8 {
+    let board = pos.board();
+    let piece = role.of(pos.turn());
     let occupied = board.occupied();
     let others = piece_attacks(role, to, occupied) & others;
     if others.is_empty() {

@@ -170,6 +170,14 @@ fn decimal(n: u32, width: usize) -> ([u8; 10], usize) {
 
 /// Appends `n` in decimal, padded with zeros to `width` digits.
 pub(crate) fn push_decimal(s: &mut String, n: u32, width: usize) {
+    if n < 100 && width <= 2 {
+        let (tens, ones) = ((n / 10) as u8, (n % 10) as u8);
+        if tens != 0 || width == 2 {
+            s.push(char::from(b'0' + tens));
+        }
+        s.push(char::from(b'0' + ones));
+        return;
+    }
     let (digits, start) = decimal(n, width);
     for &d in &digits[start..] {
         s.push(char::from(d));
