@@ -489,8 +489,9 @@ fn piece_attacks(role: Role, sq: Square, occupied: Bitboard) -> Bitboard {
     }
 }
 
-/// The squares each piece kind (indexed by `Role as usize`; pawns and kings none) reaches
-/// from each square on an empty board: a cheap first test for [`disambiguation`].
+/// The squares each piece kind (indexed by `Role as usize`; pawns none) reaches from each
+/// square on an empty board: the pseudo-legality test of a piece move (with nothing in
+/// between) and a cheap first test for [`disambiguation`] (a king's other kings: none).
 static REACH: [[u64; 64]; 7] = reach_table();
 
 const fn reach_table() -> [[u64; 64]; 7] {
@@ -508,6 +509,9 @@ const fn reach_table() -> [[u64; 64]; 7] {
                 let diagonal = df == dr;
                 if (df == 1 && dr == 2) || (df == 2 && dr == 1) {
                     t[Role::Knight as usize][from] |= bit;
+                }
+                if df <= 1 && dr <= 1 {
+                    t[Role::King as usize][from] |= bit;
                 }
                 if diagonal {
                     t[Role::Bishop as usize][from] |= bit;
@@ -728,7 +732,11 @@ impl Replay {
             return false;
         }
         if role != Role::Pawn {
-            return promotion.is_none() && piece_attacks(role, from, board.occupied()).contains(to);
+            // The kind's empty-board reach, and no piece between (none for knight and king
+            // steps): two table loads, no branch on the kind.
+            return promotion.is_none()
+                && Bitboard(REACH[role as usize][from as usize]).contains(to)
+                && (shakmaty::attacks::between(from, to) & board.occupied()).is_empty();
         }
         let last = turn.fold_wb(Rank::Eighth, Rank::First);
         if (to.rank() == last) != promotion.is_some()
