@@ -371,13 +371,16 @@ impl Builder {
     ) -> Result<(), Error> {
         let mut last = flatten(std::mem::replace(&mut self.positions, empty_table()));
         last.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        let (runs, dir) = match self.spill.take() {
-            Some(s) => (s.runs, s.dir),
-            None => (Vec::new(), std::path::PathBuf::from(".")),
+        let (runs, dir, limit) = match self.spill.take() {
+            Some(s) => (s.runs, s.dir, s.max_positions * BYTES_PER_POSITION),
+            None => (Vec::new(), std::path::PathBuf::from("."), 0),
         };
+        // Ranges merged at once: as many as the memory limit holds twice over (those being
+        // merged and those being written), at most two a thread.
+        let width = (limit / (2 * run::RANGE_BYTES)).min(2 * rayon::current_num_threads());
         #[cfg(any(unix, windows))]
-        if runs.len() > 1 && rayon::current_num_threads() > 1 {
-            return run::merge_parallel(runs, last, run::RANGE_SAMPLES, sink)
+        if runs.len() > 1 && width >= 2 {
+            return run::merge_parallel(runs, last, run::RANGE_SAMPLES, width, sink)
                 .map_err(|e| e.into_error(&dir));
         }
         run::merge(runs, last, sink).map_err(|e| e.into_error(&dir))
@@ -1011,10 +1014,14 @@ mod run {
     }
 
     /// Index entries (of all runs together) a range of [`merge_parallel`] spans: about
-    /// 262,144 records of the runs.
-    pub(super) const RANGE_SAMPLES: usize = 1024;
+    /// 65,536 records of the runs.
+    pub(super) const RANGE_SAMPLES: usize = 256;
 
-    /// [`merge`] cut into ranges of keys merged in parallel, a few at a time, each range's
+    /// Memory a merged range may take at most: its records (at most `RANGE_SAMPLES *
+    /// INDEX_EVERY` positions, fewer when the runs share positions) at 128 bytes each.
+    pub(super) const RANGE_BYTES: usize = RANGE_SAMPLES * INDEX_EVERY * 128;
+
+    /// [`merge`] cut into ranges of keys merged in parallel, `width` at a time, each range's
     /// positions handed to `sink` in order (on this thread, while the next ranges are
     /// merged). The ranges are cut at keys of the runs' indexes, `samples` index entries a
     /// range.
@@ -1023,6 +1030,7 @@ mod run {
         runs: Vec<Run>,
         last: Vec<(Key, Acc)>,
         samples: usize,
+        width: usize,
         mut sink: impl FnMut(Key, Acc) -> Result<(), Error> + Send,
     ) -> Result<(), MergeError> {
         let mut sample: Vec<Key> = runs
@@ -1060,7 +1068,7 @@ mod run {
             })?;
             Ok(out)
         };
-        let width = 2 * rayon::current_num_threads();
+        let width = width.max(1);
         let mut pending: Vec<Vec<(Key, Acc)>> = Vec::new();
         let mut lasts = lasts.into_iter().enumerate().peekable();
         loop {
@@ -1193,7 +1201,7 @@ mod run {
             assert!(one.windows(2).all(|w| w[0].0 < w[1].0));
             for samples in [1, 3, 1024] {
                 let mut many = Vec::new();
-                merge_parallel(runs(&tables), last.clone(), samples, |k, a| {
+                merge_parallel(runs(&tables), last.clone(), samples, 3, |k, a| {
                     many.push((k, a));
                     Ok(())
                 })
