@@ -10,6 +10,8 @@
 //!   tables as data;
 //! * [`polyglot_key()`]: the Polyglot Zobrist key;
 //! * [`pgn`]: streaming, parallel-friendly PGN game input (plain, gzip, zstd, xz);
+//! * [`parts`]: a hash table in parts counted into in parallel (the builders' position
+//!   tables);
 //! * [`bytes`] and [`error`]: panic-free endian readers and the error vocabulary;
 //! * [`parse`]: nom glue for the format crates' record layouts;
 //! * [`files`]: byte sources (read, or mapped as an `unsafe` opt-in) and companion-file sets;
@@ -53,6 +55,8 @@ pub mod huffman;
 pub mod limits;
 pub mod normalize;
 pub mod parse;
+#[cfg(feature = "parallel")]
+pub mod parts;
 #[cfg(feature = "pgn")]
 pub mod pgn;
 pub mod polyglot_key;

@@ -19,10 +19,11 @@ use std::{
     ops::ControlFlow,
 };
 
-use foldhash::{HashMap, HashSet, HashSetExt};
+use foldhash::{HashSet, HashSetExt};
 
 use chess_core::{
     normalize::normalize,
+    parts::{Part, PartedTable, part_of},
     pgn::{Game, GameResult, PgnInput, RawGame, SkipStats},
 };
 use shakmaty::{Chess, Color, Position};
@@ -118,24 +119,12 @@ struct Contribution {
 }
 
 /// A counted position of a game: its key, the side to move and the code of the move played.
-/// The last field is the part of the position table the key belongs to ([`shard_of`],
+/// The last field is the part of the position table the key belongs to ([`part_of`],
 /// worked out in the parallel part of a build).
 type Ply = (position::Key, Color, Option<u8>, u8);
 
-/// The position table is cut into this many parts by a hash of the key, so that a batch of
-/// games is counted into all parts at once (each part by one thread).
-const SHARDS: usize = 64;
-
-/// The part of the position table that holds `key`: a fixed hash of the key (the table's
-/// own hash is seeded at random), its top six bits.
-fn shard_of(key: &position::Key) -> usize {
-    use std::hash::BuildHasher;
-    const STATE: foldhash::fast::FixedState = foldhash::fast::FixedState::with_seed(0x6374_6720);
-    (STATE.hash_one(key) >> 58) as usize
-}
-
 /// Counts one ply of game `c` into its part of the table.
-fn count(table: &mut HashMap<position::Key, Acc>, c: &Contribution, &(key, mover, code, _): &Ply) {
+fn count(table: &mut Part<position::Key, Acc>, c: &Contribution, &(key, mover, code, _): &Ply) {
     let acc = table.entry(key).or_default();
     acc.games = acc.games.saturating_add(1);
     match c.winner {
@@ -192,7 +181,7 @@ impl Contribution {
             }
             // A position counts once per game (its first move).
             if seen.insert(key) {
-                c.plies.push((key, pos.turn(), code, shard_of(&key) as u8));
+                c.plies.push((key, pos.turn(), code, part_of(&key)));
             }
             let Some(m) = next else { break };
             pos.play_unchecked(m);
@@ -209,25 +198,14 @@ pub fn drop_records(records: Vec<RecordData>) {
 }
 
 /// Accumulates games into book records.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct Builder {
     max_ply: usize,
-    /// The position table in [`SHARDS`] parts (see [`shard_of`]). Counting is commutative
-    /// (saturating sums; a position's moves are ordered by count when the book is made), so
-    /// the parts may be counted in any order: the table is the one counting game by game
-    /// gives.
-    positions: Vec<HashMap<position::Key, Acc>>,
+    /// The position table, counted into in parallel parts. Counting is commutative
+    /// (saturating sums; a position's moves are ordered by count when the book is made): the
+    /// table is the one counting game by game gives.
+    positions: PartedTable<position::Key, Acc>,
     stats: BuildStats,
-}
-
-impl Default for Builder {
-    fn default() -> Builder {
-        Builder {
-            max_ply: 0,
-            positions: (0..SHARDS).map(|_| HashMap::default()).collect(),
-            stats: BuildStats::default(),
-        }
-    }
 }
 
 fn elo(game: &Game, color: Color) -> Option<u32> {
@@ -259,12 +237,12 @@ impl Builder {
 
     /// Number of distinct (stored) positions so far.
     pub fn len(&self) -> usize {
-        self.positions.iter().map(HashMap::len).sum()
+        self.positions.len()
     }
 
     /// Whether no position was added.
     pub fn is_empty(&self) -> bool {
-        self.positions.iter().all(HashMap::is_empty)
+        self.positions.is_empty()
     }
 
     /// Adds one game.
@@ -277,31 +255,26 @@ impl Builder {
         self.stats.games += 1;
         self.stats.uncodable_moves += c.uncodable;
         for ply in &c.plies {
-            count(&mut self.positions[usize::from(ply.3)], c, ply);
+            count(self.positions.part_mut(ply.3), c, ply);
         }
     }
 
-    /// Counts a batch of games: the plies sorted into the parts of the table, then each
-    /// part counted by one task, all parts at once.
+    /// Counts a batch of games, all parts of the table at once.
     fn add_contributions(&mut self, batch: &[Contribution]) {
-        use rayon::prelude::*;
-        let mut parts: Vec<Vec<(u32, u32)>> = vec![Vec::new(); SHARDS];
-        for (g, c) in batch.iter().enumerate() {
+        for c in batch {
             self.stats.games += 1;
             self.stats.uncodable_moves += c.uncodable;
-            for (p, ply) in c.plies.iter().enumerate() {
-                parts[usize::from(ply.3)].push((g as u32, p as u32));
-            }
         }
-        self.positions
-            .par_iter_mut()
-            .zip(parts)
-            .for_each(|(table, part)| {
-                for (g, p) in part {
-                    let c = &batch[g as usize];
-                    count(table, c, &c.plies[p as usize]);
-                }
-            });
+        let plies = batch.iter().enumerate().flat_map(|(g, c)| {
+            c.plies
+                .iter()
+                .enumerate()
+                .map(move |(p, ply)| (ply.3, g as u32, p as u32))
+        });
+        self.positions.update(plies, |part, g, p| {
+            let c = &batch[g as usize];
+            count(part, c, &c.plies[p as usize]);
+        });
     }
 
     /// Adds every game of a PGN input — a stream, plain or compressed
@@ -368,11 +341,8 @@ impl Builder {
     pub fn finish(mut self) -> (Vec<RecordData>, BuildStats) {
         use rayon::prelude::*;
         let sat = |v: u64| u32::try_from(v).unwrap_or(u32::MAX);
-        // Taken from the parts in parallel (their order does not matter: sorted next).
-        let mut entries: Vec<(position::Key, Acc)> = std::mem::take(&mut self.positions)
-            .into_par_iter()
-            .flat_map_iter(|t| t.into_iter())
-            .collect();
+        // Their order does not matter: sorted next.
+        let mut entries = self.positions.take_entries();
         entries.par_sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
         self.stats.truncated_positions += entries
             .par_iter()

@@ -22,6 +22,7 @@ use std::{io::Read, ops::ControlFlow, path::Path};
 
 use foldhash::{HashMap, HashSet, HashSetExt};
 
+use chess_core::parts::{PartedTable, part_of};
 use chess_core::pgn::{GameError, GameResult, PgnInput, PgnReader, RawGame, SkipStats};
 use rayon::prelude::*;
 use shakmaty::{Chess, Color, Position};
@@ -273,11 +274,11 @@ fn prepare(raw: &RawGame, header: &Header) -> Prepared {
 #[derive(Debug)]
 pub struct Builder {
     header: Header,
-    /// The position table in [`SHARDS`] parts by [`shard_of`] the key; a batch of games is
+    /// The position table in parts ([`PartedTable`]); a batch of games is
     /// counted into all parts at once, each part taking the batch's plies in game order, so
     /// that every position sees its games in input order (its first source, the order of its
     /// moves and links are the ones counting game by game gives).
-    positions: Vec<HashMap<Key, Acc>>,
+    positions: PartedTable<Key, Acc>,
     sources: Sources,
     first_source: usize,
     stats: BuildStats,
@@ -311,7 +312,7 @@ impl Builder {
     pub fn continuing(header: Header, first_source: usize) -> Builder {
         Builder {
             header,
-            positions: empty_table(),
+            positions: PartedTable::new(),
             sources: Sources::default(),
             first_source,
             stats: BuildStats::default(),
@@ -369,7 +370,7 @@ impl Builder {
         &mut self,
         sink: impl FnMut(Key, Acc) -> Result<(), Error> + Send,
     ) -> Result<(), Error> {
-        let mut last = flatten(std::mem::replace(&mut self.positions, empty_table()));
+        let mut last = self.positions.take_entries();
         last.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
         let (runs, dir, limit) = match self.spill.take() {
             Some(s) => (s.runs, s.dir, s.max_positions * BYTES_PER_POSITION),
@@ -391,10 +392,10 @@ impl Builder {
         let Some(spill) = &mut self.spill else {
             return Ok(());
         };
-        if self.positions.iter().map(HashMap::len).sum::<usize>() < spill.max_positions {
+        if self.positions.len() < spill.max_positions {
             return Ok(());
         }
-        let mut sorted = flatten(std::mem::replace(&mut self.positions, empty_table()));
+        let mut sorted = self.positions.take_entries();
         sorted.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
         let io = |e| Error::io(&spill.dir, e);
         let file = tempfile::tempfile_in(&spill.dir).map_err(io)?;
@@ -414,12 +415,12 @@ impl Builder {
 
     /// Number of distinct positions so far.
     pub fn len(&self) -> usize {
-        self.positions.iter().map(HashMap::len).sum()
+        self.positions.len()
     }
 
     /// Whether no position was added.
     pub fn is_empty(&self) -> bool {
-        self.positions.iter().all(HashMap::is_empty)
+        self.positions.is_empty()
     }
 
     /// Starts a new source (a PGN file): its games are referenced from it.
@@ -591,39 +592,34 @@ impl Builder {
         if games.is_empty() {
             return;
         }
-        // The plies of each part, in game order.
-        let mut parts: Vec<Vec<(u32, u32)>> = vec![Vec::new(); SHARDS];
-        for (n, (g, _)) in games.iter().enumerate() {
-            for (i, e) in g.entries.iter().enumerate() {
-                parts[shard_of(&e.0)].push((n as u32, i as u32));
+        // Each part takes its plies in game order.
+        let plies = games.iter().enumerate().flat_map(|(n, (g, _))| {
+            g.entries
+                .iter()
+                .enumerate()
+                .map(move |(i, e)| (part_of(&e.0), n as u32, i as u32))
+        });
+        self.positions.update(plies, |part, n, i| {
+            let (g, game_ref) = &games[n as usize];
+            let i = i as usize;
+            let (key, code, outcome) = g.entries[i];
+            let acc = part.entry(key).or_default();
+            match outcome {
+                Some(Outcome::Win) => acc.wins += 1,
+                Some(Outcome::Draw) => acc.draws += 1,
+                Some(Outcome::Loss) => acc.losses += 1,
+                None => {}
             }
-        }
-        self.positions
-            .par_iter_mut()
-            .zip(parts)
-            .for_each(|(table, part)| {
-                for (n, i) in part {
-                    let (g, game_ref) = &games[n as usize];
-                    let i = i as usize;
-                    let (key, code, outcome) = g.entries[i];
-                    let acc = table.entry(key).or_default();
-                    match outcome {
-                        Some(Outcome::Win) => acc.wins += 1,
-                        Some(Outcome::Draw) => acc.draws += 1,
-                        Some(Outcome::Loss) => acc.losses += 1,
-                        None => {}
-                    }
-                    if code != NO_MOVE && !acc.moves.contains(code) {
-                        acc.moves.push(code);
-                    }
-                    if let Some(r) = *game_ref {
-                        acc.source.get_or_insert(r);
-                        if i + 1 == g.entries.len() {
-                            acc.links.push(r);
-                        }
-                    }
+            if code != NO_MOVE && !acc.moves.contains(code) {
+                acc.moves.push(code);
+            }
+            if let Some(r) = *game_ref {
+                acc.source.get_or_insert(r);
+                if i + 1 == g.entries.len() {
+                    acc.links.push(r);
                 }
-            });
+            }
+        });
         if let Err(e) = self.spill_if_full() {
             self.spill_error.get_or_insert(e);
         }
@@ -635,7 +631,7 @@ impl Builder {
     }
 
     pub(crate) fn into_parts(self) -> (HashMap<Key, Acc>, Sources, BuildStats) {
-        let table = flatten(self.positions).into_iter().collect();
+        let table = self.positions.into_entries().into_iter().collect();
         (table, self.sources, self.stats)
     }
 
@@ -676,9 +672,9 @@ impl Builder {
             self.spill = None;
             return Ok(());
         }
-        let mut table = empty_table();
+        let mut table = PartedTable::new();
         self.drain_sorted(|key, acc| {
-            table[shard_of(&key)].insert(key, acc);
+            table.part_mut(part_of(&key)).insert(key, acc);
             Ok(())
         })?;
         self.positions = table;
@@ -691,7 +687,7 @@ impl Builder {
     pub fn finish(self) -> (Header, Vec<Element>, Option<Sources>, BuildStats) {
         let header = self.header.clone();
         let (sources, mut stats) = (self.sources, self.stats);
-        let mut elements = sorted_elements(flatten(self.positions));
+        let mut elements = sorted_elements(self.positions.into_entries());
         if header.links != 0 {
             stats.linked_moves += link(&mut elements);
         }
@@ -720,30 +716,6 @@ fn sorted_elements(positions: Vec<(Key, Acc)>) -> Vec<Element> {
         .collect();
     elements.par_sort_unstable_by(|a, b| a.key.cmp(&b.key));
     elements
-}
-
-/// The position table is cut into this many parts (see [`Builder`]).
-const SHARDS: usize = 64;
-
-/// An empty table of [`SHARDS`] parts.
-fn empty_table() -> Vec<HashMap<Key, Acc>> {
-    (0..SHARDS).map(|_| HashMap::default()).collect()
-}
-
-/// The part of the table that holds `key`: the top six bits of a fixed hash of the key (the
-/// parts' own hash is seeded at random).
-fn shard_of(key: &Key) -> usize {
-    use std::hash::BuildHasher;
-    const STATE: foldhash::fast::FixedState = foldhash::fast::FixedState::with_seed(0x6b6f_6220);
-    (STATE.hash_one(key) >> 58) as usize
-}
-
-/// Every position of the parts, in no particular order (taken in parallel).
-fn flatten(parts: Vec<HashMap<Key, Acc>>) -> Vec<(Key, Acc)> {
-    parts
-        .into_par_iter()
-        .flat_map_iter(|t| t.into_iter())
-        .collect()
 }
 
 /// The links pass: every element gets the legal moves that lead to another element of the
