@@ -1042,7 +1042,7 @@ mod run {
         };
         let width = width.max(1);
         let mut pending: Vec<Vec<(Key, Acc)>> = Vec::new();
-        let mut lasts = lasts.into_iter().enumerate().peekable();
+        let mut lasts = lasts.into_iter().enumerate();
         loop {
             let group: Vec<(usize, Vec<(Key, Acc)>)> = lasts.by_ref().take(width).collect();
             if group.is_empty() && pending.is_empty() {
