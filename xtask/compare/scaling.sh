@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Issue 18's whole-command measurements, on this machine, in one run (BENCHMARKS.md, "Ahead
+# of the peers per core"):
+#   - ChessBase -> PGN: `chessfmt cbh export` against cbvault 0.1.6 (`--example
+#     cbvault_export`) on 611,700 games (twic1134's records repeated 100 times, `--example
+#     repeat_database`), on 1 thread and on all cores, the programs alternating; the
+#     main-line walk of both (`--example cbvault_walk`);
+#   - PGN-driven builds on 1 thread and on all cores: `chessfmt ctg build`
+#     (RAYON_NUM_THREADS) and `chessfmt kvetka build` (taskset), books compared across
+#     thread counts.
+# Set COMPARE_RUNS=N for more alternating runs (default 2). Needs ../shared/corpus.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+corpus=../shared/corpus
+twic=$corpus/chessbase/uncbv-tests/twic1134/twic1134.cbh
+pgn=$corpus/polyglot/pgn/gnuchess-book_1.02.pgn.xz
+[ -f "$twic" ] && [ -f "$pgn" ] || { echo "compare: ../shared/corpus absent, skipped"; exit 0; }
+runs=${COMPARE_RUNS:-2}
+cores=$(nproc)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cargo build --release --locked -q -p chessfmt
+cargo build --release --locked -q -p chessbase-db --examples
+bin=target/release/chessfmt
+ex=target/release/examples
+timer() { /usr/bin/time -f "%e s wall, %M KiB peak RSS" "$@"; }
+
+echo "machine: $cores cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(date -u +%F)"
+"$ex/repeat_database" "$twic" 100 "$work/db" >/dev/null
+db=$(ls "$work"/db/*.cbh)
+for r in $(seq "$runs"); do
+    for t in 1 "$cores"; do
+        echo "== run $r, $t thread(s): chessfmt cbh export, then cbvault export_parallel"
+        timer "$bin" cbh export "$db" --threads "$t" >/dev/null
+        timer "$ex/cbvault_export" "$db" "$t" >/dev/null
+    done
+    echo "== run $r: main-line walk, ours then cbvault's"
+    timer "$ex/cbvault_walk" "$db" ours
+    timer "$ex/cbvault_walk" "$db" cbvault
+done
+
+xz -dc "$pgn" > "$work/book.pgn"
+for r in $(seq "$runs"); do
+    for t in 1 "$cores"; do
+        echo "== run $r: ctg build, $t thread(s)"
+        RAYON_NUM_THREADS=$t timer "$bin" ctg build "$work/book.pgn" -o "$work/ctg$t.ctg" --force
+        echo "== run $r: kvetka build, $t core(s)"
+        timer taskset -c "0-$((t - 1))" "$bin" kvetka build "$work/book.pgn" -o "$work/kv$t.kob" --force
+    done
+done
+for e in ctg cto ctb; do cmp "$work/ctg1.$e" "$work/ctg$cores.$e"; done && echo "ctg books byte-identical across thread counts"
+for f in "$work"/kv1*; do cmp "$f" "${f/kv1/kv$cores}"; done && echo "kvetka books byte-identical across core counts"
