@@ -155,6 +155,13 @@ impl Date {
 /// digits start in it.
 fn decimal(n: u32, width: usize) -> ([u8; 10], usize) {
     let mut digits = [b'0'; 10];
+    // Months, days and move numbers: one or two digits without the loop.
+    if n < 100 {
+        digits[8] = b'0' + (n / 10) as u8;
+        digits[9] = b'0' + (n % 10) as u8;
+        let first = if n < 10 { 9 } else { 8 };
+        return (digits, first.min(10usize.saturating_sub(width)));
+    }
     let mut i = digits.len();
     let mut v = n;
     loop {
@@ -170,30 +177,14 @@ fn decimal(n: u32, width: usize) -> ([u8; 10], usize) {
 
 /// Appends `n` in decimal, padded with zeros to `width` digits.
 pub(crate) fn push_decimal(s: &mut String, n: u32, width: usize) {
-    if n < 100 && width <= 2 {
-        let (tens, ones) = ((n / 10) as u8, (n % 10) as u8);
-        if tens != 0 || width == 2 {
-            s.push(char::from(b'0' + tens));
-        }
-        s.push(char::from(b'0' + ones));
-        return;
-    }
     let (digits, start) = decimal(n, width);
     for &d in &digits[start..] {
         s.push(char::from(d));
     }
 }
 
-/// [`push_decimal`] into bytes; one and two digits (move numbers) without the loop.
+/// [`push_decimal`] into bytes.
 pub(crate) fn push_decimal_bytes(s: &mut Vec<u8>, n: u32, width: usize) {
-    if n < 100 && width <= 2 {
-        let (tens, ones) = ((n / 10) as u8, (n % 10) as u8);
-        if tens != 0 || width == 2 {
-            s.push(b'0' + tens);
-        }
-        s.push(b'0' + ones);
-        return;
-    }
     let (digits, start) = decimal(n, width);
     s.extend_from_slice(&digits[start..]);
 }
