@@ -103,12 +103,19 @@ impl Codes {
         }
     }
 
+    /// Appends `code` unless it is here already; returns whether it was appended.
+    pub(crate) fn add_new(&mut self, code: u8) -> bool {
+        let new = !self.contains(code);
+        if new {
+            self.push(code);
+        }
+        new
+    }
+
     /// Appends the codes of `other` not yet here, in their order.
     pub(crate) fn extend_new(&mut self, other: &Codes) {
         for &code in other.as_slice() {
-            if !self.contains(code) {
-                self.push(code);
-            }
+            self.add_new(code);
         }
     }
 
@@ -610,8 +617,8 @@ impl Builder {
                 Some(Outcome::Loss) => acc.losses += 1,
                 None => {}
             }
-            if code != NO_MOVE && !acc.moves.contains(code) {
-                acc.moves.push(code);
+            if code != NO_MOVE {
+                acc.moves.add_new(code);
             }
             if let Some(r) = *game_ref {
                 acc.source.get_or_insert(r);
@@ -804,26 +811,40 @@ mod run {
 
     /// Writes `sorted` to `file` as a run, with its index.
     pub(super) fn write_run(file: File, sorted: &[(Key, Acc)]) -> io::Result<Run> {
-        let mut w = io::BufWriter::with_capacity(1 << 20, file);
-        let (mut index, mut offset) = (Vec::new(), 0u64);
+        let mut w = Counted {
+            inner: io::BufWriter::with_capacity(1 << 20, file),
+            bytes: 0,
+        };
+        let mut index = Vec::new();
         for (n, (k, a)) in sorted.iter().enumerate() {
             if n % INDEX_EVERY == 0 {
-                index.push((*k, offset));
+                index.push((*k, w.bytes));
             }
-            offset += write(&mut w, k, a)?;
+            write(&mut w, k, a)?;
         }
-        let file = w.into_inner().map_err(|e| e.into_error())?;
+        let file = w.inner.into_inner().map_err(|e| e.into_error())?;
         Ok(Run { file, index })
     }
 
-    /// Writes a record; returns its size in bytes.
-    fn write(w: &mut impl Write, key: &Key, a: &Acc) -> io::Result<u64> {
-        write_record(w, key, a)?;
-        let refs = usize::from(a.source.is_some()) + a.links.len();
-        Ok((KEY_LEN + 3 * 8 + 4 + a.moves.as_slice().len() + 1 + 4 + 6 * refs) as u64)
+    /// A writer that counts the bytes written through it (a run's index holds offsets).
+    struct Counted<W> {
+        inner: W,
+        bytes: u64,
     }
 
-    fn write_record(w: &mut impl Write, key: &Key, a: &Acc) -> io::Result<()> {
+    impl<W: Write> Write for Counted<W> {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            let n = self.inner.write(buf)?;
+            self.bytes += n as u64;
+            Ok(n)
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            self.inner.flush()
+        }
+    }
+
+    fn write(w: &mut impl Write, key: &Key, a: &Acc) -> io::Result<()> {
         w.write_all(key)?;
         for n in [a.wins, a.draws, a.losses] {
             w.write_all(&n.to_le_bytes())?;

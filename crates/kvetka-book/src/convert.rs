@@ -147,8 +147,7 @@ pub fn from_polyglot<D: AsRef<[u8]>>(
                 continue;
             };
             let acc = accs.entry(key).or_default();
-            if !acc.moves.contains(code) {
-                acc.moves.push(code);
+            if acc.moves.add_new(code) {
                 stats.moves += 1;
             }
             accs.entry(child_key).or_default().draws += u64::from(bm.weight);
