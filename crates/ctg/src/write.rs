@@ -61,11 +61,12 @@ impl RecordData {
     fn write_into(&self, out: &mut [u8]) {
         let (position, rest) = out.split_at_mut(self.position.len());
         position.copy_from_slice(&self.position);
-        rest[0] = (1 + 2 * self.moves.len()) as u8;
+        // The moves' byte counts itself and the pairs after it; the statistics follow.
+        let stats = 1 + 2 * self.moves.len();
+        rest[0] = stats as u8;
         for (pair, &(c, a)) in rest[1..].chunks_exact_mut(2).zip(&self.moves) {
             pair.copy_from_slice(&[c, a]);
         }
-        let stats = 1 + 2 * self.moves.len();
         rest[stats..stats + STATS_LEN].copy_from_slice(&self.stats.saturated().to_bytes());
     }
 
