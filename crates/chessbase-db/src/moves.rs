@@ -126,15 +126,33 @@ impl<'a> Stream<'a> {
         }
     }
 
+    #[inline(always)]
     fn count(&mut self) {
         self.counter = self.counter.wrapping_add(1);
         self.moves += 1;
     }
 
     /// The next token; `Ok(None)` at the end of the data; `Err(offset)` for an unused opcode
-    /// or a two-byte move cut short.
-    #[inline]
+    /// or a two-byte move cut short. A one-byte move opcode (most tokens) is read inline; the
+    /// rest out of line.
+    #[inline(always)]
     pub(crate) fn next_token(&mut self) -> Result<Option<Token>, (usize, MoveProblem)> {
+        if let (None, Mode::Compact { table, post }) = (self.pending[0], self.mode) {
+            if let Some(&b) = self.data.get(self.pos) {
+                let op = self.translate(b, table, post);
+                if (1..=234).contains(&op) {
+                    self.pos += 1;
+                    self.count();
+                    return Ok(Some(Token::Code(op)));
+                }
+            }
+        }
+        self.next_token_other()
+    }
+
+    /// [`Stream::next_token`] of anything but a one-byte move opcode.
+    #[inline(never)]
+    fn next_token_other(&mut self) -> Result<Option<Token>, (usize, MoveProblem)> {
         if let Some(t) = self.pending[0].take() {
             self.pending = [self.pending[1].take(), None];
             return Ok(Some(t));
@@ -396,8 +414,27 @@ impl Slots {
         }
     }
 
-    /// Updates the numbering for `m`, played by `turn` in `pos` (before the move).
+    /// Updates the numbering for `m`, played by `turn` in `pos` (before the move). A quiet
+    /// piece move (most moves) only relocates its piece, inlined; the rest out of line.
+    #[inline(always)]
     fn apply(&mut self, pos: &Chess, m: Move) {
+        if let Move::Normal {
+            from,
+            capture: None,
+            to,
+            promotion: None,
+            ..
+        } = m
+        {
+            self.relocate(pos.turn(), from, to);
+        } else {
+            self.apply_other(pos, m);
+        }
+    }
+
+    /// [`Slots::apply`] of a capture, a promotion, en passant or castling.
+    #[inline(never)]
+    fn apply_other(&mut self, pos: &Chess, m: Move) {
         let turn = pos.turn();
         match m {
             Move::Normal {
@@ -541,7 +578,8 @@ fn aligned(a: Square, b: Square) -> bool {
 fn offset_square(sq: Square, dx: u8, dy: u8) -> Square {
     let file = (sq.file().to_u32() + u32::from(dx)) & 7;
     let rank = (sq.rank().to_u32() + u32::from(dy)) & 7;
-    Square::from_coords(File::new(file), Rank::new(rank))
+    // Both below 8: the index is below 64 (no check left to make).
+    Square::new(rank << 3 | file)
 }
 
 impl Replay {
@@ -566,6 +604,7 @@ impl Replay {
     }
 
     /// The move an opcode (1–234) denotes (not yet checked for legality).
+    #[inline(always)]
     pub(crate) fn code_move(&self, op: u8) -> Result<Move, MoveProblem> {
         let turn = self.pos.turn();
         let board = self.pos.board();
@@ -594,7 +633,7 @@ impl Replay {
                 if !(0..8).contains(&file) || !(0..8).contains(&rank) {
                     return Err(MoveProblem::OffBoard);
                 }
-                let to = Square::from_coords(File::new(file as u32), Rank::new(rank as u32));
+                let to = Square::new((rank as u32) << 3 | file as u32);
                 if side != 0 && board.piece_at(to).is_none() {
                     Move::EnPassant { from, to }
                 } else {
@@ -718,6 +757,7 @@ impl Replay {
     /// Whether a normal move is pseudo-legal: the piece can reach the square, which holds no
     /// piece of its own side and no king; pawns push onto empty squares and capture diagonally;
     /// promotion exactly on the last rank.
+    #[inline(always)]
     fn pseudo_legal(
         &self,
         role: Role,
@@ -811,7 +851,7 @@ impl Replay {
     }
 
     /// [`Replay::step`], and with `SAN` the move's [`san`] flags (0 without).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn step_with<const SAN: bool>(
         &mut self,
         t: Token,

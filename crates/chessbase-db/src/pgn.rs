@@ -369,6 +369,7 @@ impl Movetext {
 
     /// A move number token, `N.` or `N...`, without the formatting machinery (numbers
     /// below 1,000 copied from a table).
+    #[inline(always)]
     fn move_number(&mut self, n: u32, black: bool) {
         let start = self.begin_token();
         match MOVE_NUMBERS.get(n as usize) {
@@ -463,6 +464,7 @@ struct Counter {
 
 impl Counter {
     /// Writes the SAN of `m` from its flags and counts the move.
+    #[inline(always)]
     fn play_san(&mut self, m: shakmaty::Move, flags: u8, t: &mut Vec<u8>) {
         append_san(t, m, flags);
         if self.turn == Color::Black {
@@ -495,6 +497,7 @@ fn square(t: &mut Vec<u8>, sq: shakmaty::Square) {
 }
 
 /// SAN of a legal move from its [`san`](crate::moves::san) flags, as shakmaty writes it.
+#[inline(always)]
 fn append_san(t: &mut Vec<u8>, m: shakmaty::Move, flags: u8) {
     use crate::moves::san;
     use shakmaty::{CastlingSide, Move, Role};
