@@ -137,14 +137,14 @@ impl<'a> Stream<'a> {
     /// rest out of line.
     #[inline(always)]
     pub(crate) fn next_token(&mut self) -> Result<Option<Token>, (usize, MoveProblem)> {
-        if let (None, Mode::Compact { table, post }) = (self.pending[0], self.mode) {
-            if let Some(&b) = self.data.get(self.pos) {
-                let op = self.translate(b, table, post);
-                if (1..=234).contains(&op) {
-                    self.pos += 1;
-                    self.count();
-                    return Ok(Some(Token::Code(op)));
-                }
+        if let (None, Mode::Compact { table, post }) = (self.pending[0], self.mode)
+            && let Some(&b) = self.data.get(self.pos)
+        {
+            let op = self.translate(b, table, post);
+            if (1..=234).contains(&op) {
+                self.pos += 1;
+                self.count();
+                return Ok(Some(Token::Code(op)));
             }
         }
         self.next_token_other()
