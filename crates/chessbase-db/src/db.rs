@@ -732,18 +732,25 @@ impl Database {
         Ok(game)
     }
 
-    /// Game `number` as a [`PlainLine`](crate::game::PlainLine) when it has no variation
-    /// and (with `annotations`) no annotation record; `Ok(None)` otherwise.
-    pub(crate) fn plain_game(
+    /// Game `number` as a [`PlainLine`](crate::game::PlainLine), its moves handed to the
+    /// sink made by `sink` (see [`crate::game::decode_plain`]), when it has no variation and
+    /// (with `annotations`) no annotation record; `Ok(None)` otherwise.
+    pub(crate) fn plain_game<P: FnMut((Option<shakmaty::Move>, u8))>(
         &self,
         number: u32,
         annotations: bool,
+        sink: impl FnOnce(&crate::game::Start) -> P,
     ) -> Result<Option<crate::game::PlainLine>, Error> {
         let (cbg, record) = self.game_record(number)?;
         if annotations && record.cba_offset != 0 && self.cba.is_some() {
             return Ok(None);
         }
-        Ok(crate::game::decode_plain(cbg, record.cbg_offset, number)?)
+        Ok(crate::game::decode_plain(
+            cbg,
+            record.cbg_offset,
+            number,
+            sink,
+        )?)
     }
 
     /// The main line of game `number`, replayed (variations and annotations are not read).

@@ -622,35 +622,36 @@ pub fn decode_game_with(
     })
 }
 
-/// A game without variations as the PGN writer needs it: each move of the line with its
-/// SAN flags (`moves::san`), so that no tree is built (most games of a database).
+/// A game without variations as the PGN writer needs it (most games of a database): its
+/// start and where its moves stopped; the moves themselves went, as they were decoded, to
+/// the writer's sink with their SAN flags (`moves::san`), so that no tree and no list of
+/// moves is built.
 #[derive(Debug, Clone)]
 pub(crate) struct PlainLine {
     /// How the game starts.
     pub(crate) start: Start,
-    /// The moves (null moves as `None`) with their SAN flags.
-    pub(crate) moves: Vec<(Option<Move>, u8)>,
     /// Set when the moves stop early (as [`Game::truncated`] would be).
     pub(crate) truncated: Option<GameError>,
 }
 
-/// Decodes a game that has no variation as a [`PlainLine`]; `Ok(None)` as soon as the
-/// stream opens a variation (decode the tree then). Stops where [`decode_game_with`] stops:
-/// the end of the line, the end of the data, or the first bad move (kept as `truncated`).
-pub(crate) fn decode_plain(
+/// Decodes a game that has no variation: `sink` is made from the start and is handed each
+/// move (null moves as `None`) with its SAN flags; `Ok(None)` as soon as the stream opens a
+/// variation (what the sink got is then to be dropped and the tree decoded). Stops where
+/// [`decode_game_with`] stops: the end of the line, the end of the data, or the first bad
+/// move (kept as `truncated`).
+pub(crate) fn decode_plain<P: FnMut((Option<Move>, u8))>(
     cbg: &[u8],
     offset: u32,
     number: u32,
+    sink: impl FnOnce(&Start) -> P,
 ) -> Result<Option<PlainLine>, GameError> {
     let rec = record(cbg, offset, number)?;
-    let mut moves = Vec::with_capacity(rec.stream.len());
-    let (_, truncated, variation) = rec.first_line::<true>(number, true, |m| moves.push(m));
+    let (_, truncated, variation) = rec.first_line::<true>(number, true, sink(&rec.start));
     if variation {
         return Ok(None);
     }
     Ok(Some(PlainLine {
         start: rec.start,
-        moves,
         truncated,
     }))
 }

@@ -496,6 +496,9 @@ fn square(t: &mut Vec<u8>, sq: shakmaty::Square) {
     t.extend_from_slice(&[sq.file().char() as u8, sq.rank().char() as u8]);
 }
 
+/// SAN's letter of each piece kind, indexed by `Role as usize` (a pawn's is never written).
+const ROLE_LETTERS: [u8; 7] = *b"QPNBRQK";
+
 /// SAN of a legal move from its [`san`](crate::moves::san) flags, as shakmaty writes it.
 #[inline(always)]
 fn append_san(t: &mut Vec<u8>, m: shakmaty::Move, flags: u8) {
@@ -512,22 +515,26 @@ fn append_san(t: &mut Vec<u8>, m: shakmaty::Move, flags: u8) {
             // Without a branch on the move's parts (they are unpredictable): every byte is
             // stored, and the length advances by the bytes that belong to the SAN.
             let (pawn, takes) = (role == Role::Pawn, capture.is_some());
+            // A square's file and rank letters by arithmetic on its index (shakmaty's
+            // `file()`/`rank()` check their range again), a kind's letter from a table.
+            let (from, to) = (from as u8, to as u8);
+            let (from_file, from_rank) = (b'a' + (from & 7), b'1' + (from >> 3));
             let mut b = [0u8; 10];
             let mut n = 0;
-            b[n] = [role.upper_char() as u8, from.file().char() as u8][usize::from(pawn)];
+            b[n] = [ROLE_LETTERS[role as usize], from_file][usize::from(pawn)];
             n += usize::from(!pawn || takes);
             // Pawns have no disambiguation flags (their file comes with the capture).
-            b[n] = from.file().char() as u8;
+            b[n] = from_file;
             n += usize::from(flags & san::FILE != 0);
-            b[n] = from.rank().char() as u8;
+            b[n] = from_rank;
             n += usize::from(flags & san::RANK != 0);
             b[n] = b'x';
             n += usize::from(takes);
-            b[n] = to.file().char() as u8;
-            b[n + 1] = to.rank().char() as u8;
+            b[n] = b'a' + (to & 7);
+            b[n + 1] = b'1' + (to >> 3);
             n += 2;
             b[n] = b'=';
-            b[n + 1] = promotion.map_or(b'Q', |p| p.upper_char() as u8);
+            b[n + 1] = ROLE_LETTERS[promotion.map_or(0, |p| p as usize)];
             n += 2 * usize::from(promotion.is_some());
             b[n] = [b'+', b'+', b'#', b'#'][usize::from(flags >> 2 & 3)];
             n += usize::from(flags & (san::CHECK | san::MATE) != 0);
@@ -637,33 +644,37 @@ pub fn write_game(out: &mut String, header: &GameHeader<'_>, game: &Game, opts: 
     out.push_str("\n\n");
 }
 
-/// Appends a game without variations or annotations ([`PlainLine`]) as PGN: what
-/// [`write_game`] writes for the same game, without a move tree.
-fn write_plain(out: &mut String, header: &GameHeader<'_>, line: &PlainLine, opts: &PgnOptions) {
+/// The movetext of a game without variations, written as its moves are decoded: a sink for
+/// [`crate::game::decode_plain`] made from the game's start (the result token is added by
+/// [`write_plain`]).
+fn plain_sink<'a>(
+    text: &'a mut Movetext,
+    start: &Start,
+) -> impl FnMut((Option<shakmaty::Move>, u8)) + use<'a> {
+    let pos = &start.position;
+    let mut counter = Counter {
+        turn: pos.turn(),
+        fullmoves: pos.fullmoves().get(),
+    };
+    let mut first = true;
+    move |(mv, flags)| {
+        text.numbered_move(&mut counter, first, mv, |counter, m, out| {
+            counter.play_san(m, flags, out)
+        });
+        first = false;
+    }
+}
+
+/// Appends a game without variations or annotations ([`PlainLine`]) as PGN, its movetext
+/// `text` (from [`plain_sink`]): what [`write_game`] writes for the same game, without a move
+/// tree.
+fn write_plain(out: &mut String, header: &GameHeader<'_>, line: &PlainLine, mut text: Movetext) {
     let outcome = write_tags(out, header, &line.start, &[]);
-    write_plain_movetext(out, line, outcome.pgn(), opts);
+    text.token(outcome.pgn());
+    text.finish(out);
     out.push_str("\n\n");
 }
 
-/// [`write_movetext`] of a [`PlainLine`].
-fn write_plain_movetext(out: &mut String, line: &PlainLine, result: &str, opts: &PgnOptions) {
-    let mut text = Movetext::new(opts.line_width);
-    let start = &line.start.position;
-    let mut counter = Counter {
-        turn: start.turn(),
-        fullmoves: start.fullmoves().get(),
-    };
-    for (i, &(mv, flags)) in line.moves.iter().enumerate() {
-        text.numbered_move(&mut counter, i == 0, mv, |counter, m, out| {
-            counter.play_san(m, flags, out)
-        });
-    }
-    text.token(result);
-    text.finish(out);
-}
-
-/// The tag pairs and the empty line after them; returns the game's outcome (for the result
-/// token).
 fn write_tags(
     out: &mut String,
     header: &GameHeader<'_>,
@@ -841,10 +852,13 @@ fn export_one(
         return Piece::Deleted;
     }
     // Most games have neither variations nor annotations: written without a move tree.
-    match db.plain_game(number, opts.annotations) {
+    let mut text = Movetext::new(opts.line_width);
+    match db.plain_game(number, opts.annotations, |start| {
+        plain_sink(&mut text, start)
+    }) {
         Ok(Some(line)) => {
             let mut s = String::with_capacity(1024);
-            write_plain(&mut s, &header, &line, opts);
+            write_plain(&mut s, &header, &line, text);
             return Piece::Pgn(s, line.truncated, Vec::new());
         }
         Ok(None) => {}
@@ -1131,10 +1145,15 @@ mod san_tests {
                 write_movetext(&mut slow, &replayed, "*", &opts);
                 assert_eq!(fast, slow, "{fen}");
                 // Without variations, the tree-less writer writes the same.
-                match crate::game::decode_plain(&encoded.cbg, 0, 1).unwrap() {
-                    Some(line) => {
+                let mut text = Movetext::new(opts.line_width);
+                let line = crate::game::decode_plain(&encoded.cbg, 0, 1, |start| {
+                    plain_sink(&mut text, start)
+                });
+                match line.unwrap() {
+                    Some(_) => {
                         let mut plain = String::new();
-                        write_plain_movetext(&mut plain, &line, "*", &opts);
+                        text.token("*");
+                        text.finish(&mut plain);
                         assert_eq!(plain, slow, "{fen}");
                         plain_games += 1;
                     }
