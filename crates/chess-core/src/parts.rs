@@ -107,4 +107,14 @@ impl<K: Hash + Eq + Send, V: Send> PartedTable<K, V> {
     pub fn take_entries(&mut self) -> Vec<(K, V)> {
         std::mem::take(self).into_entries()
     }
+
+    /// Empties the table into a list of its entries like [`PartedTable::take_entries`], but
+    /// each part keeps its room: a table filled and emptied again and again (a builder that
+    /// spills to disk) does not grow again from nothing each time.
+    pub fn drain_entries(&mut self) -> Vec<(K, V)> {
+        self.parts
+            .par_iter_mut()
+            .flat_map_iter(|part| part.drain())
+            .collect()
+    }
 }

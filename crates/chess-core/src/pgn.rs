@@ -354,6 +354,7 @@ impl RawGame {
             castling_mode,
             start,
             null_move_at,
+            end: pos,
         })
     }
 
@@ -387,6 +388,9 @@ pub struct Replay {
     pub start: Chess,
     /// The ply of a null move that ended the main line, if any.
     pub null_move_at: Option<usize>,
+    /// The position where the replay stopped: after the last move played (the start when
+    /// none was; a move for which `visit` broke is not played).
+    pub end: Chess,
 }
 
 /// Counts of skipped games by reason, with the first few errors kept as examples.

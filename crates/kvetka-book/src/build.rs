@@ -25,7 +25,7 @@ use foldhash::{HashMap, HashSet, HashSetExt};
 use chess_core::parts::{PartedTable, part_of};
 use chess_core::pgn::{GameError, GameResult, PgnInput, PgnReader, RawGame, SkipStats};
 use rayon::prelude::*;
-use shakmaty::{Chess, Color, Position};
+use shakmaty::{Color, Position};
 
 use crate::{
     Error,
@@ -223,7 +223,6 @@ fn prepare(raw: &RawGame, header: &Header) -> Prepared {
     let mut entries = Vec::with_capacity(raw.sans.len().min(plies) + 1);
     let mut uncodable = 0;
     let mut unencodable = 0;
-    let mut last: Option<Chess> = None;
     let replay = raw.replay(plies, |pos, m| {
         let code = moves::encode_real(pos, m).unwrap_or_else(|| {
             uncodable += 1;
@@ -233,16 +232,13 @@ fn prepare(raw: &RawGame, header: &Header) -> Prepared {
             Some(key) => entries.push((key, code, outcome(pos.turn()))),
             None => unencodable += 1,
         }
-        let mut after = pos.clone();
-        after.play_unchecked(m);
-        last = Some(after);
         std::ops::ControlFlow::Continue(())
     });
-    let replay = match replay {
-        Ok(r) => r,
+    // The position after the last move (every move is visited: none breaks).
+    let last = match replay {
+        Ok(r) => r.end,
         Err(e) => return Prepared::Error(e),
     };
-    let last = last.unwrap_or(replay.start);
     match position::key_of(&last) {
         Some(key) => entries.push((key, NO_MOVE, outcome(last.turn()))),
         None => unencodable += 1,
@@ -402,7 +398,8 @@ impl Builder {
         if self.positions.len() < spill.max_positions {
             return Ok(());
         }
-        let mut sorted = self.positions.take_entries();
+        // The table is filled to the same size again: its parts keep their room.
+        let mut sorted = self.positions.drain_entries();
         sorted.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
         let io = |e| Error::io(&spill.dir, e);
         let file = tempfile::tempfile_in(&spill.dir).map_err(io)?;
@@ -792,9 +789,9 @@ mod run {
         }
     }
 
-    fn put_ref(w: &mut impl Write, r: SourceRef) -> io::Result<()> {
-        w.write_all(&r.source.to_le_bytes())?;
-        w.write_all(&r.game.to_le_bytes())
+    fn put_ref(out: &mut Vec<u8>, r: SourceRef) {
+        out.extend_from_slice(&r.source.to_le_bytes());
+        out.extend_from_slice(&r.game.to_le_bytes());
     }
 
     /// A spilled run: its file and a sparse index (the key and byte offset of every
@@ -809,61 +806,66 @@ mod run {
     /// Records between two entries of a run's index.
     pub(super) const INDEX_EVERY: usize = 256;
 
-    /// Writes `sorted` to `file` as a run, with its index.
+    /// Records encoded by one task of [`write_run`] (a whole number of index intervals).
+    const BLOCK: usize = 64 * INDEX_EVERY;
+
+    /// A block of [`write_run`]: its bytes and its index entries (offsets within the block).
+    type EncodedBlock = (Vec<u8>, Vec<(Key, u64)>);
+
+    /// Writes `sorted` to `file` as a run, with its index. The records are encoded into
+    /// blocks of bytes on every core, a few blocks a thread at a time (each block starts an
+    /// index interval: its entries' offsets are the block's own plus the bytes before it),
+    /// and the blocks written in order.
     pub(super) fn write_run(file: File, sorted: &[(Key, Acc)]) -> io::Result<Run> {
-        let mut w = Counted {
-            inner: io::BufWriter::with_capacity(1 << 20, file),
-            bytes: 0,
-        };
-        let mut index = Vec::new();
-        for (n, (k, a)) in sorted.iter().enumerate() {
-            if n % INDEX_EVERY == 0 {
-                index.push((*k, w.bytes));
+        use rayon::prelude::*;
+        let group = 2 * BLOCK * rayon::current_num_threads().max(1);
+        let mut w = io::BufWriter::with_capacity(1 << 20, file);
+        let (mut index, mut at) = (Vec::new(), 0u64);
+        for records in sorted.chunks(group) {
+            let blocks: Vec<EncodedBlock> = records
+                .par_chunks(BLOCK)
+                .map(|block| {
+                    let mut out = Vec::with_capacity(block.len() * 64);
+                    let mut index = Vec::with_capacity(block.len().div_ceil(INDEX_EVERY));
+                    for (n, (k, a)) in block.iter().enumerate() {
+                        if n % INDEX_EVERY == 0 {
+                            index.push((*k, out.len() as u64));
+                        }
+                        encode(&mut out, k, a);
+                    }
+                    (out, index)
+                })
+                .collect();
+            for (bytes, block_index) in blocks {
+                index.extend(block_index.into_iter().map(|(k, o)| (k, at + o)));
+                w.write_all(&bytes)?;
+                at += bytes.len() as u64;
             }
-            write(&mut w, k, a)?;
         }
-        let file = w.inner.into_inner().map_err(|e| e.into_error())?;
+        let file = w.into_inner().map_err(|e| e.into_error())?;
         Ok(Run { file, index })
     }
 
-    /// A writer that counts the bytes written through it (a run's index holds offsets).
-    struct Counted<W> {
-        inner: W,
-        bytes: u64,
-    }
-
-    impl<W: Write> Write for Counted<W> {
-        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-            let n = self.inner.write(buf)?;
-            self.bytes += n as u64;
-            Ok(n)
-        }
-
-        fn flush(&mut self) -> io::Result<()> {
-            self.inner.flush()
-        }
-    }
-
-    fn write(w: &mut impl Write, key: &Key, a: &Acc) -> io::Result<()> {
-        w.write_all(key)?;
+    /// Appends one record of a run (what [`read`] reads back).
+    fn encode(out: &mut Vec<u8>, key: &Key, a: &Acc) {
+        out.extend_from_slice(key);
         for n in [a.wins, a.draws, a.losses] {
-            w.write_all(&n.to_le_bytes())?;
+            out.extend_from_slice(&n.to_le_bytes());
         }
         let moves = a.moves.as_slice();
-        w.write_all(&(moves.len() as u32).to_le_bytes())?;
-        w.write_all(moves)?;
+        out.extend_from_slice(&(moves.len() as u32).to_le_bytes());
+        out.extend_from_slice(moves);
         match a.source {
             Some(r) => {
-                w.write_all(&[1])?;
-                put_ref(w, r)?;
+                out.push(1);
+                put_ref(out, r);
             }
-            None => w.write_all(&[0])?,
+            None => out.push(0),
         }
-        w.write_all(&(a.links.len() as u32).to_le_bytes())?;
+        out.extend_from_slice(&(a.links.len() as u32).to_le_bytes());
         for &r in &a.links {
-            put_ref(w, r)?;
+            put_ref(out, r);
         }
-        Ok(())
     }
 
     fn take<const N: usize>(r: &mut impl Read) -> io::Result<[u8; N]> {
