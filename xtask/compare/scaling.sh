@@ -5,9 +5,12 @@
 #     cbvault_export`) on 611,700 games (twic1134's records repeated 100 times, `--example
 #     repeat_database`), on 1 thread and on all cores, the programs alternating; the
 #     main-line walk of both (`--example cbvault_walk`);
-#   - PGN-driven builds on 1 thread and on all cores: `chessfmt ctg build`
-#     (RAYON_NUM_THREADS) and `chessfmt kvetka build` (taskset), books compared across
-#     thread counts.
+#   - PGN-driven builds on 1 core and on all cores: `chessfmt ctg build` and `chessfmt
+#     kvetka build` (taskset, and as many worker threads as cores), books compared across
+#     core counts;
+#   - what the machine itself allows: two independent one-core CTG builds at once, one on
+#     each of the first two cores, against one alone (the slow-down of the pair is what
+#     sharing the machine's caches and memory costs, a ceiling on any 2-core speed-up).
 # Set COMPARE_RUNS=N for more alternating runs (default 2). Needs ../shared/corpus.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -42,11 +45,20 @@ done
 xz -dc "$pgn" > "$work/book.pgn"
 for r in $(seq "$runs"); do
     for t in 1 "$cores"; do
-        echo "== run $r: ctg build, $t thread(s)"
-        RAYON_NUM_THREADS=$t timer "$bin" ctg build "$work/book.pgn" -o "$work/ctg$t.ctg" --force
+        echo "== run $r: ctg build, $t core(s)"
+        RAYON_NUM_THREADS=$t timer taskset -c "0-$((t - 1))" "$bin" ctg build "$work/book.pgn" -o "$work/ctg$t.ctg" --force
         echo "== run $r: kvetka build, $t core(s)"
         timer taskset -c "0-$((t - 1))" "$bin" kvetka build "$work/book.pgn" -o "$work/kv$t.kob" --force
     done
 done
-for e in ctg cto ctb; do cmp "$work/ctg1.$e" "$work/ctg$cores.$e"; done && echo "ctg books byte-identical across thread counts"
+if [ "$cores" -ge 2 ]; then
+    for r in $(seq "$runs"); do
+        echo "== run $r: one 1-core ctg build alone, then two at once (cores 0 and 1)"
+        timer taskset -c 0 "$bin" ctg build "$work/book.pgn" -o "$work/solo.ctg" --force
+        timer taskset -c 0 "$bin" ctg build "$work/book.pgn" -o "$work/pair0.ctg" --force &
+        timer taskset -c 1 "$bin" ctg build "$work/book.pgn" -o "$work/pair1.ctg" --force
+        wait
+    done
+fi
+for e in ctg cto ctb; do cmp "$work/ctg1.$e" "$work/ctg$cores.$e"; done && echo "ctg books byte-identical across core counts"
 for f in "$work"/kv1*; do cmp "$f" "${f/kv1/kv$cores}"; done && echo "kvetka books byte-identical across core counts"

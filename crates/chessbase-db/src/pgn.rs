@@ -342,6 +342,7 @@ impl Movetext {
     /// A move of a line: its number where PGN wants one (before White's moves; before
     /// Black's when `need_number`: at the start of a line, after a comment or a variation),
     /// then the SAN `san` writes (it plays the move on the cursor), or `--` for a null move.
+    #[inline(always)]
     fn numbered_move<C: Cursor>(
         &mut self,
         cursor: &mut C,
