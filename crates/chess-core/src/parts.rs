@@ -96,25 +96,113 @@ impl<K: Hash + Eq + Send, V: Send> PartedTable<K, V> {
     }
 
     /// Every key and value, in no particular order (taken from the parts in parallel).
-    pub fn into_entries(self) -> Vec<(K, V)> {
-        self.parts
-            .into_par_iter()
-            .flat_map_iter(|part| part.into_iter())
-            .collect()
+    pub fn into_entries(mut self) -> Vec<(K, V)>
+    where
+        K: Clone + Sync,
+        V: Default + Sync,
+    {
+        self.drain_entries()
     }
 
-    /// Empties the table into a list of its entries (see [`PartedTable::into_entries`]).
-    pub fn take_entries(&mut self) -> Vec<(K, V)> {
+    /// Empties the table into a list of its entries (see [`PartedTable::into_entries`]); the
+    /// parts' memory is given back.
+    pub fn take_entries(&mut self) -> Vec<(K, V)>
+    where
+        K: Clone + Sync,
+        V: Default + Sync,
+    {
         std::mem::take(self).into_entries()
     }
 
     /// Empties the table into a list of its entries like [`PartedTable::take_entries`], but
     /// each part keeps its room: a table filled and emptied again and again (a builder that
     /// spills to disk) does not grow again from nothing each time.
-    pub fn drain_entries(&mut self) -> Vec<(K, V)> {
+    ///
+    /// The list is made on every core: filled first with placeholders (a key of the table
+    /// and a default value; the fresh memory is touched on every core), then each part
+    /// moves its entries into its own stretch of it. (Collecting the parts' entries and
+    /// joining them would copy the whole list on one thread.)
+    pub fn drain_entries(&mut self) -> Vec<(K, V)>
+    where
+        K: Clone + Sync,
+        V: Default + Sync,
+    {
+        let Some(key) = self.parts.iter().find_map(|p| p.keys().next().cloned()) else {
+            return Vec::new();
+        };
+        let lens: Vec<usize> = self.parts.iter().map(Part::len).collect();
+        let total = lens.iter().sum();
+        let mut out = Vec::with_capacity(total);
+        out.par_extend(
+            (0..total)
+                .into_par_iter()
+                .map(|_| (key.clone(), V::default())),
+        );
+        let mut stretches = Vec::with_capacity(PARTS);
+        let mut rest = out.as_mut_slice();
+        for &n in &lens {
+            let (stretch, tail) = std::mem::take(&mut rest).split_at_mut(n);
+            stretches.push(stretch);
+            rest = tail;
+        }
         self.parts
             .par_iter_mut()
-            .flat_map_iter(|part| part.drain())
-            .collect()
+            .zip(stretches)
+            .for_each(|(part, stretch)| {
+                for (slot, entry) in stretch.iter_mut().zip(part.drain()) {
+                    *slot = entry;
+                }
+            });
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The table after `n` updates of keys `i * 7 % 1000` (counted).
+    fn counted(n: u32) -> PartedTable<u32, u64> {
+        let mut table = PartedTable::new();
+        table.update(
+            (0..n).map(|i| (part_of(&(i * 7 % 1000)), i, 0)),
+            |part, i, _| *part.entry(i * 7 % 1000).or_default() += 1,
+        );
+        table
+    }
+
+    /// What a plain count gives.
+    fn expected(n: u32) -> Vec<(u32, u64)> {
+        let mut counts = std::collections::BTreeMap::new();
+        for i in 0..n {
+            *counts.entry(i * 7 % 1000).or_default() += 1u64;
+        }
+        counts.into_iter().collect()
+    }
+
+    #[test]
+    fn entries_are_every_key_once_with_its_value() {
+        for n in [0, 1, 5, 999, 1000, 5000] {
+            let mut entries = counted(n).into_entries();
+            entries.sort();
+            assert_eq!(entries, expected(n), "{n}");
+        }
+    }
+
+    #[test]
+    fn a_drained_table_is_empty_and_fills_again() {
+        let mut table = counted(3000);
+        let mut first = table.drain_entries();
+        first.sort();
+        assert_eq!(first, expected(3000));
+        assert!(table.is_empty());
+        assert!(table.drain_entries().is_empty());
+        table.update((0..10u32).map(|i| (part_of(&i), i, 0)), |part, i, _| {
+            *part.entry(i).or_default() += 1
+        });
+        let mut again = table.take_entries();
+        again.sort();
+        assert_eq!(again, (0..10).map(|i| (i, 1)).collect::<Vec<_>>());
+        assert!(table.is_empty());
     }
 }
