@@ -45,24 +45,53 @@ pub fn pgn_games(data: &[u8]) -> Vec<crate::pgn::RawGame> {
         .expect("in-memory input")
 }
 
-/// Deterministic pseudo-random inputs (xorshift64) of lengths `0, step, 2·step, …` below
+/// The deterministic pseudo-random numbers of the tests, fuzz stand-ins and benchmark inputs
+/// of the workspace (xorshift64, Marsaglia's 13/7/17): one generator instead of a copy in
+/// each test.
+///
+/// ```
+/// use chess_core::fuzzing::XorShift;
+///
+/// let mut x = XorShift::new(1);
+/// assert_eq!(x.next_u64(), 1_082_269_761);
+/// assert!(x.below(10) < 10);
+/// ```
+#[derive(Debug, Clone)]
+pub struct XorShift(u64);
+
+impl XorShift {
+    /// The generator from `seed` (which must not be 0: the sequence would stay 0).
+    pub fn new(seed: u64) -> XorShift {
+        XorShift(seed)
+    }
+
+    /// The next number.
+    pub fn next_u64(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.0 = x;
+        x
+    }
+
+    /// The next number modulo `n` (at least 1), as an index below `n`.
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n.max(1) as u64) as usize
+    }
+}
+
+/// Deterministic pseudo-random inputs ([`XorShift`]) of lengths `0, step, 2·step, …` below
 /// `max_len`: a cheap stand-in for fuzzing where no nightly toolchain exists.
 pub fn pseudo_random_inputs(
     seed: u64,
     max_len: usize,
     step: usize,
 ) -> impl Iterator<Item = Vec<u8>> {
-    let mut x = seed | 1;
-    (0..max_len).step_by(step.max(1)).map(move |len| {
-        (0..len)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                x as u8
-            })
-            .collect()
-    })
+    let mut x = XorShift::new(seed | 1);
+    (0..max_len)
+        .step_by(step.max(1))
+        .map(move |len| (0..len).map(|_| x.next_u64() as u8).collect())
 }
 
 #[cfg(feature = "std")]
@@ -76,13 +105,8 @@ pub fn replay_corpus(dir: &std::path::Path, mutations: usize, target: impl Fn(&[
         target(&data);
         seeds.push(data);
     }
-    let mut x = 0x9e37_79b9_7f4a_7c15u64;
-    let mut next = || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
+    let mut x = XorShift::new(0x9e37_79b9_7f4a_7c15);
+    let mut next = || x.next_u64();
     for seed in seeds.iter().filter(|s| !s.is_empty()) {
         for _ in 0..mutations {
             let mut d = seed.clone();

@@ -150,16 +150,11 @@ fn compressed(kind: &str, text: &[u8]) -> Vec<u8> {
 #[test]
 fn a_cut_compressed_stream_ends_the_input_cleanly() {
     // Pseudo-random comments so that the stream does not compress to nothing.
-    let mut x = 0x2545_f491_4f6c_dd1du64;
+    let mut x = chess_core::fuzzing::XorShift::new(0x2545_f491_4f6c_dd1d);
     let text: String = (0..3000)
         .map(|i| {
             let noise: String = (0..40)
-                .map(|_| {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    char::from(b'a' + (x % 26) as u8)
-                })
+                .map(|_| char::from(b'a' + (x.next_u64() % 26) as u8))
                 .collect();
             game(i).replace("a comment", &noise)
         })

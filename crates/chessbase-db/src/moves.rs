@@ -1104,7 +1104,7 @@ mod tests {
                 CastlingMode::Chess960,
             ),
         ];
-        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut x = chess_core::fuzzing::XorShift::new(0x2545_f491_4f6c_dd1d);
         let mut moves = 0;
         for (fen, mode) in fens {
             let start: Chess = fen.parse::<Fen>().unwrap().into_position(mode).unwrap();
@@ -1128,10 +1128,7 @@ mod tests {
                     if legal.is_empty() {
                         break;
                     }
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    let m = legal[(x % legal.len() as u64) as usize];
+                    let m = legal[x.below(legal.len())];
                     slots.apply(&pos, m);
                     pos.play_unchecked(m);
                     moves += 1;

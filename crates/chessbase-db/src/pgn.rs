@@ -1015,13 +1015,8 @@ mod san_tests {
             "1k6/8/8/3N1N2/8/Q1Q5/8/R3K2R w KQ - 0 1",
             "4k3/8/8/8/8/8/8/R3K2R w KQ - 0 1",
         ];
-        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut x = chess_core::fuzzing::XorShift::new(0x9e37_79b9_7f4a_7c15);
+        let mut next = move || x.next_u64();
         let mut checked = 0;
         for fen in fens {
             let start: Chess = fen
@@ -1075,13 +1070,8 @@ mod san_tests {
                 true,
             ),
         ];
-        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
-        let mut next = move |n: usize| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x % n as u64) as usize
-        };
+        let mut x = chess_core::fuzzing::XorShift::new(0x2545_f491_4f6c_dd1d);
+        let mut next = move |n: usize| x.below(n);
         let (mut games, mut plain_games) = (0, 0);
         for (fen, c960) in fens {
             let mode = if c960 {

@@ -432,12 +432,10 @@ mod tests {
     /// Subtrees placed in parallel give the leaves and splits of one depth-first walk.
     #[test]
     fn parallel_placement_is_sequential_placement() {
-        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut rng = chess_core::fuzzing::XorShift::new(0x9e37_79b9_7f4a_7c15);
         let meta: Vec<(u32, usize)> = (0..40_000)
             .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
+                let x = rng.next_u64();
                 (x as u32, 30 + (x >> 40) as usize % 200)
             })
             .collect();

@@ -1140,13 +1140,8 @@ mod run {
         /// key order, each combined from the runs in run order.
         #[test]
         fn parallel_merge_is_the_merge() {
-            let mut x: u64 = 0x2545_f491_4f6c_dd1d;
-            let mut next = move || {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                x
-            };
+            let mut x = chess_core::fuzzing::XorShift::new(0x2545_f491_4f6c_dd1d);
+            let mut next = move || x.next_u64();
             let mut table = || -> Vec<(Key, Acc)> {
                 let mut t: Vec<(Key, Acc)> = (0..3000)
                     .map(|_| {

@@ -437,13 +437,8 @@ mod tests {
             exclude: vec![],
         };
         assert_eq!(b.probe_filtered(&Chess::default(), &f).len(), 1);
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        let mut xorshift = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut x = chess_core::fuzzing::XorShift::new(0x9e37_79b9_7f4a_7c15);
+        let mut xorshift = || x.next_u64();
         let mut heavy = 0;
         for _ in 0..4000 {
             let m = b.weighted_choice(&Chess::default(), &ProbeFilter::default(), &mut xorshift);
