@@ -676,6 +676,8 @@ fn write_plain(out: &mut String, header: &GameHeader<'_>, line: &PlainLine, mut 
     out.push_str("\n\n");
 }
 
+/// The tag pairs and the empty line after them; returns the game's outcome (for the result
+/// token).
 fn write_tags(
     out: &mut String,
     header: &GameHeader<'_>,
