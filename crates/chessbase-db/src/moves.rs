@@ -1080,8 +1080,8 @@ impl Replay {
 mod tests {
     use super::*;
 
-    /// The word search finds what a loop finds: the first slot holding the square, in lists of
-    /// three and eight slots with repeated, missing and unused (0xff) entries.
+    /// The square-to-slot table agrees with the slot lists, and every slotted piece stands on
+    /// its square, over random games (captures, promotions, en passant, castling, Chess960).
     #[test]
     fn slot_squares_follow_the_lists() {
         use shakmaty::CastlingMode;
