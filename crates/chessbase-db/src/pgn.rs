@@ -493,11 +493,20 @@ impl Cursor for Counter {
     }
 }
 
-fn square(t: &mut Vec<u8>, sq: shakmaty::Square) {
-    t.extend_from_slice(&[sq.file().char() as u8, sq.rank().char() as u8]);
+/// A square's file and rank letters, by arithmetic on its index (shakmaty's `file()` and
+/// `rank()` check their range again).
+#[inline(always)]
+fn square_letters(sq: shakmaty::Square) -> [u8; 2] {
+    let i = sq as u8;
+    [b'a' + (i & 7), b'1' + (i >> 3)]
 }
 
-/// SAN's letter of each piece kind, indexed by `Role as usize` (a pawn's is never written).
+fn square(t: &mut Vec<u8>, sq: shakmaty::Square) {
+    t.extend_from_slice(&square_letters(sq));
+}
+
+/// SAN's letter of each piece kind, indexed by `Role as usize` (a pawn's is never written;
+/// index 0, no kind, is the placeholder stored where a move has no promotion).
 const ROLE_LETTERS: [u8; 7] = *b"QPNBRQK";
 
 /// SAN of a legal move from its [`san`](crate::moves::san) flags, as shakmaty writes it.
@@ -516,10 +525,8 @@ fn append_san(t: &mut Vec<u8>, m: shakmaty::Move, flags: u8) {
             // Without a branch on the move's parts (they are unpredictable): every byte is
             // stored, and the length advances by the bytes that belong to the SAN.
             let (pawn, takes) = (role == Role::Pawn, capture.is_some());
-            // A square's file and rank letters by arithmetic on its index (shakmaty's
-            // `file()`/`rank()` check their range again), a kind's letter from a table.
-            let (from, to) = (from as u8, to as u8);
-            let (from_file, from_rank) = (b'a' + (from & 7), b'1' + (from >> 3));
+            let ([from_file, from_rank], [to_file, to_rank]) =
+                (square_letters(from), square_letters(to));
             let mut b = [0u8; 10];
             let mut n = 0;
             b[n] = [ROLE_LETTERS[role as usize], from_file][usize::from(pawn)];
@@ -531,8 +538,8 @@ fn append_san(t: &mut Vec<u8>, m: shakmaty::Move, flags: u8) {
             n += usize::from(flags & san::RANK != 0);
             b[n] = b'x';
             n += usize::from(takes);
-            b[n] = b'a' + (to & 7);
-            b[n + 1] = b'1' + (to >> 3);
+            b[n] = to_file;
+            b[n + 1] = to_rank;
             n += 2;
             b[n] = b'=';
             b[n + 1] = ROLE_LETTERS[promotion.map_or(0, |p| p as usize)];
@@ -546,7 +553,7 @@ fn append_san(t: &mut Vec<u8>, m: shakmaty::Move, flags: u8) {
             return;
         }
         Move::EnPassant { from, to } => {
-            t.extend_from_slice(&[from.file().char() as u8, b'x']);
+            t.extend_from_slice(&[square_letters(from)[0], b'x']);
             square(t, to);
         }
         Move::Castle { .. } => t.extend_from_slice(match m.castling_side() {
@@ -555,7 +562,7 @@ fn append_san(t: &mut Vec<u8>, m: shakmaty::Move, flags: u8) {
         }),
         Move::Put { role, to } => {
             if role != Role::Pawn {
-                t.push(role.upper_char() as u8);
+                t.push(ROLE_LETTERS[role as usize]);
             }
             t.push(b'@');
             square(t, to);
