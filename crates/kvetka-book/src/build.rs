@@ -160,15 +160,20 @@ enum Outcome {
     Loss,
 }
 
-/// A replayed game, ready to be counted: (key, move code or `NO_MOVE`, outcome) per stored
-/// position, the last one being the game's last stored position; the outcome is `None` where
-/// the position was reached before in the game (a game counts once for a position).
+/// A stored position of a replayed game: its key, the code of the move played from it (or
+/// `NO_MOVE`), the outcome for the side to move (`None` where the position was reached
+/// before in the game: a game counts once for a position) and the key's part of the
+/// position table ([`part_of`], worked out in the parallel part of a build).
+type Entry = (Key, u8, Option<Outcome>, u8);
+
+/// A replayed game, ready to be counted: an [`Entry`] per stored position, the last one
+/// being the game's last stored position.
 #[derive(Debug)]
 struct GamePlies {
     info: GameInfo,
     offset: u64,
     length: u64,
-    entries: Vec<(Key, u8, Option<Outcome>)>,
+    entries: Vec<Entry>,
     uncodable: u64,
     unencodable: u64,
 }
@@ -247,7 +252,10 @@ fn prepare(raw: &RawGame, header: &Header) -> Prepared {
     let mut seen: HashSet<Key> = HashSet::with_capacity(entries.len());
     let entries = entries
         .into_iter()
-        .map(|(key, code, outcome)| (key, code, seen.insert(key).then_some(outcome)))
+        .map(|(key, code, outcome)| {
+            let first = seen.insert(key);
+            (key, code, first.then_some(outcome), part_of(&key))
+        })
         .collect();
     let name = |tag| raw.header(tag).unwrap_or("").to_owned();
     Prepared::Game(GamePlies {
@@ -455,15 +463,16 @@ impl Builder {
     /// [`Builder::count_games`]), as many as may add positions without passing the memory
     /// limit by more than a few thousand, then the table is spilled if full.
     fn add_prepared(&mut self, prepared: Vec<Prepared>) {
-        let mut run: Vec<(GamePlies, Option<SourceRef>)> = Vec::new();
+        let mut run: Vec<(Vec<Entry>, Option<SourceRef>)> = Vec::new();
         let mut plies = 0;
         for p in prepared {
             self.stats.games_read += 1;
             match p {
-                Prepared::Game(g) => {
-                    let game_ref = self.register(&g);
-                    plies += g.entries.len();
-                    run.push((g, game_ref));
+                Prepared::Game(mut g) => {
+                    let entries = std::mem::take(&mut g.entries);
+                    let game_ref = self.register(g);
+                    plies += entries.len();
+                    run.push((entries, game_ref));
                     if plies >= self.room() {
                         self.count_games(std::mem::take(&mut run));
                         plies = 0;
@@ -557,8 +566,8 @@ impl Builder {
     }
 
     /// Counts a game's statistics and records it in the sources (when the book stores
-    /// games); returns its reference.
-    fn register(&mut self, g: &GamePlies) -> Option<SourceRef> {
+    /// games); returns its reference. (Its entries are counted by [`Builder::count_games`].)
+    fn register(&mut self, g: GamePlies) -> Option<SourceRef> {
         self.stats.games_added += 1;
         self.stats.uncodable_moves += g.uncodable;
         self.stats.unencodable_positions += g.unencodable;
@@ -576,7 +585,7 @@ impl Builder {
                 list.push(GameInfo {
                     address,
                     length,
-                    ..g.info.clone()
+                    ..g.info
                 });
                 Some(SourceRef {
                     source: (self.first_source + s) as u16,
@@ -590,23 +599,23 @@ impl Builder {
         }
     }
 
-    /// Counts the positions of `games` (in order) into the table, all parts at once; then
-    /// spills the table if it is full.
-    fn count_games(&mut self, games: Vec<(GamePlies, Option<SourceRef>)>) {
+    /// Counts the positions of `games` (each game's entries and reference, in order) into
+    /// the table, all parts at once; then spills the table if it is full.
+    fn count_games(&mut self, games: Vec<(Vec<Entry>, Option<SourceRef>)>) {
         if games.is_empty() {
             return;
         }
         // Each part takes its plies in game order.
-        let plies = games.iter().enumerate().flat_map(|(n, (g, _))| {
-            g.entries
+        let plies = games.iter().enumerate().flat_map(|(n, (entries, _))| {
+            entries
                 .iter()
                 .enumerate()
-                .map(move |(i, e)| (part_of(&e.0), n as u32, i as u32))
+                .map(move |(i, e)| (e.3, n as u32, i as u32))
         });
         self.positions.update(plies, |part, n, i| {
-            let (g, game_ref) = &games[n as usize];
+            let (entries, game_ref) = &games[n as usize];
             let i = i as usize;
-            let (key, code, outcome) = g.entries[i];
+            let (key, code, outcome, _) = entries[i];
             let acc = part.entry(key).or_default();
             match outcome {
                 Some(Outcome::Win) => acc.wins += 1,
@@ -619,7 +628,7 @@ impl Builder {
             }
             if let Some(r) = *game_ref {
                 acc.source.get_or_insert(r);
-                if i + 1 == g.entries.len() {
+                if i + 1 == entries.len() {
                     acc.links.push(r);
                 }
             }
