@@ -1145,6 +1145,46 @@ mod run {
     mod tests {
         use super::*;
 
+        /// A run written in several blocks reads back whole, and each index entry points at
+        /// the record with its key (the block offsets add up).
+        #[test]
+        fn run_index_points_at_its_records() {
+            let n = 2 * BLOCK + 777;
+            let sorted: Vec<(Key, Acc)> = (0..n as u32)
+                .map(|i| {
+                    let mut key = [0u8; KEY_LEN];
+                    key[..4].copy_from_slice(&i.to_be_bytes());
+                    // Records of different lengths.
+                    let moves: Vec<u8> = (0..i % 17).map(|c| c as u8).collect();
+                    let acc = Acc {
+                        wins: u64::from(i),
+                        moves: crate::build::Codes::from_slice(&moves),
+                        ..Acc::default()
+                    };
+                    (key, acc)
+                })
+                .collect();
+            let run = write_run(tempfile::tempfile().unwrap(), &sorted).unwrap();
+            assert_eq!(run.index.len(), n.div_ceil(INDEX_EVERY));
+            for (j, (key, offset)) in run.index.iter().enumerate() {
+                let mut r = At {
+                    file: &run.file,
+                    pos: *offset,
+                };
+                let (k, a) = read(&mut r).unwrap().unwrap();
+                assert_eq!((&k, &a), (key, &sorted[j * INDEX_EVERY].1));
+            }
+            let mut all = Vec::new();
+            let mut r = BufReader::new(At {
+                file: &run.file,
+                pos: 0,
+            });
+            while let Some(e) = read(&mut r).unwrap() {
+                all.push(e);
+            }
+            assert!(all == sorted);
+        }
+
         /// The ranges merged in parallel give what one merge gives: every position once, in
         /// key order, each combined from the runs in run order.
         #[test]
