@@ -1,21 +1,37 @@
 //! Entry points shared by the fuzz targets (`fuzz/`) and the corpus replay tests: each runs a
 //! parser on arbitrary bytes and checks the invariants that must hold. Not a stable API.
 
+/// A reader that hands out its bytes at most `piece` at a time: input cut at arbitrary
+/// points, for the tests that reading in pieces gives what reading whole gives.
+pub struct Trickle<'a> {
+    data: &'a [u8],
+    piece: usize,
+}
+
+impl<'a> Trickle<'a> {
+    /// `data` in pieces of at most `piece` bytes (at least 1).
+    pub fn new(data: &'a [u8], piece: usize) -> Self {
+        Trickle {
+            data,
+            piece: piece.max(1),
+        }
+    }
+}
+
+impl std::io::Read for Trickle<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = buf.len().min(self.data.len()).min(self.piece);
+        buf[..n].copy_from_slice(&self.data[..n]);
+        self.data = &self.data[n..];
+        Ok(n)
+    }
+}
+
 /// PGN input: never panics, whatever the bytes; reading in 3-byte chunks gives the same games
 /// (up to the first I/O error).
 #[cfg(feature = "pgn")]
 pub fn pgn(data: &[u8]) {
     use crate::pgn::PgnReader;
-    use std::io::Read;
-    struct Trickle<'a>(&'a [u8]);
-    impl Read for Trickle<'_> {
-        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-            let n = buf.len().min(self.0.len()).min(3);
-            buf[..n].copy_from_slice(&self.0[..n]);
-            self.0 = &self.0[n..];
-            Ok(n)
-        }
-    }
     // Games before the first I/O error (pgn-reader reports some malformed input as an I/O
     // error, and on garbage where it does so can depend on how the input arrives).
     let summary = |games: &mut dyn Iterator<Item = std::io::Result<crate::pgn::Game>>| {
@@ -26,7 +42,7 @@ pub fn pgn(data: &[u8]) {
             .collect::<Vec<_>>()
     };
     let whole = summary(&mut PgnReader::new(data).games());
-    let trickled = summary(&mut PgnReader::new(Trickle(data)).games());
+    let trickled = summary(&mut PgnReader::new(Trickle::new(data, 3)).games());
     let n = whole.len().min(trickled.len());
     assert_eq!(
         whole[..n],

@@ -28,7 +28,7 @@ use std::{
     collections::BTreeMap,
     fmt,
     fs::File,
-    io::{self, BufRead, BufReader, Read},
+    io::{self, BufReader, Read},
     ops::ControlFlow,
     path::Path,
     sync::{
@@ -641,10 +641,22 @@ pub fn open_decompressed(path: &Path) -> io::Result<Box<dyn Read + Send>> {
 
 /// A possibly compressed stream (standard input, a socket, …) as decompressed bytes: the
 /// compression is recognised from the first bytes, as for files.
-pub fn decompressed(source: impl Read + Send + 'static) -> io::Result<Box<dyn Read + Send>> {
-    let mut file = BufReader::with_capacity(1 << 16, source);
-    let magic = file.fill_buf()?;
-    Ok(match Compression::detect(magic) {
+pub fn decompressed(mut source: impl Read + Send + 'static) -> io::Result<Box<dyn Read + Send>> {
+    // The longest magic (xz's 6 bytes) read whole first: a pipe may hand out fewer bytes
+    // per read, and one byte of a gzip header must not make the stream "plain text".
+    let mut head = [0u8; 6];
+    let mut got = 0;
+    while got < head.len() {
+        match source.read(&mut head[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    let magic = head[..got].to_vec();
+    let file = BufReader::with_capacity(1 << 16, io::Cursor::new(magic).chain(source));
+    Ok(match Compression::detect(&head[..got]) {
         Compression::None => Box::new(file),
         #[cfg(feature = "gzip")]
         Compression::Gzip => Box::new(flate2::bufread::MultiGzDecoder::new(file)),

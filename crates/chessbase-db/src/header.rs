@@ -195,25 +195,23 @@ impl GameHeader<'_> {
 
     /// Appends [`GameHeader::round`]'s text.
     pub(crate) fn push_round(&self, s: &mut String) {
-        match (self.record.round, self.record.subround) {
-            (0, _) => s.push('?'),
-            (r, sub) => {
-                crate::text::push_decimal(s, u32::from(r), 1);
-                if sub != 0 {
-                    s.push('.');
-                    crate::text::push_decimal(s, u32::from(sub), 1);
-                }
-            }
+        let (round, sub) = (self.record.round, self.record.subround);
+        if round == 0 {
+            s.push('?');
+        } else {
+            crate::text::push_decimal(s, u32::from(round), 1);
+        }
+        if sub != 0 {
+            s.push('.');
+            crate::text::push_decimal(s, u32::from(sub), 1);
         }
     }
 
-    /// The PGN round: `?`, `5` or `5.2`.
+    /// The PGN round: `?`, `5`, `5.2` or `?.2` (a sub-round of an unknown round).
     pub fn round(&self) -> String {
-        match (self.record.round, self.record.subround) {
-            (0, _) => "?".into(),
-            (r, 0) => r.to_string(),
-            (r, s) => format!("{r}.{s}"),
-        }
+        let mut s = String::new();
+        self.push_round(&mut s);
+        s
     }
 
     /// Moves (not plies) in the main line as stored: 255 = 255 or more; a game starting with

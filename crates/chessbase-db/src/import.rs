@@ -35,6 +35,133 @@ pub struct ImportedGame {
     pub game: Game,
     /// Variations left out for nesting deeper than the limit.
     pub variations_dropped: u32,
+    /// What of the PGN the game could not keep as it was (see [`Loss`]); the texts cut by
+    /// their fields are found by [`crate::writer::DatabaseWriter::cut_fields`], which knows the
+    /// code page.
+    pub losses: Vec<Loss>,
+}
+
+/// Something of a PGN game that a ChessBase database cannot hold as it was. Nothing is lost
+/// silently: an import counts these per kind ([`Losses`]) and reports them.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum Loss {
+    /// A text longer than its field, cut to it: the field (`"Event"`, `"White last name"`, …)
+    /// and its size in bytes.
+    Cut {
+        /// The field, as PGN users know it.
+        field: &'static str,
+        /// Its size in bytes (in the database's code page).
+        bytes: usize,
+    },
+    /// A NAG for a slot the move already had one in (ChessBase keeps one move assessment,
+    /// one position assessment and one prefix per move): the first is kept.
+    Nag,
+    /// A result ChessBase has no code for (`1/2-0`, a bye): stored as `*`.
+    Result,
+    /// A tag ChessBase has no field for (TimeControl, UTCDate, Opening, …), by name: left
+    /// out, or kept as text with [`ImportOptions::keep_tags`].
+    Tag(String),
+    /// A value that is not understood for its field (an Elo of `abc`): left out.
+    Unreadable(&'static str),
+}
+
+impl Loss {
+    /// Whether the thing was left out (`true`) or kept changed (`false`).
+    pub fn is_dropped(&self) -> bool {
+        matches!(self, Loss::Nag | Loss::Tag(_) | Loss::Unreadable(_))
+    }
+}
+
+impl std::fmt::Display for Loss {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Loss::Cut { field, bytes } => write!(f, "{field} values cut to {bytes} bytes"),
+            Loss::Nag => write!(f, "NAGs left out (a move holds one of each kind)"),
+            Loss::Result => write!(f, "results with no ChessBase code stored as *"),
+            Loss::Tag(name) => write!(f, "{name} tags left out (no field for them)"),
+            Loss::Unreadable(tag) => write!(f, "{tag} values not understood, left out"),
+        }
+    }
+}
+
+/// How many times each [`Loss`] happened in an import, with the first games it happened
+/// in: what `cbh import` reports on standard error and under `"dropped"`/`"changed"`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Losses {
+    kinds: std::collections::BTreeMap<Loss, LossCount>,
+}
+
+/// The count of one [`Loss`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LossCount {
+    /// How many times it happened.
+    pub count: u64,
+    /// The first games (1-based numbers in the import) it happened in, at most
+    /// [`LossCount::EXAMPLES`].
+    pub games: Vec<u64>,
+}
+
+impl LossCount {
+    /// How many game numbers a count keeps.
+    pub const EXAMPLES: usize = 5;
+}
+
+impl Losses {
+    /// Counts `loss` in game `game`.
+    pub fn record(&mut self, loss: Loss, game: u64) {
+        let c = self.kinds.entry(loss).or_default();
+        c.count += 1;
+        if c.games.len() < LossCount::EXAMPLES && c.games.last() != Some(&game) {
+            c.games.push(game);
+        }
+    }
+
+    /// Whether nothing was lost.
+    pub fn is_empty(&self) -> bool {
+        self.kinds.is_empty()
+    }
+
+    /// Each kind with its count, in a stable order.
+    pub fn iter(&self) -> impl Iterator<Item = (&Loss, &LossCount)> {
+        self.kinds.iter()
+    }
+}
+
+/// Options of an import.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ImportOptions {
+    /// Keep the tags ChessBase has no field for (TimeControl, UTCDate, Opening, the lichess
+    /// RatingDiff tags, …) in the game's opening text, one `[%tag Name "value"]` command
+    /// each; the PGN export turns them back into tags. Off: they are left out and reported.
+    pub keep_tags: bool,
+}
+
+/// Tags that a database holds in a field of its own, or that say nothing it loses.
+fn has_field(name: &[u8]) -> bool {
+    matches!(
+        name,
+        b"White"
+            | b"Black"
+            | b"Event"
+            | b"Site"
+            | b"EventDate"
+            | b"Date"
+            | b"Round"
+            | b"WhiteElo"
+            | b"BlackElo"
+            | b"ECO"
+            | b"Annotator"
+            | b"WhiteTeam"
+            | b"BlackTeam"
+            | b"Result"
+            | b"WhiteClock"
+            | b"BlackClock"
+            | b"FEN"
+            | b"SetUp"
+            | b"Variant"
+    )
 }
 
 /// A PGN game that could not be imported.
@@ -338,10 +465,17 @@ struct Movetext {
     annotations: Vec<(NodeId, Annotation)>,
     dropped: u32,
     error: Option<String>,
+    /// What the game could not keep (its tags' losses first).
+    losses: Vec<Loss>,
+    /// The start of a comment that the reader hands over in pieces (one longer than its
+    /// buffer, or one crossing the end of what it has read): joined before it is parsed, so
+    /// where the input was cut never changes the comment.
+    partial: Vec<u8>,
 }
 
 struct Importer {
     limits: Limits,
+    options: ImportOptions,
     termination: Option<String>,
 }
 
@@ -350,13 +484,13 @@ fn tag_value(v: RawTag<'_>) -> String {
 }
 
 impl Visitor for Importer {
-    type Tags = (NewHeader, Vec<(String, String)>);
+    type Tags = (NewHeader, Vec<(String, String)>, Vec<Loss>);
     type Movetext = Movetext;
     type Output = Result<ImportedGame, String>;
 
     fn begin_tags(&mut self) -> ControlFlow<Self::Output, Self::Tags> {
         self.termination = None;
-        ControlFlow::Continue((NewHeader::default(), Vec::new()))
+        ControlFlow::Continue((NewHeader::default(), Vec::new(), Vec::new()))
     }
 
     fn tag(
@@ -365,8 +499,20 @@ impl Visitor for Importer {
         name: &[u8],
         value: RawTag<'_>,
     ) -> ControlFlow<Self::Output> {
-        let (h, other) = tags;
+        let (h, other, losses) = tags;
         let v = tag_value(value);
+        let number = |tag: &'static str, losses: &mut Vec<Loss>| {
+            let t = v.trim();
+            match t.parse::<u16>() {
+                Ok(n) => n,
+                Err(_) => {
+                    if !t.is_empty() && t != "?" && t != "-" {
+                        losses.push(Loss::Unreadable(tag));
+                    }
+                    0
+                }
+            }
+        };
         let text = |v: &str| {
             if v == "?" {
                 String::new()
@@ -382,12 +528,23 @@ impl Visitor for Importer {
             b"EventDate" => h.tournament.date = date(&v).to_bits(),
             b"Date" => h.date = date(&v),
             b"Round" => {
-                let mut p = v.split('.');
-                h.round = p.next().and_then(|r| r.parse().ok()).unwrap_or(0);
-                h.subround = p.next().and_then(|r| r.parse().ok()).unwrap_or(0);
+                // `5`, `5.2`, `?.2`; a round or sub-round of 0 (stored means unknown), over
+                // 255 or not a number cannot be stored: reported.
+                let t = v.trim();
+                let mut p = t.split('.');
+                let mut part = || -> Option<u8> {
+                    match p.next().map(str::trim) {
+                        None | Some("" | "?" | "-") => Some(0),
+                        Some(r) => r.parse().ok().filter(|&n| n != 0),
+                    }
+                };
+                match (part(), part(), p.next()) {
+                    (Some(r), Some(s), None) => (h.round, h.subround) = (r, s),
+                    _ => losses.push(Loss::Unreadable("Round")),
+                }
             }
-            b"WhiteElo" => h.white_elo = v.parse().unwrap_or(0),
-            b"BlackElo" => h.black_elo = v.parse().unwrap_or(0),
+            b"WhiteElo" => h.white_elo = number("WhiteElo", losses),
+            b"BlackElo" => h.black_elo = number("BlackElo", losses),
             b"ECO" => h.eco = eco(&v),
             b"Annotator" => {
                 h.annotator = Annotator {
@@ -407,18 +564,27 @@ impl Visitor for Importer {
                     ..Team::default()
                 })
             }
-            b"Termination" => self.termination = Some(v),
+            b"Termination" => {
+                self.termination = Some(v.clone());
+                other.push(("Termination".into(), v));
+            }
             b"Result" => {
                 h.result = Some(match v.as_str() {
                     "1-0" => Outcome::WhiteWins,
                     "0-1" => Outcome::BlackWins,
                     "1/2-1/2" => Outcome::Draw,
-                    _ => Outcome::Line,
+                    "*" | "" | "?" => Outcome::Line,
+                    _ => {
+                        losses.push(Loss::Result);
+                        Outcome::Line
+                    }
                 })
             }
             _ => {
                 if other.len() < self.limits.pgn_tags {
                     other.push((String::from_utf8_lossy(name).into_owned(), v));
+                } else {
+                    losses.push(Loss::Tag(String::from_utf8_lossy(name).into_owned()));
                 }
             }
         }
@@ -426,7 +592,7 @@ impl Visitor for Importer {
     }
 
     fn begin_movetext(&mut self, tags: Self::Tags) -> ControlFlow<Self::Output, Self::Movetext> {
-        let (mut header, other) = tags;
+        let (mut header, other, mut losses) = tags;
         let find = |n: &str| {
             other
                 .iter()
@@ -457,18 +623,40 @@ impl Visitor for Importer {
         if start.castling_mode == CastlingMode::Chess960 {
             start.chess960 = Some(chess960_number(&start.position).unwrap_or(0));
         }
-        match (self.termination.as_deref(), header.result) {
-            (Some("forfeit"), Some(Outcome::WhiteWins)) => {
-                header.result = Some(Outcome::WhiteWinsForfeit)
-            }
-            (Some("forfeit"), Some(Outcome::BlackWins)) => {
-                header.result = Some(Outcome::BlackWinsForfeit)
-            }
-            (Some("forfeit"), Some(Outcome::Draw)) => header.result = Some(Outcome::DrawForfeit),
-            (Some("both players lost"), _) => header.result = Some(Outcome::BothLost),
-            _ => {}
+        let special = match (self.termination.as_deref(), header.result) {
+            (Some("forfeit"), Some(Outcome::WhiteWins)) => Some(Outcome::WhiteWinsForfeit),
+            (Some("forfeit"), Some(Outcome::BlackWins)) => Some(Outcome::BlackWinsForfeit),
+            (Some("forfeit"), Some(Outcome::Draw)) => Some(Outcome::DrawForfeit),
+            (Some("both players lost"), _) => Some(Outcome::BothLost),
+            _ => None,
+        };
+        if special.is_some() {
+            header.result = special;
         }
         let mut game_annotations = Vec::new();
+        // Tags without a field: kept as `[%tag …]` commands of the game's text, or counted.
+        let mut kept = String::new();
+        for (name, value) in &other {
+            if has_field(name.as_bytes()) || (name == "Termination" && special.is_some()) {
+                continue;
+            }
+            if self.options.keep_tags {
+                if !kept.is_empty() {
+                    kept.push(' ');
+                }
+                kept.push_str(&crate::kept_tags::command(name, value));
+            } else {
+                losses.push(Loss::Tag(name.clone()));
+            }
+        }
+        if !kept.is_empty() {
+            game_annotations.push(Annotation::Text {
+                before: false,
+                flags: 0,
+                language: 0,
+                text: kept,
+            });
+        }
         for (name, ann) in [
             (
                 "WhiteClock",
@@ -496,6 +684,8 @@ impl Visitor for Importer {
             annotations: Vec::new(),
             dropped: 0,
             error: None,
+            losses,
+            partial: Vec::new(),
         })
     }
 
@@ -557,16 +747,29 @@ impl Visitor for Importer {
                 } => Some((move_nag, position_nag, prefix_nag)),
                 _ => None,
             });
-        let slot = |(mv, pos, pre): (&mut u8, &mut u8, &mut u8)| match n {
-            1..=9 => *mv = n,
-            140..=146 => *pre = n,
-            _ => *pos = n,
+        // The slot of the NAG's kind; a slot that holds another NAG keeps it (reported).
+        let slot = |(mv, pos, pre): (&mut u8, &mut u8, &mut u8)| {
+            let s = match n {
+                1..=9 => mv,
+                140..=146 => pre,
+                _ => pos,
+            };
+            if *s == 0 || *s == n {
+                *s = n;
+                true
+            } else {
+                false
+            }
         };
         match existing {
-            Some(s) => slot(s),
+            Some(s) => {
+                if !slot(s) {
+                    m.losses.push(Loss::Nag);
+                }
+            }
             None => {
                 let (mut a, mut b, mut c) = (0, 0, 0);
-                slot((&mut a, &mut b, &mut c));
+                let _ = slot((&mut a, &mut b, &mut c));
                 m.annotations.push((
                     node,
                     Annotation::Symbols {
@@ -580,12 +783,29 @@ impl Visitor for Importer {
         ControlFlow::Continue(())
     }
 
+    fn partial_comment(
+        &mut self,
+        m: &mut Self::Movetext,
+        comment: RawComment<'_>,
+    ) -> ControlFlow<Self::Output> {
+        m.partial.extend_from_slice(comment.as_bytes());
+        ControlFlow::Continue(())
+    }
+
     fn comment(
         &mut self,
         m: &mut Self::Movetext,
         comment: RawComment<'_>,
     ) -> ControlFlow<Self::Output> {
-        let text = String::from_utf8_lossy(comment.as_bytes());
+        let joined;
+        let bytes = if m.partial.is_empty() {
+            comment.as_bytes()
+        } else {
+            m.partial.extend_from_slice(comment.as_bytes());
+            joined = std::mem::take(&mut m.partial);
+            &joined[..]
+        };
+        let text = String::from_utf8_lossy(bytes);
         let node = m.line.node;
         // The side that made the move the comment follows (for `[%clk]`).
         let mover = (node != MoveTree::ROOT).then(|| !m.line.pos.turn());
@@ -656,6 +876,7 @@ impl Visitor for Importer {
             header: m.header,
             game,
             variations_dropped: m.dropped,
+            losses: m.losses,
         })
     }
 }
@@ -674,11 +895,22 @@ pub struct ImportStats {
 pub fn read_games<R: Read>(
     input: R,
     limits: Limits,
+    f: impl FnMut(Result<ImportedGame, ImportError>),
+) -> std::io::Result<ImportStats> {
+    read_games_with(input, limits, ImportOptions::default(), f)
+}
+
+/// [`read_games`] with [`ImportOptions`].
+pub fn read_games_with<R: Read>(
+    input: R,
+    limits: Limits,
+    options: ImportOptions,
     mut f: impl FnMut(Result<ImportedGame, ImportError>),
 ) -> std::io::Result<ImportStats> {
     let mut reader = Reader::new(input);
     let mut importer = Importer {
         limits,
+        options,
         termination: None,
     };
     let mut stats = ImportStats::default();

@@ -74,6 +74,7 @@ pub mod game;
 pub mod header;
 #[cfg(feature = "pgn")]
 pub mod import;
+pub mod kept_tags;
 pub mod moves;
 pub mod pgn;
 pub mod raw;

@@ -446,10 +446,17 @@ impl Cursor for Chess {
         san_plus(self, m).append_ascii_to(t);
     }
 
+    /// A null move counts like a move: one by Black starts the next move number (`6. Bg5 --
+    /// 7. Qd2`).
     fn null(&mut self) {
         let pos = std::mem::take(self);
-        *self = pos
-            .swap_turn()
+        let mode = pos.castles().mode();
+        let mut setup = pos.to_setup(shakmaty::EnPassantMode::Legal);
+        if setup.turn == Color::Black {
+            setup.fullmoves = setup.fullmoves.saturating_add(1);
+        }
+        setup.swap_turn();
+        *self = <Chess as shakmaty::FromSetup>::from_setup(setup, mode)
             .unwrap_or_else(|p| p.ignore_impossible_check().unwrap_or_default());
     }
 }
@@ -489,6 +496,9 @@ impl Cursor for Counter {
     }
 
     fn null(&mut self) {
+        if self.turn == Color::Black {
+            self.fullmoves = self.fullmoves.saturating_add(1);
+        }
         self.turn = !self.turn;
     }
 }
@@ -750,6 +760,12 @@ fn write_tags(
         match a {
             Annotation::WhiteClock(v) => tag(out, "WhiteClock", &clock(*v)),
             Annotation::BlackClock(v) => tag(out, "BlackClock", &clock(*v)),
+            // Tags kept as text by an import (crate::kept_tags).
+            Annotation::Text { text, .. } if text.contains("[%tag ") => {
+                for (name, value) in crate::kept_tags::split(text).0 {
+                    tag(out, &name, &value);
+                }
+            }
             _ => {}
         }
     }
@@ -780,13 +796,19 @@ fn write_movetext(out: &mut String, game: &Game, result: &str, opts: &PgnOptions
             .filter(|a| !matches!(a, Annotation::WhiteClock(_) | Annotation::BlackClock(_)))
             .cloned()
             .collect();
-        // A text "after" the whole game is the game's opening comment.
+        // The game's texts and commands (squares, arrows, medals, …) make its opening
+        // comment: all of them, whatever placement a text has (written as the "after"
+        // placement, the one that carries commands).
+        // Tags kept as text were written as tags.
         for a in &mut anns {
-            if let Annotation::Text { before, .. } = a {
-                *before = true;
+            if let Annotation::Text { before, text, .. } = a {
+                *before = false;
+                if text.contains("[%tag ") {
+                    *text = crate::kept_tags::split(text).1;
+                }
             }
         }
-        let c = comment_text(&anns, true);
+        let c = comment_text(&anns, false);
         if !c.is_empty() {
             w.text.comment(&c);
         }

@@ -68,6 +68,16 @@ pub fn detect_code_page<'a>(texts: impl IntoIterator<Item = &'a [u8]>) -> &'stat
     }
 }
 
+/// Runs of what looks like text in binary data (at least 8 bytes, printable or above 0x7F,
+/// holding a byte above 0x7F): the samples of annotation texts that the code page guess
+/// reads from a `.cba` without decoding its records.
+pub(crate) fn text_runs(data: &[u8]) -> Vec<&[u8]> {
+    let texty = |b: u8| b >= 0x20 && b != 0x7f;
+    data.split(|&b| !texty(b))
+        .filter(|r| r.len() >= 8 && r.iter().any(|&b| b >= 0x80))
+        .collect()
+}
+
 /// The stored bytes of a text decoded as Windows-1252 (which maps every byte to its own
 /// character, so nothing is lost); `None` for text that came from UTF-8 with characters
 /// Windows-1252 lacks.

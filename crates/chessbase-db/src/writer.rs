@@ -328,6 +328,36 @@ impl DatabaseWriter {
         self.games == 0
     }
 
+    /// The texts of `header` that their fields cannot hold whole in this writer's code page,
+    /// as (field, size in bytes): adding the game cuts each to its field. For reporting what
+    /// an import changed (nothing is cut silently).
+    pub fn cut_fields(&self, header: &NewHeader) -> Vec<(&'static str, usize)> {
+        let mut fields: Vec<(&'static str, usize, &str)> = vec![
+            ("White last name", 30, &header.white.last),
+            ("White first name", 20, &header.white.first),
+            ("Black last name", 30, &header.black.last),
+            ("Black first name", 20, &header.black.first),
+            ("Event", 40, &header.tournament.title),
+            ("Site", 30, &header.tournament.place),
+            ("Annotator", 45, &header.annotator.name),
+            ("Source", 25, &header.source.title),
+            ("Source publisher", 16, &header.source.publisher),
+        ];
+        if let Some(t) = &header.white_team {
+            fields.push(("WhiteTeam", 45, &t.title));
+        }
+        if let Some(t) = &header.black_team {
+            fields.push(("BlackTeam", 45, &t.title));
+        }
+        fields
+            .into_iter()
+            .filter(|&(_, size, text)| {
+                text.len() > size && crate::text::encode_text(text, self.code_page).len() > size
+            })
+            .map(|(field, size, _)| (field, size))
+            .collect()
+    }
+
     /// Encodes and adds a game; returns its record number (1-based). A game that cannot be
     /// encoded is not added (the database is unchanged).
     pub fn add_game(&mut self, header: &NewHeader, game: &Game) -> Result<u32, AddError> {

@@ -373,12 +373,12 @@ fn chesscore_old_format_list_and_export() {
 #[test]
 fn no_corpus_database_shares_game_data() {
     for rel in [
-        "chessbase/uncbv-tests/twic1134/twic1134.cbh",
-        "chessbase/libcbh-gtest/NormalGames/BielMTO.cbh",
-        "chessbase/libcbh-gtest/WithVariations/WithVariations.cbh",
-        "chessbase/libcbh-gtest/Chess960Biel/Chess960Biel.cbh",
-        "chessbase/chesscore-test/Capa/Capa.cbh",
-        "chessbase/chesscore-test/fob/fob.cbh",
+        "uncbv-tests/twic1134/twic1134.cbh",
+        "libcbh-gtest/NormalGames/BielMTO.cbh",
+        "libcbh-gtest/WithVariations/WithVariations.cbh",
+        "libcbh-gtest/Chess960Biel/Chess960Biel.cbh",
+        "chesscore-test/Capa/Capa.cbh",
+        "chesscore-test/fob/fob.cbh",
     ] {
         let Some(path) = corpus(rel) else { return };
         let db = Database::open(path).unwrap();

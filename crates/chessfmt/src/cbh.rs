@@ -103,6 +103,11 @@ pub enum CbhCommand {
         pgn: Vec<PathBuf>,
         #[command(flatten)]
         out: crate::args::WriteArgs,
+        /// Keep the tags ChessBase has no field for (TimeControl, UTCDate, Opening, …) in
+        /// each game's text as `[%tag Name "value"]`; `cbh export` writes them back as tags.
+        /// Without it they are left out, and counted in the report.
+        #[arg(long)]
+        keep_tags: bool,
     },
     /// One game: header, moves with variations, annotations (PGN, or a JSON tree).
     Show {
@@ -122,7 +127,11 @@ pub fn run(args: CbhArgs) -> CliResult {
     let encoding = args.encoding.unwrap_or_default();
     match args.command {
         CbhCommand::Unpack { archive, out } => unpack(&archive, password, &out),
-        CbhCommand::Import { pgn, out } => import(&pgn, &out, encoding),
+        CbhCommand::Import {
+            pgn,
+            out,
+            keep_tags,
+        } => import(&pgn, &out, encoding, keep_tags),
         CbhCommand::Info { db, json } => {
             info(&crate::mapped::chessbase(&db, password, encoding)?, json)
         }
@@ -171,6 +180,15 @@ pub fn run(args: CbhArgs) -> CliResult {
                 w.flush()?;
                 Ok(s)
             };
+            if let Some(out) = &output {
+                let members: Vec<PathBuf> = db.files().iter().map(|f| f.path.clone()).collect();
+                let inputs: Vec<&std::path::Path> = members
+                    .iter()
+                    .map(PathBuf::as_path)
+                    .chain([path.as_path()])
+                    .collect();
+                crate::destination::refuse_inputs([out.as_path()], &inputs)?;
+            }
             let summary = match output
                 .as_deref()
                 .filter(|p| *p != std::path::Path::new("-"))
@@ -190,16 +208,17 @@ pub fn run(args: CbhArgs) -> CliResult {
                 .iter()
                 .map(ToString::to_string)
                 .collect();
-            let mut text = String::new();
+            // Per-game problems are warnings (stderr, with the prefix), the JSON lists them too.
             for t in &truncated {
-                push_line!(text, "truncated: {t}");
+                crate::output::warn(format_args!("truncated: {t}"));
             }
             for a in &annotation_problems {
-                push_line!(text, "annotations: {a}");
+                crate::output::warn(format_args!("annotations: {a}"));
             }
             for s in &skipped {
-                push_line!(text, "skipped: {s}");
+                crate::output::warn(format_args!("skipped: {s}"));
             }
+            let mut text = String::new();
             push_line!(
                 text,
                 "exported {} games ({} truncated), skipped {}, texts {}, deleted {}",
@@ -610,6 +629,7 @@ fn unpack(
     password: Option<&str>,
     out: &crate::args::WriteArgs,
 ) -> CliResult {
+    crate::destination::refuse_stdout_for_set(&out.output, "an unpacked archive (a folder)");
     let archive = chessbase_db::archive::Archive::open(path, password)?;
     let written = archive.unpack(&out.output, out.force)?;
     let bytes: u64 = archive.members().map(|m| m.size).sum();
@@ -634,9 +654,18 @@ fn import(
     inputs: &[PathBuf],
     out: &crate::args::WriteArgs,
     encoding: chessbase_db::TextEncoding,
+    keep_tags: bool,
 ) -> CliResult {
+    use chessbase_db::import::{ImportOptions, Loss, Losses};
     use chessbase_db::writer::{DatabaseWriter, write_database};
     let cbh = &out.output;
+    crate::destination::refuse_stdout_for_set(cbh, "a ChessBase database (.cbh, .cbg, .cba, …)");
+    let members: Vec<PathBuf> = chessbase_db::writer::DATABASE_EXTENSIONS
+        .iter()
+        .map(|e| cbh.with_extension(e))
+        .collect();
+    let input_paths: Vec<&std::path::Path> = inputs.iter().map(PathBuf::as_path).collect();
+    crate::destination::refuse_inputs(members.iter().map(PathBuf::as_path), &input_paths)?;
     if !cbh
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("cbh"))
@@ -655,38 +684,50 @@ fn import(
         _ => DatabaseWriter::new(),
     };
     let (mut read, mut skipped, mut dropped) = (0u64, 0u64, 0u64);
+    let mut losses = Losses::default();
     for path in inputs {
         crate::pgn_input::check_pgn_input(path)?;
         let stream = crate::pgn_input::open_decompressed(path)?;
         let mut failure = None;
-        let stats =
-            chessbase_db::import::read_games(stream, chess_core::limits::Limits::default(), |g| {
-                match g {
-                    Ok(g) => {
-                        dropped += u64::from(g.variations_dropped);
-                        if let Err(e) = writer.add_game(&g.header, &g.game) {
-                            match e {
-                                chessbase_db::writer::AddError::Full(_) => {
-                                    failure.get_or_insert(e.to_string());
-                                }
-                                e => {
-                                    skipped += 1;
-                                    crate::output::warn(format!(
-                                        "{}: game {}: {e}; left out",
-                                        path.display(),
-                                        writer.len() + 1
-                                    ));
-                                }
-                            }
-                        }
+        let mut options = ImportOptions::default();
+        options.keep_tags = keep_tags;
+        let limits = chess_core::limits::Limits::default();
+        let stats = chessbase_db::import::read_games_with(stream, limits, options, |g| match g {
+            Ok(g) => {
+                dropped += u64::from(g.variations_dropped);
+                let number = u64::from(writer.len()) + 1;
+                let cut = writer.cut_fields(&g.header);
+                let kept = writer.add_game(&g.header, &g.game);
+                if kept.is_ok() {
+                    for (field, bytes) in cut {
+                        losses.record(Loss::Cut { field, bytes }, number);
                     }
-                    Err(e) => {
-                        skipped += 1;
-                        crate::output::warn(format!("{}: {e}; left out", path.display()));
+                    for l in g.losses {
+                        losses.record(l, number);
                     }
                 }
-            })
-            .map_err(|e| CliError(format!("{}: {e}", path.display())))?;
+                if let Err(e) = kept {
+                    match e {
+                        chessbase_db::writer::AddError::Full(_) => {
+                            failure.get_or_insert(e.to_string());
+                        }
+                        e => {
+                            skipped += 1;
+                            crate::output::warn(format!(
+                                "{}: game {}: {e}; left out",
+                                path.display(),
+                                writer.len() + 1
+                            ));
+                        }
+                    }
+                }
+            }
+            Err(e) => {
+                skipped += 1;
+                crate::output::warn(format!("{}: {e}; left out", path.display()));
+            }
+        })
+        .map_err(|e| CliError(format!("{}: {e}", path.display())))?;
         if let Some(f) = failure {
             return Err(CliError(format!("{}: {f}", cbh.display())));
         }
@@ -697,6 +738,36 @@ fn import(
             "{dropped} variations nested deeper than {} levels left out",
             chess_core::limits::Limits::default().variation_depth()
         ));
+    }
+    // What the games added could not keep, one line per kind.
+    let mut changed = serde_json::Map::new();
+    let mut lost = serde_json::Map::new();
+    for (loss, count) in losses.iter() {
+        let games: Vec<String> = count.games.iter().map(u64::to_string).collect();
+        let more = if count.count > games.len() as u64 {
+            ", …"
+        } else {
+            ""
+        };
+        crate::output::warn(format!(
+            "{} {loss} (games {}{more})",
+            count.count,
+            games.join(", ")
+        ));
+        let key = match loss {
+            Loss::Cut { field, .. } => format!("{field} cut"),
+            Loss::Nag => "nag".into(),
+            Loss::Result => "result".into(),
+            Loss::Tag(name) => format!("tag {name}"),
+            Loss::Unreadable(tag) => format!("{tag} unreadable"),
+            other => other.to_string(),
+        };
+        let value = json!({"count": count.count, "games": count.games, "what": loss.to_string()});
+        if loss.is_dropped() {
+            lost.insert(key, value);
+        } else {
+            changed.insert(key, value);
+        }
     }
     let added = writer.len();
     let files = writer.finish();
@@ -713,6 +784,8 @@ fn import(
                 "games_added": added,
                 "games_skipped": skipped,
                 "variations_dropped": dropped,
+                "dropped": lost,
+                "changed": changed,
                 "output": cbh.display().to_string(),
             }),
         },

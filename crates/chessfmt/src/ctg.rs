@@ -408,8 +408,12 @@ fn walk(path: &Path, max_ply: Option<usize>, json: bool) -> CliResult {
 fn to_polyglot(args: &ToPolyglotArgs) -> CliResult {
     let policy = args.policy.policy();
     let book = open(&args.book)?;
+    let bar = crate::progress::working("converting");
     let (entries, stats) = ctg::convert::to_polyglot(&book, Chess::default(), args.max_ply, policy);
-    polyglot_book::write::save(&args.out.output, &entries, args.out.force)?;
+    bar.finish_and_clear();
+    let members = ["ctg", "cto", "ctb"].map(|e| args.book.with_extension(e));
+    let inputs: Vec<&Path> = members.iter().map(PathBuf::as_path).collect();
+    crate::destination::write_polyglot(&args.out, &inputs, &entries)?;
     summary(
         &Shown {
             text: format!(
@@ -433,6 +437,10 @@ fn is_ctg(path: &Path) -> bool {
 }
 
 fn build(args: &BuildArgs) -> CliResult {
+    crate::destination::refuse_stdout_for_set(&args.out.output, "a CTG book (.ctg/.cto/.ctb)");
+    let outputs = ["ctg", "cto", "ctb"].map(|e| args.out.output.with_extension(e));
+    let inputs: Vec<&Path> = args.inputs.iter().map(PathBuf::as_path).collect();
+    crate::destination::refuse_inputs(outputs.iter().map(PathBuf::as_path), &inputs)?;
     let (records, games, skipped, uncodable) = if args.inputs.len() == 1 && is_ctg(&args.inputs[0])
     {
         let book = open(&args.inputs[0])?;

@@ -167,14 +167,21 @@ pub(crate) fn refuse_wrong_kind(path: &Path, head: &[u8], expected: Format) -> C
         Format::Ctg | Format::Kvetka | Format::Chessbase => {
             // A base name (`book` for `book.kob`, …) or a missing file is for the library to
             // resolve or report; an existing file of another kind is refused.
-            let other_kind =
-                path.is_file() && extension_format(path).is_some_and(|f| f != expected);
-            if !other_kind {
+            // A file with another extension (or none we know) whose content is another
+            // format's (`ctg probe BOOK.bin` on a Polyglot book) is named for what it is,
+            // never taken as a base name of a missing set.
+            if !path.is_file() {
                 return Ok(());
             }
-            match extension_format(path).or_else(|| content_format(head)) {
+            let other = match extension_format(path) {
+                Some(f) if f == expected => return Ok(()),
+                Some(f) => Some(f),
+                None if head.is_empty() => content_format(&head_of(path)?),
+                None => content_format(head),
+            };
+            match other {
                 Some(f) => f.with_article(),
-                None => "another kind of file".to_string(),
+                None => return Ok(()),
             }
         }
     };
@@ -195,6 +202,14 @@ pub(crate) fn refuse_wrong_kind(path: &Path, head: &[u8], expected: Format) -> C
 /// Recognises a file's format: by the extension where it is unambiguous (CTG, Kvetka,
 /// ChessBase, PGN), else by content (`.bin` is both Polyglot's and self-play data's).
 pub fn detect(path: &Path) -> Result<Format, CliError> {
+    // A Kvetka book by its base name (`lichess` for `lichess_0.kob`, `lichess.kin`), as the
+    // kvetka verbs take it.
+    if !path.exists() {
+        let set = kvetka_book::read::BookPaths::from_any(path);
+        if set.kob(0).exists() || set.kin().exists() {
+            return Ok(Format::Kvetka);
+        }
+    }
     let mut f = File::open(path).map_err(|e| CliError(format!("{}: {e}", path.display())))?;
     let mut head = Vec::with_capacity(512);
     f.by_ref().take(512).read_to_end(&mut head)?;

@@ -20,8 +20,11 @@ use crate::{
 /// Arguments of `chessfmt info`.
 #[derive(Debug, Args)]
 pub struct InfoArgs {
-    /// The file.
+    /// The file (for a Kvetka book also its base name, as the kvetka verbs take it).
     file: PathBuf,
+    /// Password of an encrypted `.cbz` archive.
+    #[arg(long)]
+    password: Option<String>,
     /// Print JSON.
     #[arg(long)]
     json: bool,
@@ -94,7 +97,7 @@ impl fmt::Display for Summary {
     }
 }
 
-fn summary(path: &Path, format: Format) -> Result<Summary, CliError> {
+fn summary(path: &Path, format: Format, password: Option<&str>) -> Result<Summary, CliError> {
     let mut fields = serde_json::Map::new();
     let mut put = |k: &str, v: serde_json::Value| {
         fields.insert(k.to_string(), v);
@@ -103,7 +106,10 @@ fn summary(path: &Path, format: Format) -> Result<Summary, CliError> {
         Format::Ctg => {
             let book = crate::mapped::ctg(path)?;
             let h = book.header();
-            put("positions", h.positions.into());
+            // Counted, as `ctg info` counts them (the header's count can be stale).
+            let records = book.records().filter(Result::is_ok).count();
+            put("positions", records.into());
+            put("header_positions", h.positions.into());
             put("games", h.games.into());
             put("pages", h.pages.into());
         }
@@ -126,9 +132,9 @@ fn summary(path: &Path, format: Format) -> Result<Summary, CliError> {
                 .get("cbh")
                 .map_or_else(|| set.path("cbh"), Path::to_path_buf);
             let db = if chessbase_db::archive::is_archive(path) {
-                crate::mapped::chessbase(path, None, Default::default())?
+                crate::mapped::chessbase(path, password, Default::default())?
             } else {
-                crate::mapped::chessbase(&cbh, None, Default::default())?
+                crate::mapped::chessbase(&cbh, password, Default::default())?
             };
             let c = db.counts();
             put("games", c.games.into());
@@ -181,7 +187,7 @@ pub fn run(args: &InfoArgs) -> CliResult {
             report(&polyglot_summary(&book), args.json)
         }
         Format::Pgn => report(&pgn_summary(path)?, args.json),
-        format => report(&summary(path, format)?, args.json),
+        format => report(&summary(path, format, args.password.as_deref())?, args.json),
     }
 }
 

@@ -564,7 +564,15 @@ fn build(args: &BuildArgs) -> CliResult {
         links: u8::from(args.links),
         block_count: 0,
     };
+    crate::destination::refuse_stdout_for_set(&args.out.output, "a Kvetka book (.kob/.kin/.ksf)");
     let paths = BookPaths::from_any(&args.out.output);
+    let inputs: Vec<&Path> = args.pgn.iter().map(PathBuf::as_path).collect();
+    crate::destination::refuse_inputs(
+        [paths.kob(0), paths.kin(), paths.ksf()]
+            .iter()
+            .map(PathBuf::as_path),
+        &inputs,
+    )?;
     if !args.out.force
         && let Some(p) = [paths.kob(0), paths.kin(), paths.ksf()]
             .iter()
@@ -677,11 +685,25 @@ fn add(path: &Path, pgn: &[PathBuf], strict: bool, memory_limit: usize, json: bo
     )
 }
 
-fn to_polyglot(path: &Path, output: &Path, force: bool, json: bool) -> CliResult {
+/// The files of the Kvetka book named by `path` that exist (the index, the statistics and
+/// every numbered `.kob` up to the first missing one): what an output must not be.
+fn book_members(path: &Path) -> Vec<PathBuf> {
+    let paths = BookPaths::from_any(path);
+    let mut members = vec![path.to_path_buf(), paths.kin(), paths.ksf()];
+    members.extend((0..).map(|n| paths.kob(n)).take_while(|p| p.exists()));
+    members
+}
+
+fn to_polyglot(path: &Path, out: &WriteArgs) -> CliResult {
+    let json = out.json;
     let book = open(path)?;
-    let (entries, stats) =
-        kvetka_book::convert::to_polyglot(&book, chess_core::book::WeightPolicy::Score)?;
-    polyglot_book::write::save(output, &entries, force)?;
+    let bar = crate::progress::working("converting");
+    let converted = kvetka_book::convert::to_polyglot(&book, chess_core::book::WeightPolicy::Score);
+    bar.finish_and_clear();
+    let (entries, stats) = converted?;
+    let members = book_members(path);
+    let inputs: Vec<&Path> = members.iter().map(PathBuf::as_path).collect();
+    crate::destination::write_polyglot(out, &inputs, &entries)?;
     let json_value = serde_json::json!({
         "positions": stats.positions,
         "entries": stats.moves,
@@ -703,6 +725,14 @@ fn to_polyglot(path: &Path, output: &Path, force: bool, json: bool) -> CliResult
 }
 
 fn from_polyglot(input: &Path, output: &Path, caption: &str, force: bool, json: bool) -> CliResult {
+    crate::destination::refuse_stdout_for_set(output, "a Kvetka book (.kob/.kin/.ksf)");
+    let paths = BookPaths::from_any(output);
+    crate::destination::refuse_inputs(
+        [paths.kob(0), paths.kin(), paths.ksf()]
+            .iter()
+            .map(PathBuf::as_path),
+        &[input],
+    )?;
     let pg = crate::mapped::polyglot(input, polyglot_book::OpenMode::Lenient)?;
     let (mut elements, stats) =
         kvetka_book::convert::from_polyglot(&pg, shakmaty::Chess::default());
@@ -757,9 +787,7 @@ pub fn run(cmd: KvetkaCommand) -> CliResult {
             json,
         } => add(&book, &pgn, strict, memory_limit, json),
         KvetkaCommand::Dump { book, json } => dump(&book, json),
-        KvetkaCommand::ToPolyglot { book, out } => {
-            to_polyglot(&book, &out.output, out.force, out.json)
-        }
+        KvetkaCommand::ToPolyglot { book, out } => to_polyglot(&book, &out),
         KvetkaCommand::FromPolyglot {
             input,
             out,

@@ -11,6 +11,7 @@ mod pgn_input;
 mod args;
 mod cbh;
 mod ctg;
+mod destination;
 mod error;
 mod formats;
 mod info;

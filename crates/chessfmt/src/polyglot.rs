@@ -81,10 +81,10 @@ pub struct DumpArgs {
     /// The side whose book moves are followed.
     #[arg(long, value_enum)]
     color: ColorArg,
-    /// Write to FILE instead of standard output.
+    /// Write to FILE instead of standard output (`-`: standard output).
     #[arg(short = 'o', long = "output", value_name = "OUT")]
     output: Option<PathBuf>,
-    /// Replace FILE if it exists.
+    /// Replace FILE if it exists (never the book itself).
     #[arg(long)]
     force: bool,
     /// One JSON object per line instead of text.
@@ -138,13 +138,14 @@ fn dump_book(args: &DumpArgs) -> CliResult {
         }
         out.flush()
     };
-    let result = match &args.output {
-        Some(path) => chess_core::atomic::write_atomically(path, args.force, write),
-        None => write(&mut crate::output::stdout()?),
-    };
-    match result {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        r => Ok(r?),
+    match &args.output {
+        Some(path) => {
+            crate::destination::write_single(path, args.force, false, &[&args.book], write)
+        }
+        None => match write(&mut crate::output::stdout()?) {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+            r => r.map_err(crate::output::stdout_error),
+        },
     }
 }
 
@@ -213,7 +214,16 @@ fn build(args: &BuildArgs) -> CliResult {
     for path in &args.pgn {
         crate::pgn_input::check_pgn_input(path)?;
     }
-    if args.out.output.exists()
+    let inputs: Vec<&std::path::Path> = args.pgn.iter().map(PathBuf::as_path).collect();
+    crate::destination::refuse_inputs([args.out.output.as_path()], &inputs)?;
+    let to_stdout = crate::destination::is_stdout(&args.out.output);
+    if to_stdout && args.out.json {
+        crate::args::usage_error(
+            "--json prints the summary on standard output: give -o a file, not -",
+        );
+    }
+    if !to_stdout
+        && args.out.output.exists()
         && !args.out.force
         && !chess_core::atomic::is_special(&args.out.output)
     {
@@ -244,7 +254,9 @@ fn build(args: &BuildArgs) -> CliResult {
             // Runs go beside the output, or to the temporary directory when the output is a
             // device or a pipe.
             let dir = match args.out.output.parent() {
-                _ if chess_core::atomic::is_special(&args.out.output) => std::env::temp_dir(),
+                _ if to_stdout || chess_core::atomic::is_special(&args.out.output) => {
+                    std::env::temp_dir()
+                }
                 Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
                 _ => PathBuf::from("."),
             };
@@ -264,13 +276,18 @@ fn build(args: &BuildArgs) -> CliResult {
         crate::pgn_input::check_strict(args.strict, path, &skipped)?;
     }
     bar.finish_and_clear();
-    let stats = chess_core::atomic::write_atomically(&args.out.output, args.out.force, |w| {
-        let mut w = std::io::BufWriter::with_capacity(1 << 20, w);
-        let stats = builder.write_to(&mut w)?;
-        std::io::Write::flush(&mut w)?;
-        Ok(stats)
-    })
-    .map_err(|e| CliError(format!("{}: {e}", args.out.output.display())))?;
+    let stats = crate::destination::write_single(
+        &args.out.output,
+        args.out.force,
+        args.out.json,
+        &inputs,
+        |w| {
+            let mut w = std::io::BufWriter::with_capacity(1 << 20, w);
+            let stats = builder.write_to(&mut w)?;
+            std::io::Write::flush(&mut w)?;
+            Ok(stats)
+        },
+    )?;
     let seconds = start.elapsed().as_secs_f64();
     summary(
         &Shown {
@@ -279,7 +296,7 @@ fn build(args: &BuildArgs) -> CliResult {
                 stats.games_read,
                 stats.skipped,
                 stats.entries,
-                args.out.output.display()
+                crate::destination::shown(&args.out.output)
             ),
             json: serde_json::json!({
                 "games_read": stats.games_read,
@@ -330,7 +347,10 @@ fn merge(args: &MergeArgs) -> CliResult {
     if args.strategy == StrategyArg::Reference && args.books.len() != 2 {
         crate::args::usage_error("--strategy reference merges exactly two books");
     }
-    // An existing output is refused (without --force) by the atomic write, before any merging.
+    // An existing output is refused (without --force) by the atomic write, before any merging;
+    // so is an output that is one of the books.
+    let inputs: Vec<&std::path::Path> = args.books.iter().map(PathBuf::as_path).collect();
+    crate::destination::refuse_inputs([args.out.output.as_path()], &inputs)?;
     // Books are mapped, not loaded: the streaming merge holds one position at a time.
     let books = args
         .books
@@ -342,7 +362,17 @@ fn merge(args: &MergeArgs) -> CliResult {
             let a: Vec<_> = books[0].entries().collect();
             let b: Vec<_> = books[1].entries().collect();
             let out = merge_reference(&a, &b);
-            polyglot_book::write::save(&args.out.output, &out, args.out.force)?;
+            crate::destination::write_single(
+                &args.out.output,
+                args.out.force,
+                args.out.json,
+                &inputs,
+                |w| {
+                    let mut w = std::io::BufWriter::with_capacity(1 << 16, w);
+                    polyglot_book::write::write_entries(&mut w, &out)?;
+                    std::io::Write::flush(&mut w)
+                },
+            )?;
             (a.len() as u64 + b.len() as u64, out.len() as u64)
         }
         s => {
@@ -351,15 +381,24 @@ fn merge(args: &MergeArgs) -> CliResult {
                 StrategyArg::First => MergeStrategy::First,
                 _ => MergeStrategy::Sum,
             };
-            let counts =
-                chess_core::atomic::write_atomically(&args.out.output, args.out.force, |w| {
+            let counts = crate::destination::write_single(
+                &args.out.output,
+                args.out.force,
+                args.out.json,
+                &inputs,
+                |w| {
+                    let mut w = std::io::BufWriter::with_capacity(1 << 16, w);
                     let iters: Vec<Box<dyn Iterator<Item = polyglot_book::Entry> + '_>> = books
                         .iter()
                         .map(|b| Box::new(b.entries()) as Box<dyn Iterator<Item = _>>)
                         .collect();
-                    merge_sorted(iters, strategy, |e| w.write_all(&e.to_bytes()))
-                })
-                .map_err(|e| CliError(format!("{}: {e}", args.out.output.display())))?;
+                    let counts = merge_sorted(iters, strategy, |e| {
+                        std::io::Write::write_all(&mut w, &e.to_bytes())
+                    })?;
+                    std::io::Write::flush(&mut w)?;
+                    Ok(counts)
+                },
+            )?;
             (counts.input, counts.output)
         }
     };
@@ -367,7 +406,7 @@ fn merge(args: &MergeArgs) -> CliResult {
         &Shown {
             text: format!(
                 "{input} entries in, {output} entries written to {}",
-                args.out.output.display()
+                crate::destination::shown(&args.out.output)
             ),
             json: serde_json::json!({
                 "input_entries": input,
@@ -391,6 +430,16 @@ struct ProbeRow {
     raw: u16,
     #[serde(skip_serializing_if = "Option::is_none")]
     legal: Option<bool>,
+    /// `"king-to-target"` for castling stored as `e1g1` (read as castling; the standard
+    /// form is king-takes-rook and has no field).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    encoding: Option<&'static str>,
+}
+
+/// The `encoding` of a probe row: set for castling stored king-to-target.
+fn castling_encoding(mv: Option<shakmaty::Move>, raw: u16) -> Option<&'static str> {
+    mv.and_then(|m| polyglot_book::moves::castling_is_king_to_target(m, raw))
+        .and_then(|k| k.then_some("king-to-target"))
 }
 
 fn probe(args: &ProbeArgs) -> CliResult {
@@ -413,6 +462,7 @@ fn probe(args: &ProbeArgs) -> CliResult {
                     learn: e.learn,
                     raw: e.raw_move,
                     legal: Some(legal.is_some()),
+                    encoding: castling_encoding(legal, e.raw_move),
                 }
             })
             .collect()
@@ -425,6 +475,7 @@ fn probe(args: &ProbeArgs) -> CliResult {
                 learn: m.learn,
                 raw: m.entry.raw_move,
                 legal: None,
+                encoding: castling_encoding(Some(m.mv), m.entry.raw_move),
             })
             .collect()
     };
@@ -451,6 +502,8 @@ impl std::fmt::Display for Probe {
             };
             let flag = if r.legal == Some(false) {
                 "  (illegal)"
+            } else if r.encoding.is_some() {
+                "  (castling stored king-to-target)"
             } else {
                 ""
             };

@@ -34,3 +34,19 @@ pub fn spinner(message: &'static str) -> ProgressBar {
         .with_style(style)
         .with_message(message)
 }
+
+/// A spinner with the time spent, ticking on its own, for work that reports no count (a
+/// library call that runs for seconds): hidden unless stderr is a terminal. Clear it with
+/// `finish_and_clear` when the work is done.
+pub fn working(message: &'static str) -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let style = ProgressStyle::with_template("{spinner} {msg} ({elapsed})")
+        .unwrap_or_else(|_| ProgressStyle::default_spinner());
+    let bar = ProgressBar::new_spinner()
+        .with_style(style)
+        .with_message(message);
+    bar.enable_steady_tick(std::time::Duration::from_millis(120));
+    bar
+}

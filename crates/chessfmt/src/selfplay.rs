@@ -257,6 +257,15 @@ fn open(path: &Path) -> Result<FileData, CliError> {
     let data = crate::mapped::file(path)?;
     let head = &data[..data.len().min(512)];
     crate::formats::refuse_wrong_kind(path, head, crate::formats::Format::SelfplayPolicy)?;
+    // The value format (one score per position, no visit distributions) is recognised and
+    // summarised by `chessfmt info`; these verbs read the policy format and say so instead
+    // of reporting its games as cut.
+    if selfplay_format::sniff::sniff(&data) == Some(selfplay_format::sniff::Kind::Value) {
+        return Err(CliError(format!(
+            "{}: a value-format self-play file; the selfplay verbs read the policy format              (`chessfmt info` summarises this one)",
+            path.display()
+        )));
+    }
     Ok(data)
 }
 
@@ -271,6 +280,7 @@ fn write_output(
     force: bool,
     f: impl FnOnce(&mut dyn Write) -> Result<Summary, ToolError>,
 ) -> Result<Summary, CliError> {
+    crate::destination::refuse_inputs([path], &[input])?;
     if path == Path::new("-") {
         let mut w = std::io::BufWriter::with_capacity(1 << 20, crate::output::stdout()?);
         return match f(&mut w) {
@@ -303,6 +313,17 @@ fn write_output(
     }
 }
 
+/// The progress message of a verb (indicatif keeps `&'static str` messages).
+fn verb_message(verb: &str) -> &'static str {
+    match verb {
+        "to-pgn" => "writing PGN",
+        "to-fen" => "writing FEN",
+        "dedup" => "deduplicating",
+        "filter" => "filtering",
+        _ => "working",
+    }
+}
+
 /// Runs a one-input writing tool: maps `file`, writes `out.output` through `tool`, prints the
 /// summary.
 fn run_tool(
@@ -312,7 +333,10 @@ fn run_tool(
     tool: impl FnOnce(&[u8], Mode, &mut dyn Write) -> Result<Summary, ToolError>,
 ) -> CliResult {
     let data = open(file)?;
-    let s = write_output(&out.output, file, out.force, |w| tool(&data, out.mode(), w))?;
+    let bar = crate::progress::working(verb_message(verb));
+    let s = write_output(&out.output, file, out.force, |w| tool(&data, out.mode(), w));
+    bar.finish_and_clear();
+    let s = s?;
     print_summary(verb, &s, out.json, out.output == Path::new("-"))
 }
 
@@ -738,6 +762,7 @@ fn split(file: &Path, parts: Option<usize>, games: Option<usize>, out: &OutArgs)
             ));
         }
     };
+    crate::destination::refuse_stdout_for_set(&out.output, "a split (parts OUT.000, OUT.001, …)");
     let data = open(file)?;
     let ranges = tools::split_ranges(&data, by, out.mode()).map_err(in_file(file))?;
     let digits = ranges.len().saturating_sub(1).to_string().len().max(3);
@@ -746,6 +771,14 @@ fn split(file: &Path, parts: Option<usize>, games: Option<usize>, out: &OutArgs)
         name.push(format!(".{i:0digits$}"));
         PathBuf::from(name)
     };
+    let new_parts: Vec<PathBuf> = (0..ranges.len()).map(part).collect();
+    crate::destination::refuse_inputs(
+        new_parts
+            .iter()
+            .chain(&existing_parts(&out.output))
+            .map(PathBuf::as_path),
+        &[file],
+    )?;
     let at = |p: &Path| {
         let p = p.to_path_buf();
         move |e: std::io::Error| CliError(format!("{}: {e}", p.display()))

@@ -23,6 +23,12 @@ fn f1_kvetka_ksf_sources_sharing_bytes() {
     ] {
         let book = dir.join(case).join(base);
         if !dir.join(case).exists() {
+            // Missing data fails while ../shared is present: a test never passes by skipping.
+            assert!(
+                !std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared"))
+                    .is_dir(),
+                "test data missing while ../shared is present",
+            );
             eprintln!("skipping {case}: absent");
             continue;
         }

@@ -153,6 +153,11 @@ fn cbh_export_refuses_a_database_without_its_games() {
             .map(|e| e.path())
             .find(|p| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("cbh")))
     }) else {
+        // Missing data fails while ../shared is present: a test never passes by skipping.
+        assert!(
+            !std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared")).is_dir(),
+            "test data missing while ../shared is present",
+        );
         eprintln!("skipping: {} absent", corpus.display());
         return;
     };

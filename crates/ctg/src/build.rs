@@ -3,8 +3,10 @@
 //!
 //! Decisions (none is fixed by the format):
 //! * every position reached within `max_ply` plies gets a record, including the positions
-//!   after the last counted move (they carry the statistics of that move); a position counts
-//!   once per game even if repeated;
+//!   after the last counted move (they carry the statistics of that move); a position's
+//!   statistics count once per game even if it repeats, but every distinct move played from
+//!   it is kept (a game that plays 8.Qa4+ and later 10.Qc2 from one position adds both moves,
+//!   as Polyglot and Kvetka builds do);
 //! * results are counted for the side to move in the **stored** (normalised) position, as the
 //!   format requires; points = 10 per win + 5 per draw + 5 per game without result (as in
 //!   ChessBase-made books);
@@ -19,7 +21,9 @@ use std::{
     ops::ControlFlow,
 };
 
-use foldhash::{HashSet, HashSetExt};
+use std::collections::hash_map::Entry;
+
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use chess_core::{
     normalize::normalize,
@@ -113,19 +117,28 @@ struct Contribution {
     winner: Option<Option<Color>>,
     elos: [Option<u32>; 2],
     uncodable: u64,
-    /// Each position the game reaches (the first time only) with the mover and the code of
-    /// the move played from it.
+    /// Each position the game reaches with the mover and the code of the move played from
+    /// it: the first time with its statistics, later times only for a move not yet played
+    /// from it in this game.
     plies: Vec<Ply>,
 }
 
-/// A counted position of a game: its key, the side to move and the code of the move played.
-/// The last field is the part of the position table the key belongs to ([`part_of`],
-/// worked out in the parallel part of a build).
-type Ply = (position::Key, Color, Option<u8>, u8);
+/// A counted position of a game: its key, the side to move (`None` when the game reached
+/// the position before: then only the move counts) and the code of the move played. The last
+/// field is the part of the position table the key belongs to ([`part_of`], worked out in
+/// the parallel part of a build).
+type Ply = (position::Key, Option<Color>, Option<u8>, u8);
 
 /// Counts one ply of game `c` into its part of the table.
 fn count(table: &mut Part<position::Key, Acc>, c: &Contribution, &(key, mover, code, _): &Ply) {
     let acc = table.entry(key).or_default();
+    let Some(mover) = mover else {
+        // A repetition within the game: a new move from a position already counted.
+        if let Some(code) = code {
+            acc.moves.add(code);
+        }
+        return;
+    };
     acc.games = acc.games.saturating_add(1);
     match c.winner {
         Some(Some(w)) if w == mover => acc.wins = acc.wins.saturating_add(1),
@@ -165,7 +178,10 @@ impl Contribution {
             uncodable: 0,
             plies: Vec::with_capacity(plies + 1),
         };
-        let mut seen: HashSet<position::Key> = HashSet::with_capacity(plies + 1);
+        // Each position reached, with the code of the first move played from it.
+        let mut seen: HashMap<position::Key, Option<u8>> = HashMap::with_capacity(plies + 1);
+        // The other moves played from a repeated position (each counts once).
+        let mut repeats: HashSet<(position::Key, u8)> = HashSet::new();
         let mut pos: Chess = game.start.clone();
         for ply in 0..=plies {
             let Some(key) = position::key_of(&pos) else {
@@ -179,9 +195,20 @@ impl Contribution {
             if next.is_some() && code.is_none() {
                 c.uncodable += 1;
             }
-            // A position counts once per game (its first move).
-            if seen.insert(key) {
-                c.plies.push((key, pos.turn(), code, part_of(&key)));
+            // A position's statistics count once per game; each distinct move from it counts.
+            match seen.entry(key) {
+                Entry::Vacant(v) => {
+                    v.insert(code);
+                    c.plies.push((key, Some(pos.turn()), code, part_of(&key)));
+                }
+                Entry::Occupied(first) => {
+                    if let Some(code) = code
+                        && *first.get() != Some(code)
+                        && repeats.insert((key, code))
+                    {
+                        c.plies.push((key, None, Some(code), part_of(&key)));
+                    }
+                }
             }
             let Some(m) = next else { break };
             pos.play_unchecked(m);

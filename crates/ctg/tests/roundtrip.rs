@@ -108,14 +108,19 @@ fn check_against_count(games: &[Game], max_ply: usize) {
                     Some(_) => c.losses += 1,
                     None => c.draws += 1,
                 }
-                if let Some(&m) = next {
-                    let n = normalize(&pos);
-                    let nm = n.transform.apply_move(m);
-                    // Moves CTG cannot code are skipped by the builder.
-                    if ctg::moves::encode(&n.position, nm).is_some() {
-                        c.moves
-                            .insert(nm.to_uci(CastlingMode::Standard).to_string());
-                    }
+            }
+            // Every move played counts, from a repeated position too (issue 29: the CTG
+            // builder kept only the first).
+            if let Some(&m) = next {
+                let n = normalize(&pos);
+                let nm = n.transform.apply_move(m);
+                // Moves CTG cannot code are skipped by the builder.
+                if ctg::moves::encode(&n.position, nm).is_some() {
+                    counts
+                        .entry(key.clone())
+                        .or_default()
+                        .moves
+                        .insert(nm.to_uci(CastlingMode::Standard).to_string());
                 }
             }
             probes.push((pos.clone(), key));
@@ -162,6 +167,40 @@ fn check_against_count(games: &[Game], max_ply: usize) {
         }
     }
     assert_eq!(stats.games, games.len() as u64);
+}
+
+/// Games that come back to positions they left (knights out and back, then on): a move
+/// played later from a repeated position is in the book beside the first.
+#[test]
+fn moves_from_repeated_positions_are_all_kept() {
+    use shakmaty::uci::UciMove;
+    let mut games = Vec::new();
+    for i in 0..60u64 {
+        let mut g = random_game(i * 104_729 + 3, 20, i);
+        let mut pos = Chess::default();
+        let mut moves = Vec::new();
+        for uci in ["g1f3", "g8f6", "f3g1", "f6g8"] {
+            let m = uci.parse::<UciMove>().unwrap().to_move(&pos).unwrap();
+            pos.play_unchecked(m);
+            moves.push(m);
+        }
+        // Then the random game from the start position again (a different first move,
+        // mostly).
+        moves.extend(g.moves.iter().copied());
+        g.moves = moves;
+        games.push(g);
+    }
+    check_against_count(&games, 30);
+    // The start position has Nf3 and the later first moves.
+    let mut b = Builder::new(30);
+    for g in &games {
+        b.add_game(g);
+    }
+    let (records, _) = b.finish();
+    let book = book_of(&records);
+    let probe = book.probe(&Chess::default()).unwrap().unwrap();
+    assert_eq!(probe.stats.games, 60, "the position counts once per game");
+    assert!(probe.moves.len() > 5, "{:?}", probe.moves.len());
 }
 
 #[test]

@@ -4,6 +4,11 @@
 //! only if the side to move's king stands on the from-square, its own rook on the to-square,
 //! and castling that way is legal; otherwise it is the plain move it says (a rook or queen
 //! moving from e1, say) — python-chess issue 398 was exactly this bug.
+//!
+//! Some real books (the sturddle engine's, Ember's) store castling king-to-target instead
+//! (`e1g1`, raw 262). Such a field is read as castling where the king stands on its square
+//! and castling to that target is legal, as python-chess reads it; writers always store the
+//! standard king-takes-rook form ([`encode_move`]).
 
 use shakmaty::{Chess, Move, Position, Role, Square};
 
@@ -96,7 +101,7 @@ pub fn decode_move_among(pos: &Chess, legal: &[Move], raw: u16) -> Option<Move> 
     let is_castle = board.piece_at(rm.from) == Some(Role::King.of(us))
         && board.piece_at(rm.to) == Some(Role::Rook.of(us))
         && rm.promotion.is_none();
-    legal.iter().copied().find(|m| match *m {
+    let found = legal.iter().copied().find(|m| match *m {
         Move::Castle { king, rook } => is_castle && king == rm.from && rook == rm.to,
         _ => {
             !is_castle
@@ -104,7 +109,39 @@ pub fn decode_move_among(pos: &Chess, legal: &[Move], raw: u16) -> Option<Move> 
                 && m.to() == rm.to
                 && m.promotion() == rm.promotion
         }
+    });
+    found.or_else(|| king_to_target(pos, legal, rm))
+}
+
+/// Castling stored the other way some books do (sturddle's and Ember's): king to its target
+/// square (`e1g1`, `e8c8`). Read as castling where the side to move's king stands on the
+/// from-square of the back rank and castling to that target is legal; no king moves two
+/// squares otherwise, so the field cannot mean anything else.
+fn king_to_target(pos: &Chess, legal: &[Move], rm: RawMove) -> Option<Move> {
+    let us = pos.turn();
+    if rm.promotion.is_some()
+        || pos.board().piece_at(rm.from) != Some(Role::King.of(us))
+        || rm.from.rank() != us.backrank()
+        || rm.to.rank() != rm.from.rank()
+    {
+        return None;
+    }
+    legal.iter().copied().find(|m| match *m {
+        Move::Castle { king, .. } => {
+            king == rm.from && m.castling_side().map(|side| side.king_to(us)) == Some(rm.to)
+        }
+        _ => false,
     })
+}
+
+/// How a field decoded as castling stores it: `Some(true)` for king-to-target (`e1g1`, the
+/// non-standard form [`decode_move`] also reads), `Some(false)` for the standard
+/// king-takes-rook, `None` when `mv` is not castling.
+pub fn castling_is_king_to_target(mv: Move, raw: u16) -> Option<bool> {
+    match mv {
+        Move::Castle { rook, .. } => Some(RawMove::from_u16(raw).is_some_and(|rm| rm.to != rook)),
+        _ => None,
+    }
 }
 
 #[cfg(test)]
@@ -140,6 +177,57 @@ mod tests {
             assert_eq!(rm.uci(), uci);
             assert_eq!(rm.to_u16(), raw);
         }
+    }
+
+    #[test]
+    fn king_to_target_castling_is_read_as_castling() {
+        let p = pos("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1");
+        let short = Move::Castle {
+            king: Square::E1,
+            rook: Square::H1,
+        };
+        // e1g1 = 262 (sturddle's book stores its most played move so).
+        assert_eq!(decode_move(&p, 262), Some(short));
+        assert_eq!(castling_is_king_to_target(short, 262), Some(true));
+        assert_eq!(castling_is_king_to_target(short, 0x0107), Some(false));
+        assert_eq!(encode_move(short), 0x0107, "written in the standard form");
+        let long = decode_move(
+            &p,
+            RawMove::from_u16(0).map_or(0, |_| {
+                RawMove {
+                    from: Square::E1,
+                    to: Square::C1,
+                    promotion: None,
+                }
+                .to_u16()
+            }),
+        );
+        assert_eq!(
+            long,
+            Some(Move::Castle {
+                king: Square::E1,
+                rook: Square::A1
+            })
+        );
+        let black = pos("r3k2r/8/8/8/8/8/8/R3K2R b KQkq - 0 1");
+        let e8g8 = RawMove {
+            from: Square::E8,
+            to: Square::G8,
+            promotion: None,
+        }
+        .to_u16();
+        assert_eq!(
+            decode_move(&black, e8g8),
+            Some(Move::Castle {
+                king: Square::E8,
+                rook: Square::H8
+            })
+        );
+        // Not castling where castling is not legal (no right, or the king not on e1).
+        let no_right = pos("r3k2r/8/8/8/8/8/8/R3K2R w - - 0 1");
+        assert_eq!(decode_move(&no_right, 262), None);
+        let moved = pos("4k3/8/8/8/8/8/8/R4K1R w - - 0 1");
+        assert_eq!(decode_move(&moved, 262), None);
     }
 
     #[test]

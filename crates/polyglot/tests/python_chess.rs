@@ -13,6 +13,11 @@ fn probes_match_python_chess() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     let books = root.join("../shared/corpus/polyglot/books");
     if !books.is_dir() {
+        // Missing data fails while ../shared is present: a test never passes by skipping.
+        assert!(
+            !std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared")).is_dir(),
+            "test data missing while ../shared is present",
+        );
         eprintln!("skipping: ../shared/corpus/polyglot/books not found");
         return;
     }
@@ -63,6 +68,11 @@ fn e1a1_is_a_rook_move_and_lasker_trap_underpromotes() {
     let books =
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/polyglot/books");
     if !books.is_dir() {
+        // Missing data fails while ../shared is present: a test never passes by skipping.
+        assert!(
+            !std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared")).is_dir(),
+            "test data missing while ../shared is present",
+        );
         eprintln!("skipping: ../shared/corpus/polyglot/books not found");
         return;
     }

@@ -1,0 +1,113 @@
+//! Where a writing verb's output goes, and the two promises every writer keeps about it:
+//! `-o -` is standard output for a single-file output (a multi-file set refuses it as a usage
+//! error), and an input is never overwritten, `--force` or not (exit 1 naming the input,
+//! nothing written).
+
+use std::io::{self, Write};
+use std::path::Path;
+
+use crate::CliError;
+
+/// Whether `path` means standard output (`-`).
+pub fn is_stdout(path: &Path) -> bool {
+    path == Path::new("-")
+}
+
+/// Whether `a` and `b` name the same existing file (the same device and inode: a link or
+/// another spelling of the path is found too).
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    let (Ok(ma), Ok(mb)) = (std::fs::metadata(a), std::fs::metadata(b)) else {
+        return false;
+    };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        ma.dev() == mb.dev() && ma.ino() == mb.ino()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (ma, mb);
+        matches!(
+            (std::fs::canonicalize(a), std::fs::canonicalize(b)),
+            (Ok(x), Ok(y)) if x == y
+        )
+    }
+}
+
+/// Refuses outputs that are inputs: each of `outputs` (the files a verb would write) is
+/// compared with each of `inputs`. The error names the input.
+pub fn refuse_inputs<'a>(
+    outputs: impl IntoIterator<Item = &'a Path>,
+    inputs: &[&Path],
+) -> Result<(), CliError> {
+    for out in outputs {
+        if is_stdout(out) {
+            continue;
+        }
+        if let Some(input) = inputs.iter().find(|i| !is_stdout(i) && same_file(out, i)) {
+            return Err(CliError(format!(
+                "{}: is an input of this command; an input is never overwritten (--force \
+                 neither): write somewhere else",
+                input.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Refuses `-` as the output of a verb that writes a set of files (a usage error, exit 2).
+pub fn refuse_stdout_for_set(path: &Path, what: &str) {
+    if is_stdout(path) {
+        crate::args::usage_error(format!(
+            "-o -: {what} is a set of files and cannot go to standard output"
+        ));
+    }
+}
+
+/// Writes a single-file output through `write`: standard output for `-` (then `--json`,
+/// which prints the summary there, is a usage error), otherwise atomically (a temporary file
+/// renamed over the destination; an existing file only with `force`). An output that is one
+/// of `inputs` is refused first.
+pub fn write_single<T>(
+    path: &Path,
+    force: bool,
+    json: bool,
+    inputs: &[&Path],
+    write: impl FnOnce(&mut dyn Write) -> io::Result<T>,
+) -> Result<T, CliError> {
+    refuse_inputs([path], inputs)?;
+    if is_stdout(path) {
+        if json {
+            crate::args::usage_error(
+                "--json prints the summary on standard output: give -o a file, not -",
+            );
+        }
+        let mut out = crate::output::stdout()?;
+        let result = write(&mut out).and_then(|t| out.flush().map(|()| t));
+        return result.map_err(crate::output::stdout_error);
+    }
+    chess_core::atomic::write_atomically(path, force, write)
+        .map_err(|e| CliError(format!("{}: {e}", path.display())))
+}
+
+/// How an output is named in a summary: `standard output` for `-`.
+pub fn shown(path: &Path) -> String {
+    if is_stdout(path) {
+        "standard output".to_string()
+    } else {
+        path.display().to_string()
+    }
+}
+
+/// Writes a Polyglot book (entries in the order given) as the single-file output of `out`.
+pub fn write_polyglot(
+    out: &crate::args::WriteArgs,
+    inputs: &[&Path],
+    entries: &[polyglot_book::Entry],
+) -> Result<(), CliError> {
+    write_single(&out.output, out.force, out.json, inputs, |w| {
+        let mut w = io::BufWriter::with_capacity(1 << 16, w);
+        polyglot_book::write::write_entries(&mut w, entries)?;
+        w.flush()
+    })
+}
