@@ -187,3 +187,89 @@ fn the_help_makes_the_promise() {
     assert_eq!(code, 0);
     assert!(out.contains("an input is never"), "{out}");
 }
+
+/// `info` agrees with the format verbs (issue 29): a Kvetka book by its base name, the CTG
+/// position count `ctg info` counts, a `.cbz` with `--password` accepted, a Polyglot book with
+/// a partial last entry recognised.
+#[test]
+fn info_agrees_with_the_format_verbs() {
+    let dir = fixture();
+    let d = dir.path();
+    let json = |args: &[&str]| -> serde_json::Value {
+        let (code, out, err) = run_in(d, args);
+        assert_eq!(code, 0, "{args:?}: {err}");
+        serde_json::from_slice(&out).unwrap()
+    };
+    let base = json(&["info", "book", "--json"]);
+    assert_eq!(base["format"], "kvetka");
+    assert_eq!(json(&["info", "book.kob", "--json"])["format"], "kvetka");
+    let info = json(&["info", "book.ctg", "--json"]);
+    let verb = json(&["ctg", "info", "book.ctg", "--json"]);
+    assert_eq!(info["positions"], verb["positions"]);
+    // A book with one byte after its last entry (as gnuchess 6.2.7's smallbook.bin).
+    let mut bytes = std::fs::read(d.join("a.bin")).unwrap();
+    bytes.push(0);
+    std::fs::write(d.join("odd.bin"), &bytes).unwrap();
+    let info = json(&["info", "odd.bin", "--json"]);
+    assert_eq!(info["format"], "polyglot");
+    assert_eq!(info["trailing_bytes"], 1);
+    // --password is an option of info (a usage error before).
+    let (code, _, err) = run_in(d, &["info", "book.ctg", "--password", "x"]);
+    assert_eq!(code, 0, "{err}");
+}
+
+/// A CTG verb given a Polyglot book names what it is, never a missing `BOOK.bin.ctg`.
+#[test]
+fn a_ctg_verb_names_the_kind_it_was_given() {
+    let dir = fixture();
+    let (code, _, err) = run_in(dir.path(), &["ctg", "probe", "a.bin"]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("is not a CTG book") && err.contains("Polyglot"),
+        "{err}"
+    );
+    assert!(!err.contains("a.bin.ctg"), "{err}");
+}
+
+/// The selfplay verbs refuse a value-format file by name (before, `stats` called its games
+/// cut).
+#[test]
+fn value_format_files_are_named_as_such() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::copy(testdata("selfplay/small.bin"), d.join("p.bin")).unwrap();
+    let (code, _, err) = run_in(d, &["selfplay", "to-value", "p.bin", "-o", "v.bin"]);
+    assert_eq!(code, 0, "{err}");
+    let (code, out, _) = run_in(d, &["info", "v.bin", "--json"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["format"], "selfplay-value", "{v}");
+    for verb in ["stats", "head"] {
+        let (code, _, err) = run_in(d, &["selfplay", verb, "v.bin"]);
+        assert_eq!(code, 1, "{verb}: {err}");
+        assert!(err.contains("value-format"), "{verb}: {err}");
+    }
+}
+
+/// `polyglot probe` reads castling stored king-to-target (`e1g1`) as castling and says so.
+#[test]
+fn king_to_target_castling_is_probed_as_castling() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // After 1.e4 e5 2.Nf3 Nc6 3.Bc4 Bc5: White may castle short; e1g1 = 262.
+    let fen = "r1bqk1nr/pppp1ppp/2n5/2b1p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4";
+    let (code, key, _) = run_in(d, &["polyglot", "key", "--fen", fen]);
+    assert_eq!(code, 0);
+    let key = u64::from_str_radix(String::from_utf8(key).unwrap().trim(), 16).unwrap();
+    let mut entry = Vec::new();
+    entry.extend_from_slice(&key.to_be_bytes());
+    entry.extend_from_slice(&262u16.to_be_bytes());
+    entry.extend_from_slice(&100u16.to_be_bytes());
+    entry.extend_from_slice(&0u32.to_be_bytes());
+    std::fs::write(d.join("k.bin"), &entry).unwrap();
+    let (code, out, err) = run_in(d, &["polyglot", "probe", "k.bin", "--fen", fen, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v[0]["uci"], "e1g1", "{v}");
+    assert_eq!(v[0]["encoding"], "king-to-target", "{v}");
+}
