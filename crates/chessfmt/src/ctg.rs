@@ -441,7 +441,8 @@ fn build(args: &BuildArgs) -> CliResult {
     let outputs = ["ctg", "cto", "ctb"].map(|e| args.out.output.with_extension(e));
     let inputs: Vec<&Path> = args.inputs.iter().map(PathBuf::as_path).collect();
     crate::destination::refuse_inputs(outputs.iter().map(PathBuf::as_path), &inputs)?;
-    let (records, games, skipped, uncodable) = if args.inputs.len() == 1 && is_ctg(&args.inputs[0])
+    let (records, games, skipped, uncodable, truncated) = if args.inputs.len() == 1
+        && is_ctg(&args.inputs[0])
     {
         let book = open(&args.inputs[0])?;
         let mut records = Vec::new();
@@ -455,7 +456,7 @@ fn build(args: &BuildArgs) -> CliResult {
                 }
             }
         }
-        (records, book.header().games, skipped, 0)
+        (records, book.header().games, skipped, 0, 0)
     } else {
         if let Some(p) = args.inputs.iter().find(|p| is_ctg(p)) {
             return Err(CliError(format!(
@@ -480,11 +481,21 @@ fn build(args: &BuildArgs) -> CliResult {
             crate::pgn_input::check_strict(args.strict, input, &left_out)?;
         }
         bar.finish_and_clear();
-        let stats = builder.stats();
-        let (records, _) = builder.finish();
+        let (records, stats) = builder.finish();
         let games = u32::try_from(stats.games).unwrap_or(u32::MAX);
-        (records, games, skipped, stats.uncodable_moves)
+        (records, games, skipped, stats.uncodable_moves, stats.truncated_positions)
     };
+    // What the format cannot hold is reported, never dropped silently.
+    if uncodable > 0 {
+        crate::output::warn(format_args!(
+            "{uncodable} moves have no CTG code (under-promotions, a third knight, …): left out"
+        ));
+    }
+    if truncated > 0 {
+        crate::output::warn(format_args!(
+            "{truncated} positions had more than 127 moves: the least played left out"
+        ));
+    }
     let written = write_book(&args.out.output, &records, games, args.out.force);
     ctg::build::drop_records(records);
     let written = written?;
@@ -505,6 +516,7 @@ fn build(args: &BuildArgs) -> CliResult {
                 "positions": written.records,
                 "pages": written.pages,
                 "uncodable_moves": uncodable,
+                "truncated_positions": truncated,
             }),
         },
         args.out.json,
