@@ -631,7 +631,10 @@ fn unpack(
 ) -> CliResult {
     crate::destination::refuse_stdout_for_set(&out.output, "an unpacked archive (a folder)");
     let archive = chessbase_db::archive::Archive::open(path, password)?;
-    let written = archive.unpack(&out.output, out.force)?;
+    let bar = crate::progress::working("unpacking");
+    let written = archive.unpack(&out.output, out.force);
+    bar.finish_and_clear();
+    let written = written?;
     let bytes: u64 = archive.members().map(|m| m.size).sum();
     crate::output::summary(
         &Shown {
@@ -685,6 +688,7 @@ fn import(
     };
     let (mut read, mut skipped, mut dropped) = (0u64, 0u64, 0u64);
     let mut losses = Losses::default();
+    let bar = crate::progress::spinner("games");
     for path in inputs {
         crate::pgn_input::check_pgn_input(path)?;
         let stream = crate::pgn_input::open_decompressed(path)?;
@@ -695,6 +699,7 @@ fn import(
         let stats = chessbase_db::import::read_games_with(stream, limits, options, |g| match g {
             Ok(g) => {
                 dropped += u64::from(g.variations_dropped);
+                bar.inc(1);
                 let number = u64::from(writer.len()) + 1;
                 let cut = writer.cut_fields(&g.header);
                 let kept = writer.add_game(&g.header, &g.game);
@@ -739,6 +744,7 @@ fn import(
             chess_core::limits::Limits::default().variation_depth()
         ));
     }
+    bar.finish_and_clear();
     // What the games added could not keep, one line per kind.
     let mut changed = serde_json::Map::new();
     let mut lost = serde_json::Map::new();

@@ -441,50 +441,55 @@ fn build(args: &BuildArgs) -> CliResult {
     let outputs = ["ctg", "cto", "ctb"].map(|e| args.out.output.with_extension(e));
     let inputs: Vec<&Path> = args.inputs.iter().map(PathBuf::as_path).collect();
     crate::destination::refuse_inputs(outputs.iter().map(PathBuf::as_path), &inputs)?;
-    let (records, games, skipped, uncodable, truncated) = if args.inputs.len() == 1
-        && is_ctg(&args.inputs[0])
-    {
-        let book = open(&args.inputs[0])?;
-        let mut records = Vec::new();
-        let mut skipped = 0u64;
-        for r in book.records() {
-            match r {
-                Ok(r) => records.push(RecordData::from_raw(&r.raw)),
-                Err(e) => {
-                    skipped += 1;
-                    crate::output::warn(format_args!("{}", e.in_file(&args.inputs[0])));
+    let (records, games, skipped, uncodable, truncated) =
+        if args.inputs.len() == 1 && is_ctg(&args.inputs[0]) {
+            let book = open(&args.inputs[0])?;
+            let mut records = Vec::new();
+            let mut skipped = 0u64;
+            for r in book.records() {
+                match r {
+                    Ok(r) => records.push(RecordData::from_raw(&r.raw)),
+                    Err(e) => {
+                        skipped += 1;
+                        crate::output::warn(format_args!("{}", e.in_file(&args.inputs[0])));
+                    }
                 }
             }
-        }
-        (records, book.header().games, skipped, 0, 0)
-    } else {
-        if let Some(p) = args.inputs.iter().find(|p| is_ctg(p)) {
-            return Err(CliError(format!(
-                "{}: a CTG book can only be rewritten alone, not mixed with PGN files",
-                p.display()
-            )));
-        }
-        for input in &args.inputs {
-            crate::pgn_input::check_pgn_input(input)?;
-        }
-        let mut builder = Builder::new(args.max_ply);
-        let bar = progress::spinner("games");
-        let mut skipped = 0u64;
-        for input in &args.inputs {
-            let pgn_input = crate::pgn_input::open(input)?;
-            let before = bar.position();
-            let progress = |n| bar.set_position(before + n);
-            let left_out = add_pgn!(pgn_input, |pgn| builder.add_pgn(pgn, progress))
-                .map_err(|e| CliError(format!("{}: {e}", input.display())))?;
-            skipped += left_out.total();
-            bar.suspend(|| crate::pgn_input::warn_skipped(Some(input), &left_out));
-            crate::pgn_input::check_strict(args.strict, input, &left_out)?;
-        }
-        bar.finish_and_clear();
-        let (records, stats) = builder.finish();
-        let games = u32::try_from(stats.games).unwrap_or(u32::MAX);
-        (records, games, skipped, stats.uncodable_moves, stats.truncated_positions)
-    };
+            (records, book.header().games, skipped, 0, 0)
+        } else {
+            if let Some(p) = args.inputs.iter().find(|p| is_ctg(p)) {
+                return Err(CliError(format!(
+                    "{}: a CTG book can only be rewritten alone, not mixed with PGN files",
+                    p.display()
+                )));
+            }
+            for input in &args.inputs {
+                crate::pgn_input::check_pgn_input(input)?;
+            }
+            let mut builder = Builder::new(args.max_ply);
+            let bar = progress::spinner("games");
+            let mut skipped = 0u64;
+            for input in &args.inputs {
+                let pgn_input = crate::pgn_input::open(input)?;
+                let before = bar.position();
+                let progress = |n| bar.set_position(before + n);
+                let left_out = add_pgn!(pgn_input, |pgn| builder.add_pgn(pgn, progress))
+                    .map_err(|e| CliError(format!("{}: {e}", input.display())))?;
+                skipped += left_out.total();
+                bar.suspend(|| crate::pgn_input::warn_skipped(Some(input), &left_out));
+                crate::pgn_input::check_strict(args.strict, input, &left_out)?;
+            }
+            bar.finish_and_clear();
+            let (records, stats) = builder.finish();
+            let games = u32::try_from(stats.games).unwrap_or(u32::MAX);
+            (
+                records,
+                games,
+                skipped,
+                stats.uncodable_moves,
+                stats.truncated_positions,
+            )
+        };
     // What the format cannot hold is reported, never dropped silently.
     if uncodable > 0 {
         crate::output::warn(format_args!(

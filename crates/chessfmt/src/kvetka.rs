@@ -734,6 +734,7 @@ fn from_polyglot(input: &Path, output: &Path, caption: &str, force: bool, json: 
         &[input],
     )?;
     let pg = crate::mapped::polyglot(input, polyglot_book::OpenMode::Lenient)?;
+    let bar = crate::progress::working("converting");
     let (mut elements, stats) =
         kvetka_book::convert::from_polyglot(&pg, shakmaty::Chess::default());
     let header = Header {
@@ -748,7 +749,9 @@ fn from_polyglot(input: &Path, output: &Path, caption: &str, force: bool, json: 
         None,
         DEFAULT_SPLIT_SIZE,
         force,
-    )?;
+    );
+    bar.finish_and_clear();
+    let w = w?;
     let json_value = serde_json::json!({
         "positions": w.elements,
         "moves": stats.moves,

@@ -357,6 +357,7 @@ fn merge(args: &MergeArgs) -> CliResult {
         .iter()
         .map(|p| crate::mapped::polyglot(p, OpenMode::Strict))
         .collect::<Result<Vec<_>, CliError>>()?;
+    let bar = crate::progress::working("merging");
     let (input, output) = match args.strategy {
         StrategyArg::Reference => {
             let a: Vec<_> = books[0].entries().collect();
@@ -402,6 +403,7 @@ fn merge(args: &MergeArgs) -> CliResult {
             (counts.input, counts.output)
         }
     };
+    bar.finish_and_clear();
     summary(
         &Shown {
             text: format!(

@@ -467,7 +467,9 @@ fn stats(files: &[PathBuf], lenient: bool, json: bool) -> CliResult {
     let mut truncated = Vec::new();
     for f in files {
         let data = open(f)?;
+        let bar = crate::progress::working("counting");
         let s = tools::stats(&data);
+        bar.finish_and_clear();
         if let Some(e) = &s.truncated {
             if !lenient {
                 return Err(CliError(format!(
@@ -682,7 +684,9 @@ fn validate(file: &Path, lenient: bool, threads: usize, json: bool) -> CliResult
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
         n => n,
     };
+    let bar = crate::progress::working("validating");
     let v = tools::validate_parallel(&data, mode, threads);
+    bar.finish_and_clear();
     if !lenient && let Some(e) = v.errors.first() {
         return Err(in_file(file)(e.clone()));
     }
