@@ -25,6 +25,37 @@
 //! refuse the set with an error saying that a commit is unfinished. The writers call it too
 //! before they write.
 //!
+//! ## The journal, and when it is executed
+//!
+//! `.<anchor name in lower case>.chessfmt-commit`, text:
+//!
+//! ```text
+//! chessfmt-commit 2
+//! set <anchor file name, hex>
+//! rename <staged file name, hex> <destination name, hex> <size> <CRC-32 | ->
+//! remove <name, hex>
+//! end <CRC-32 of every line above>
+//! ```
+//!
+//! A journal is a program that renames and removes files, so it is executed only when it is
+//! valid and the set's own (SQLite executes a hot journal only after checking its header
+//! and checksums; the same discipline): whole, of this version, its own checksum right; the
+//! set it names is the one its file name is for; every destination and removal is a member
+//! of that set (the anchor itself, or its stem followed by `.` or `_`: `book.ctg` →
+//! `book.cto`, `book.kob` → `book_3.kob`, `db.cbh` → `db.cba`, `out.bin` → `out.bin.007`;
+//! never a hidden file); every source is one of our staged files (`.chessfmt-*.tmp`) and is
+//! there whole (its size, and its CRC-32 where the journal has one: an existing file linked
+//! under a staged name has its size checked), or already renamed (its destination is there).
+//! Anything else is left alone — nothing renamed, nothing removed — and reported through
+//! [`take_notices`] ("ignoring a commit journal that is not ours"), which the CLI prints as
+//! a warning. A journal of version 1 (an older chessfmt) is not executed either.
+//!
+//! After a crash at each step: while files are staged, the old set is untouched and the
+//! staged files are removed by the next writer in the directory; once the journal is in
+//! place (renamed there after it was synced: the commit point), every reader or writer of
+//! the set finishes the renames; after the last rename, the journal is removed. Nothing
+//! coordinates two processes yet (no locks: issue 30 keeps that open).
+//!
 //! Temporary files are named `.chessfmt-<pid>-<random>.tmp`. A temporary file whose process
 //! is gone (a crash) is removed by the next write into the same directory
 //! ([`clean_leftovers`]). While a process runs, its temporary files are listed in a registry
@@ -147,6 +178,48 @@ pub fn clean_leftovers(dir: &Path) -> usize {
 pub struct Staged {
     tmp: Option<tempfile::NamedTempFile>,
     path: PathBuf,
+    sum: Sum,
+}
+
+/// The size and CRC-32 of a staged file, as its commit journal records them (the CRC is
+/// `None` for an existing file linked under a temporary name: its size is checked).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+struct Sum {
+    size: u64,
+    crc: Option<u32>,
+}
+
+/// A writer that counts and checksums what goes through it.
+struct Summing<W> {
+    inner: W,
+    hasher: crc32fast::Hasher,
+    len: u64,
+}
+
+impl<W: Write> Write for Summing<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.hasher.update(&buf[..n]);
+        self.len += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// The CRC-32 of a file's content.
+fn file_crc(path: &Path) -> io::Result<u32> {
+    let mut f = fs::File::open(path)?;
+    let mut h = crc32fast::Hasher::new();
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        match io::Read::read(&mut f, &mut buf)? {
+            0 => return Ok(h.finalize()),
+            n => h.update(&buf[..n]),
+        }
+    }
 }
 
 impl Drop for Staged {
@@ -250,11 +323,26 @@ pub fn stage<T>(
     let mut staged = Staged {
         tmp: Some(tmp),
         path: path.to_path_buf(),
+        sum: Sum::default(),
     };
-    let file = staged.tmp.as_mut().expect("just set").as_file_mut();
-    let mut w = BufWriter::with_capacity(1 << 16, file);
-    let out = write(&mut w)?;
-    w.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+    let (out, sum) = {
+        let file = staged.tmp.as_mut().expect("just set").as_file_mut();
+        let mut w = Summing {
+            inner: BufWriter::with_capacity(1 << 16, file),
+            hasher: crc32fast::Hasher::new(),
+            len: 0,
+        };
+        let out = write(&mut w)?;
+        let Summing { inner, hasher, len } = w;
+        let file = inner.into_inner().map_err(|e| e.into_error())?;
+        file.sync_all()?;
+        let sum = Sum {
+            size: len,
+            crc: Some(hasher.finalize()),
+        };
+        (out, sum)
+    };
+    staged.sum = sum;
     Ok((staged, out))
 }
 
@@ -304,7 +392,7 @@ pub fn write_files_atomically(
 
 /// The suffix of commit journals: `.<anchor file name>.chessfmt-commit`.
 const JOURNAL_SUFFIX: &str = ".chessfmt-commit";
-const JOURNAL_MAGIC: &str = "chessfmt-commit 1";
+const JOURNAL_MAGIC: &str = "chessfmt-commit 2";
 
 /// The journal of the set named by `anchor` (its file name in lower case, so that any letter
 /// case of the anchor finds it).
@@ -324,8 +412,9 @@ pub fn journal_path(anchor: &Path) -> PathBuf {
 /// One step of a commit.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Step {
-    /// Rename a kept temporary file (file name in the directory) to its destination.
-    Rename(PathBuf, PathBuf),
+    /// Rename a kept temporary file (file name in the directory) to its destination; the
+    /// file's size and checksum.
+    Rename(PathBuf, PathBuf, Sum),
     /// Remove a file of the old set that the new one does not have.
     Remove(PathBuf),
 }
@@ -338,6 +427,8 @@ enum Step {
 #[derive(Debug)]
 pub struct FileSet {
     dir: PathBuf,
+    /// The anchor's file name: the set's name in its journal.
+    set: PathBuf,
     journal: PathBuf,
     staged: Vec<Staged>,
     /// Existing files linked under temporary names, to be renamed to a new name.
@@ -356,6 +447,7 @@ impl FileSet {
         clean_leftovers(&dir);
         Ok(FileSet {
             journal: journal_path(anchor),
+            set: name_in(anchor)?,
             dir,
             staged: Vec::new(),
             moved: Vec::new(),
@@ -420,10 +512,14 @@ impl FileSet {
         let mut steps = Vec::new();
         for s in &self.staged {
             let tmp = s.tmp.as_ref().map_or(Path::new(""), |t| t.path());
-            steps.push(Step::Rename(name_in(tmp)?, name_in(&s.path)?));
+            steps.push(Step::Rename(name_in(tmp)?, name_in(&s.path)?, s.sum));
         }
         for (tmp, path) in &self.moved {
-            steps.push(Step::Rename(name_in(tmp)?, name_in(path)?));
+            let sum = Sum {
+                size: fs::metadata(tmp)?.len(),
+                crc: None,
+            };
+            steps.push(Step::Rename(name_in(tmp)?, name_in(path)?, sum));
         }
         for p in &self.removals {
             steps.push(Step::Remove(name_in(p)?));
@@ -431,7 +527,7 @@ impl FileSet {
         // The journal is written (under a temporary name) while the set still owns its files:
         // if it cannot be written (a full disk, a signal), dropping the set removes them.
         let (journal, ()) = stage(&self.journal, |w| {
-            w.write_all(journal_text(&steps).as_bytes())
+            w.write_all(journal_text(&self.set, &steps).as_bytes())
         })?;
         let mut kept = Vec::new();
         for s in std::mem::take(&mut self.staged) {
@@ -524,36 +620,139 @@ fn unhex_name(s: &str) -> Option<PathBuf> {
     }
 }
 
-fn journal_text(steps: &[Step]) -> String {
-    let mut t = format!("{JOURNAL_MAGIC}\n");
+fn journal_text(set: &Path, steps: &[Step]) -> String {
+    let mut t = format!("{JOURNAL_MAGIC}\nset {}\n", hex_name(set));
     for s in steps {
         match s {
-            Step::Rename(a, b) => t += &format!("rename {} {}\n", hex_name(a), hex_name(b)),
+            Step::Rename(a, b, sum) => {
+                let crc = sum.crc.map_or("-".to_string(), |c| format!("{c:08x}"));
+                t += &format!(
+                    "rename {} {} {} {crc}\n",
+                    hex_name(a),
+                    hex_name(b),
+                    sum.size
+                );
+            }
             Step::Remove(a) => t += &format!("remove {}\n", hex_name(a)),
         }
     }
-    t += "end\n";
+    let crc = crc32fast::hash(t.as_bytes());
+    t += &format!("end {crc:08x}\n");
     t
 }
 
-fn parse_journal(text: &str) -> Option<Vec<Step>> {
-    let mut lines = text.lines();
+/// A journal as read: the set's name and the steps.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Journal {
+    set: PathBuf,
+    steps: Vec<Step>,
+}
+
+/// Reads a journal's text: `None` unless it is a whole journal of this version whose own
+/// checksum holds.
+fn parse_journal(text: &str) -> Option<Journal> {
+    let end = text.rfind("end ")?;
+    let (body, tail) = text.split_at(end);
+    let crc = u32::from_str_radix(tail.strip_prefix("end ")?.strip_suffix('\n')?, 16).ok()?;
+    if crc32fast::hash(body.as_bytes()) != crc {
+        return None;
+    }
+    let mut lines = body.lines();
     if lines.next()? != JOURNAL_MAGIC {
         return None;
     }
+    let set = unhex_name(lines.next()?.strip_prefix("set ")?)?;
     let mut steps = Vec::new();
     for line in lines {
-        let mut w = line.split(' ');
-        match (w.next()?, w.next(), w.next(), w.next()) {
-            ("rename", Some(a), Some(b), None) => {
-                steps.push(Step::Rename(unhex_name(a)?, unhex_name(b)?));
+        let w: Vec<&str> = line.split(' ').collect();
+        match w[..] {
+            ["rename", a, b, size, crc] => {
+                let crc = match crc {
+                    "-" => None,
+                    c => Some(u32::from_str_radix(c, 16).ok()?),
+                };
+                let sum = Sum {
+                    size: size.parse().ok()?,
+                    crc,
+                };
+                steps.push(Step::Rename(unhex_name(a)?, unhex_name(b)?, sum));
             }
-            ("remove", Some(a), None, None) => steps.push(Step::Remove(unhex_name(a)?)),
-            ("end", None, None, None) => return Some(steps),
+            ["remove", a] => steps.push(Step::Remove(unhex_name(a)?)),
             _ => return None,
         }
     }
-    None
+    Some(Journal { set, steps })
+}
+
+/// Whether `name` is a file of the set named `set` (the anchor's file name): the anchor
+/// itself, or a name made of its stem and `.` or `_` (`book.ctg` → `book.cto`, `book.kob` →
+/// `book_3.kob`, `out.bin` → `out.bin.007`, `db.cbh` → `db.cba`), in any letter case. No
+/// hidden file, no other name.
+fn is_member(set: &Path, name: &Path) -> bool {
+    let set = set.to_string_lossy().to_lowercase();
+    let name = name.to_string_lossy().to_lowercase();
+    if name.starts_with('.') || set.starts_with('.') || set.is_empty() {
+        return false;
+    }
+    let stem = set.rsplit_once('.').map_or(set.as_str(), |(s, _)| s);
+    name == set
+        || name
+            .strip_prefix(stem)
+            .is_some_and(|rest| rest.starts_with('.') || rest.starts_with('_'))
+}
+
+/// Why the journal at `path` is not one this set may execute, if it is not: it must name
+/// the set its file name is for, move only our own temporary files, touch only the set's
+/// members, and every staged file must be there whole (size and checksum) or already in
+/// place.
+fn check_journal(path: &Path, j: &Journal) -> Result<(), String> {
+    let dir = dir_of(path);
+    if journal_path(&dir.join(&j.set)).file_name() != path.file_name() {
+        return Err(format!("it names another set ({})", j.set.display()));
+    }
+    for s in &j.steps {
+        let (Step::Rename(_, to, _) | Step::Remove(to)) = s;
+        if !is_member(&j.set, to) {
+            return Err(format!("{} is not a file of the set", to.display()));
+        }
+        if let Step::Rename(tmp, to, sum) = s {
+            if temp_owner(tmp.as_os_str()).is_none() {
+                return Err(format!("{} is not a staged file", tmp.display()));
+            }
+            let staged = dir.join(tmp);
+            match fs::symlink_metadata(&staged) {
+                Ok(m) => {
+                    if !m.is_file() || m.len() != sum.size {
+                        return Err(format!("{} is not the file staged", tmp.display()));
+                    }
+                    if let Some(crc) = sum.crc
+                        && file_crc(&staged).ok() != Some(crc)
+                    {
+                        return Err(format!("{} fails its checksum", tmp.display()));
+                    }
+                }
+                // Renamed already: the destination must be there.
+                Err(_) if fs::symlink_metadata(dir.join(to)).is_ok() => {}
+                Err(_) => return Err(format!("{} is missing", tmp.display())),
+            }
+        }
+    }
+    Ok(())
+}
+
+static NOTICES: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+/// What recovery found and did not do, for the application to show (warnings): journals that
+/// are not ours, which are never executed. Emptied by the call.
+pub fn take_notices() -> Vec<String> {
+    std::mem::take(&mut *NOTICES.lock().unwrap_or_else(|e| e.into_inner()))
+}
+
+fn notice(message: String) {
+    let mut n = NOTICES.lock().unwrap_or_else(|e| e.into_inner());
+    if !n.contains(&message) {
+        n.push(message);
+    }
 }
 
 /// Does the steps of a journal; each can be done again (a rename whose temporary file is gone
@@ -561,7 +760,7 @@ fn parse_journal(text: &str) -> Option<Vec<Step>> {
 fn apply(dir: &Path, steps: &[Step]) -> io::Result<()> {
     for s in steps {
         match s {
-            Step::Rename(tmp, to) => {
+            Step::Rename(tmp, to, _) => {
                 let tmp = dir.join(tmp);
                 if fs::symlink_metadata(&tmp).is_ok() {
                     fs::rename(&tmp, dir.join(to))?;
@@ -573,7 +772,7 @@ fn apply(dir: &Path, steps: &[Step]) -> io::Result<()> {
                 // Never remove what a rename of this commit put there (a name that differs
                 // only in letter case on a case-insensitive file system).
                 let same_as_new = steps.iter().any(|t| match t {
-                    Step::Rename(_, to) => {
+                    Step::Rename(_, to, _) => {
                         let (a, b) = (p.file_name(), Some(to.as_os_str()));
                         a.map(|a| a.to_string_lossy().to_lowercase())
                             == b.map(|b| b.to_string_lossy().to_lowercase())
@@ -615,12 +814,21 @@ fn replay_journal(journal: &Path) -> io::Result<bool> {
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
         Err(e) => return Err(e),
     };
-    let steps = parse_journal(&text).ok_or_else(|| {
-        io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!("{}: not a chessfmt commit journal", journal.display()),
-        )
-    })?;
+    // A journal is executed only when it is valid and ours (SQLite's rule for a hot
+    // journal): anything else is reported and left alone, never executed.
+    let checked = parse_journal(&text)
+        .ok_or_else(|| "not a whole journal of this version".to_string())
+        .and_then(|j| check_journal(journal, &j).map(|()| j));
+    let steps = match checked {
+        Ok(j) => j.steps,
+        Err(why) => {
+            notice(format!(
+                "{}: ignoring a commit journal that is not ours ({why})",
+                journal.display()
+            ));
+            return Ok(false);
+        }
+    };
     let dir = dir_of(journal);
     apply(dir, &steps)?;
     sync_dir(dir);
@@ -748,8 +956,13 @@ mod tests {
         let mut steps = Vec::new();
         for (path, text) in [(&a, "new a"), (&d, "new d")] {
             let (s, ()) = stage(path, |w| w.write_all(text.as_bytes())).unwrap();
+            let sum = s.sum;
             let (tmp, _) = s.keep().unwrap();
-            steps.push(Step::Rename(name_in(&tmp).unwrap(), name_in(path).unwrap()));
+            steps.push(Step::Rename(
+                name_in(&tmp).unwrap(),
+                name_in(path).unwrap(),
+                sum,
+            ));
         }
         let (tmp, _) = stage(&dir.path().join("moved"), |_| Ok(()))
             .unwrap()
@@ -758,15 +971,23 @@ mod tests {
             .unwrap();
         fs::remove_file(&tmp).unwrap();
         fs::hard_link(&b, &tmp).unwrap();
-        steps.push(Step::Rename(name_in(&tmp).unwrap(), name_in(&c).unwrap()));
+        let linked = Sum {
+            size: fs::metadata(&tmp).unwrap().len(),
+            crc: None,
+        };
+        steps.push(Step::Rename(
+            name_in(&tmp).unwrap(),
+            name_in(&c).unwrap(),
+            linked,
+        ));
         steps.push(Step::Remove(name_in(&b).unwrap()));
         // The first rename already done.
-        let Step::Rename(first, _) = &steps[0] else {
+        let Step::Rename(first, _, _) = &steps[0] else {
             unreachable!()
         };
         fs::rename(dir.path().join(first), &a).unwrap();
         let anchor = dir.path().join("x");
-        fs::write(journal_path(&anchor), journal_text(&steps)).unwrap();
+        fs::write(journal_path(&anchor), journal_text(Path::new("x"), &steps)).unwrap();
         assert!(recover(&anchor).unwrap());
         assert!(!recover(&anchor).unwrap());
         let read = |p: &Path| fs::read_to_string(p).ok();
@@ -803,20 +1024,124 @@ mod tests {
 
     #[test]
     fn journal_names_round_trip() {
+        let sum = Sum {
+            size: 7,
+            crc: Some(0xdead_beef),
+        };
         let steps = vec![
-            Step::Rename(".chessfmt-1-a b.tmp".into(), "bööк name.ctg".into()),
+            Step::Rename(".chessfmt-1-a b.tmp".into(), "bööк name.ctg".into(), sum),
             Step::Remove("x y".into()),
         ];
-        assert_eq!(parse_journal(&journal_text(&steps)), Some(steps));
+        let set = Path::new("bööк name.ctg");
+        let j = Journal {
+            set: set.into(),
+            steps: steps.clone(),
+        };
+        assert_eq!(parse_journal(&journal_text(set, &steps)), Some(j));
+        let text = journal_text(set, &steps);
+        let cut = &text[..text.len() - 1];
+        assert_eq!(parse_journal(cut), None, "no whole end line");
+        let changed = text.replacen("7 deadbeef", "8 deadbeef", 1);
+        assert_eq!(parse_journal(&changed), None, "the journal's own checksum");
         assert_eq!(
-            parse_journal("chessfmt-commit 1\nremove 7878\n"),
+            parse_journal("chessfmt-commit 1\nremove 7878\nend\n"),
             None,
-            "no end"
+            "an old version"
         );
-        assert_eq!(
-            parse_journal("chessfmt-commit 1\nremove 2f78\nend\n"),
-            None,
-            "a slash"
-        );
+    }
+
+    /// Issue 30: a journal is executed only when it is valid and the set's own. Forged ones
+    /// (a foreign file to remove, a rename over a member from a file that is not staged, a
+    /// wrong checksum, another set's name) are reported and never executed.
+    #[test]
+    fn forged_journals_are_never_executed() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let anchor = d.join("victim.ctg");
+        fs::write(&anchor, "book").unwrap();
+        fs::write(d.join("victim.ctb"), "old ctb").unwrap();
+        fs::write(d.join("notes.txt"), "mine").unwrap();
+        fs::write(d.join("evil"), "evil").unwrap();
+        let staged = d.join(".chessfmt-1-x.tmp");
+        fs::write(&staged, "new ctb").unwrap();
+        let good = Sum {
+            size: 7,
+            crc: Some(crc32fast::hash(b"new ctb")),
+        };
+        let set = Path::new("victim.ctg");
+        let cases: Vec<(&Path, Vec<Step>)> = vec![
+            (set, vec![Step::Remove("notes.txt".into())]),
+            (
+                set,
+                vec![Step::Rename("evil".into(), "victim.ctb".into(), good)],
+            ),
+            (
+                set,
+                vec![Step::Rename(
+                    ".chessfmt-1-x.tmp".into(),
+                    "victim.ctb".into(),
+                    Sum {
+                        size: 7,
+                        crc: Some(1),
+                    },
+                )],
+            ),
+            (
+                Path::new("other.ctg"),
+                vec![Step::Rename(
+                    ".chessfmt-1-x.tmp".into(),
+                    "victim.ctb".into(),
+                    good,
+                )],
+            ),
+        ];
+        for (set, steps) in cases {
+            fs::write(journal_path(&anchor), journal_text(set, &steps)).unwrap();
+            assert!(!recover(&anchor).unwrap(), "{steps:?}");
+            clean_leftovers(d);
+            assert_eq!(fs::read_to_string(d.join("notes.txt")).unwrap(), "mine");
+            assert_eq!(fs::read_to_string(d.join("victim.ctb")).unwrap(), "old ctb");
+            assert!(staged.exists() && d.join("evil").exists());
+            let notices = take_notices();
+            assert!(
+                notices
+                    .iter()
+                    .any(|n| n.contains("ignoring a commit journal that is not ours")),
+                "{notices:?}"
+            );
+        }
+        // The set's own valid journal is executed.
+        let steps = vec![Step::Rename(
+            ".chessfmt-1-x.tmp".into(),
+            "victim.ctb".into(),
+            good,
+        )];
+        fs::write(journal_path(&anchor), journal_text(set, &steps)).unwrap();
+        assert!(recover(&anchor).unwrap());
+        assert_eq!(fs::read_to_string(d.join("victim.ctb")).unwrap(), "new ctb");
+    }
+
+    #[test]
+    fn members_of_a_set() {
+        let yes = [
+            ("book.ctg", "book.cto"),
+            ("book.ctg", "BOOK.CTB"),
+            ("lichess.kob", "lichess_12.kob"),
+            ("lichess.kob", "lichess.kin"),
+            ("out.bin", "out.bin.007"),
+            ("db.cbh", "db.cbtt"),
+        ];
+        for (set, name) in yes {
+            assert!(is_member(Path::new(set), Path::new(name)), "{set} {name}");
+        }
+        let no = [
+            ("book.ctg", "notes.txt"),
+            ("book.ctg", "bookx.ctb"),
+            ("book.ctg", ".book.ctg.chessfmt-commit"),
+            ("out.bin", "outside"),
+        ];
+        for (set, name) in no {
+            assert!(!is_member(Path::new(set), Path::new(name)), "{set} {name}");
+        }
     }
 }

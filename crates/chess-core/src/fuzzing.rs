@@ -97,6 +97,55 @@ impl XorShift {
     }
 }
 
+/// A pseudo-random game from the start position that comes back to positions it left (a
+/// knight that moved goes back two plies later, half the time), for the tests that builders
+/// count every move, those played from a repeated position too: its movetext (SAN with move
+/// numbers, no result) and the (position, move) pairs played.
+pub fn returning_game(seed: u64, plies: usize) -> (String, Vec<(shakmaty::Chess, shakmaty::Move)>) {
+    use shakmaty::{Color, Move, Position, Role, san::SanPlus};
+    let mut rng = XorShift::new(seed | 1);
+    let mut pos = shakmaty::Chess::default();
+    let mut played = Vec::new();
+    let mut text = String::new();
+    // A knight's move back and the ply it is due at.
+    let mut back: Option<(Move, usize)> = None;
+    for ply in 0..plies {
+        let legal = pos.legal_moves();
+        if legal.is_empty() {
+            break;
+        }
+        let m = match back {
+            Some((m, due)) if due == ply && legal.contains(&m) => m,
+            _ => legal[rng.below(legal.len())],
+        };
+        if back.is_some_and(|(_, due)| due <= ply) {
+            back = None;
+        }
+        if back.is_none()
+            && m.role() == Role::Knight
+            && rng.below(2) == 0
+            && let Some(from) = m.from()
+        {
+            let home = Move::Normal {
+                role: Role::Knight,
+                from: m.to(),
+                capture: None,
+                to: from,
+                promotion: None,
+            };
+            back = Some((home, ply + 2));
+        }
+        if pos.turn() == Color::White {
+            text.push_str(&format!("{}. ", pos.fullmoves()));
+        }
+        text.push_str(&SanPlus::from_move(pos.clone(), m).to_string());
+        text.push(' ');
+        played.push((pos.clone(), m));
+        pos.play_unchecked(m);
+    }
+    (text, played)
+}
+
 /// Deterministic pseudo-random inputs ([`XorShift`]) of lengths `0, step, 2·step, …` below
 /// `max_len`: a cheap stand-in for fuzzing where no nightly toolchain exists.
 pub fn pseudo_random_inputs(

@@ -234,10 +234,23 @@ impl Archive {
     pub fn unpack(&self, dir: impl AsRef<Path>, overwrite: bool) -> Result<Vec<PathBuf>, Error> {
         let dir = dir.as_ref();
         let mut targets = Vec::new();
+        let mut names = std::collections::HashSet::new();
         for m in self.inner.list() {
+            let problem = |p| err(&self.path, Some(m.name()), None, p);
             let rel = m
                 .relative_path()
-                .ok_or_else(|| err(&self.path, Some(m.name()), None, ArchiveProblem::UnsafeName))?;
+                .ok_or_else(|| problem(ArchiveProblem::UnsafeName))?;
+            // Names of the commit machinery are refused: an archive never plants a journal.
+            let file = rel
+                .file_name()
+                .map(|n| n.to_string_lossy().to_lowercase())
+                .unwrap_or_default();
+            if file.starts_with(".chessfmt-") || file.ends_with(".chessfmt-commit") {
+                return Err(problem(ArchiveProblem::ReservedName));
+            }
+            if !names.insert(rel.to_string_lossy().to_lowercase()) {
+                return Err(problem(ArchiveProblem::DuplicateName));
+            }
             targets.push((m, dir.join(rel)));
         }
         if !overwrite {

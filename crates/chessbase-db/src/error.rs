@@ -69,6 +69,12 @@ pub enum ArchiveProblem {
     /// A member's name would leave the destination directory.
     #[error("the member's name leads outside the destination directory")]
     UnsafeName,
+    /// A member's name is reserved for the commit machinery (a journal or a staged file).
+    #[error("the member's name is reserved (a commit journal or a staged file)")]
+    ReservedName,
+    /// Two members have the same name (letter case aside): one would overwrite the other.
+    #[error("two members have this name")]
+    DuplicateName,
     /// The container or a member's stream is damaged.
     #[error("damaged: {0}")]
     Damaged(String),

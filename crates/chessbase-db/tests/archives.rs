@@ -298,3 +298,38 @@ fn synthetic_archive_of_every_block_mode() {
         other => panic!("{other:?}"),
     }
 }
+
+/// Issue 30: an archive never plants a commit journal or a staged file, and two members of
+/// one name never overwrite each other: `unpack` refuses them before writing anything.
+#[cfg(feature = "pgn")]
+#[test]
+fn reserved_and_duplicate_member_names_are_refused() {
+    let (bytes, _) = synthetic_archive();
+    let rename = |name: &str| {
+        let mut b = bytes.clone();
+        let at = 8 + 173; // the second member's record
+        b[at..at + 128].fill(0);
+        b[at..at + name.len()].copy_from_slice(name.as_bytes());
+        b
+    };
+    let first = String::from_utf8_lossy(&bytes[8..8 + 128])
+        .trim_end_matches('\0')
+        .to_string();
+    for (name, want) in [
+        (".synthetic.cbh.chessfmt-commit", "reserved"),
+        (".chessfmt-1-x.tmp", "reserved"),
+        (first.as_str(), "two members"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.cbv");
+        std::fs::write(&path, rename(name)).unwrap();
+        let out = dir.path().join("out");
+        let e = Archive::open(&path, None)
+            .unwrap()
+            .unpack(&out, false)
+            .unwrap_err();
+        assert!(e.to_string().contains(want), "{name}: {e}");
+        let written = std::fs::read_dir(&out).map_or(0, |d| d.count());
+        assert_eq!(written, 0, "{name}: nothing written");
+    }
+}

@@ -538,6 +538,16 @@ fn dump(path: &Path, json: bool) -> CliResult {
     Ok(())
 }
 
+/// Moves the format cannot hold, as a warning (never only a count in the summary).
+fn warn_uncodable(stats: &BuildStats) {
+    if stats.uncodable_moves > 0 {
+        crate::output::warn(format_args!(
+            "{} moves have no Kvetka code (under-promotions): left out",
+            stats.uncodable_moves
+        ));
+    }
+}
+
 fn summary_json(stats: &BuildStats) -> serde_json::Value {
     serde_json::json!({
         "games_read": stats.games_read,
@@ -604,6 +614,7 @@ fn build(args: &BuildArgs) -> CliResult {
     bar.finish_and_clear();
     let (stats, w) = builder.write(&paths, args.split_size, args.out.force)?;
     let json_value = {
+        warn_uncodable(&stats);
         let mut v = summary_json(&stats);
         v["positions"] = w.elements.into();
         v["blocks"] = w.blocks.into();
@@ -656,6 +667,7 @@ fn add(path: &Path, pgn: &[PathBuf], strict: bool, memory_limit: usize, json: bo
     };
     crate::pgn_input::warn_skipped(None, &stats.build.skipped);
     let json_value = {
+        warn_uncodable(&stats.build);
         let mut v = summary_json(&stats.build);
         v["positions_added"] = stats.elements_added.into();
         v["positions_updated"] = stats.elements_updated.into();

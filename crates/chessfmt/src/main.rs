@@ -82,7 +82,12 @@ fn main() -> ExitCode {
         Command::Polyglot(cmd) => polyglot::run(cmd),
         Command::Selfplay(cmd) => selfplay::run(cmd),
     };
-    match result.and_then(|()| output::flush_stdout()) {
+    let result = result.and_then(|()| output::flush_stdout());
+    // What recovery of a file set found and did not do (a journal that is not ours).
+    for n in chess_core::atomic::take_notices() {
+        output::warn(n);
+    }
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(CliError(msg)) => {
             // The libraries say what happened; the CLI says which flag overrides it.
