@@ -273,3 +273,33 @@ fn king_to_target_castling_is_probed_as_castling() {
     assert_eq!(v[0]["uci"], "e1g1", "{v}");
     assert_eq!(v[0]["encoding"], "king-to-target", "{v}");
 }
+
+/// Issue 30: a journal planted beside a book (naming a foreign file to remove) is never
+/// executed, by a reader or by a writer into the folder; it is reported as not ours.
+#[test]
+fn a_planted_journal_is_reported_and_never_executed() {
+    let dir = fixture();
+    let d = dir.path();
+    std::fs::write(d.join("notes.txt"), "mine").unwrap();
+    let hex: String = "notes.txt".bytes().map(|b| format!("{b:02x}")).collect();
+    for text in [
+        format!("chessfmt-commit 1\nremove {hex}\nend\n"),
+        format!("chessfmt-commit 2\nset 626f6f6b2e637467\nremove {hex}\nend 00000000\n"),
+    ] {
+        std::fs::write(d.join(".book.ctg.chessfmt-commit"), &text).unwrap();
+        let (code, _, err) = run_in(d, &["ctg", "probe", "book.ctg"]);
+        assert_eq!(code, 0, "{err}");
+        assert!(err.contains("not ours"), "{err}");
+        let (code, _, err) = run_in(
+            d,
+            &[
+                "polyglot", "merge", "a.bin", "a.bin", "-o", "u.bin", "--force",
+            ],
+        );
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(
+            std::fs::read_to_string(d.join("notes.txt")).unwrap(),
+            "mine"
+        );
+    }
+}
