@@ -476,6 +476,16 @@ impl FileSet {
         write: impl FnOnce(&mut dyn Write) -> io::Result<T>,
     ) -> io::Result<T> {
         self.check_dir(path)?;
+        // A device, a pipe or a folder at a destination is never replaced by a file.
+        if fs::symlink_metadata(path).is_ok_and(|m| !m.is_file() && !m.is_symlink()) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "{}: not a regular file (a device, a pipe or a folder): never replaced",
+                    path.display()
+                ),
+            ));
+        }
         let (staged, out) = stage(path, write)?;
         self.staged.push(staged);
         Ok(out)

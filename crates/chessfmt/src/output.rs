@@ -36,32 +36,29 @@ macro_rules! err {
 
 static STDOUT_CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
-/// Notes whether the process started with its standard output closed (`>&-`). Rust's runtime
-/// reopens a closed descriptor 1 on `/dev/null` (read-write) before `main`, so every write
-/// would succeed and the output be lost: the CLI recognises that descriptor (the null device,
-/// opened read-write, which a shell's `> /dev/null` never does) and refuses to print instead
-/// of reporting success.
-pub fn check_stdout() {
-    #[cfg(unix)]
-    let closed = {
-        // SAFETY: fcntl/fstat/stat only read descriptor and file metadata into the zeroed
-        // structs given; the path is a NUL-terminated literal.
-        unsafe {
-            let mode = libc::fcntl(1, libc::F_GETFL);
-            let mut out: libc::stat = std::mem::zeroed();
-            let mut null: libc::stat = std::mem::zeroed();
-            mode == -1
-                || (mode & libc::O_ACCMODE == libc::O_RDWR
-                    && libc::fstat(1, &mut out) == 0
-                    && libc::stat(c"/dev/null".as_ptr(), &mut null) == 0
-                    && out.st_rdev == null.st_rdev
-                    && out.st_mode & libc::S_IFMT == libc::S_IFCHR)
-        }
-    };
-    #[cfg(not(unix))]
-    let closed = false;
-    STDOUT_CLOSED.store(closed, std::sync::atomic::Ordering::Relaxed);
-}
+/// Whether descriptor 1 is open, looked at before Rust's runtime starts: the runtime reopens a
+/// closed descriptor 1 on `/dev/null` (read-write) before `main`, which looks exactly like a
+/// read-write `/dev/null` given on purpose (Python's `subprocess.DEVNULL`, a shell's
+/// `1<>/dev/null`). A function of the `.init_array` runs before the runtime (as every ELF
+/// constructor does), so it sees the descriptor as the parent left it.
+#[cfg(target_os = "linux")]
+#[used]
+#[unsafe(link_section = ".init_array")]
+static STDOUT_AT_START: extern "C" fn() = {
+    extern "C" fn look() {
+        // SAFETY: fcntl(F_GETFL) only reads the descriptor's flags.
+        let closed = unsafe { libc::fcntl(1, libc::F_GETFL) } == -1;
+        STDOUT_CLOSED.store(closed, std::sync::atomic::Ordering::Relaxed);
+    }
+    look
+};
+
+/// Notes whether the process started with its standard output closed (`>&-`), so that
+/// printing is refused instead of lost: on Linux the constructor above has already looked
+/// (only a really closed descriptor counts; a read-write `/dev/null` is a normal sink).
+/// Elsewhere the runtime's reopened descriptor cannot be told from a `/dev/null` given on
+/// purpose, and both are taken as a sink.
+pub fn check_stdout() {}
 
 /// Standard output, locked; an error when it was closed at start.
 pub fn stdout() -> Result<io::StdoutLock<'static>, CliError> {

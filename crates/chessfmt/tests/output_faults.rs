@@ -137,3 +137,18 @@ fn chessbase_is_an_alias_of_cbh() {
     assert_eq!(code, 0);
     assert!(out.contains("export"), "{out}");
 }
+
+/// Issue 30: a read-write `/dev/null` (Python's `subprocess.DEVNULL`, `1<>/dev/null`) is a
+/// normal sink, not a closed standard output.
+#[cfg(target_os = "linux")]
+#[test]
+fn read_write_dev_null_is_a_sink() {
+    let devnull = File::options()
+        .read(true)
+        .write(true)
+        .open("/dev/null")
+        .unwrap();
+    let book = testdata("polyglot/small.bin");
+    let (code, err) = run(&["polyglot", "info", &book], devnull.into(), Stdio::piped());
+    assert_eq!(code, 0, "{err}");
+}

@@ -303,3 +303,21 @@ fn a_planted_journal_is_reported_and_never_executed() {
         );
     }
 }
+
+/// Issue 30: a multi-file output on a device is a usage error, and the device is left as it
+/// is (as root, `ctg build -o /dev/null` replaced the device node with a file).
+#[cfg(unix)]
+#[test]
+fn a_set_is_never_written_over_a_device() {
+    let dir = fixture();
+    for args in [
+        &["ctg", "build", "small.pgn", "-o", "/dev/null", "--force"][..],
+        &["kvetka", "build", "small.pgn", "-o", "/dev/null", "--force"],
+        &["cbh", "import", "small.pgn", "-o", "/dev/null", "--force"],
+    ] {
+        let (code, _, err) = run_in(dir.path(), args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        let m = std::fs::metadata("/dev/null").unwrap();
+        assert!(!m.is_file(), "/dev/null is still a device");
+    }
+}
