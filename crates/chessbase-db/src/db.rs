@@ -223,6 +223,10 @@ impl Database {
 
     #[cfg(feature = "std")]
     fn open_with(path: &Path, loader: Loader, encoding: TextEncoding) -> Result<Database, Error> {
+        // A commit of this database that was interrupted (the writer killed between its
+        // renames) is finished first, so that the files read are all of one database: the
+        // old one or the new one, never a mix (chess_core::atomic).
+        chess_core::atomic::recover(path).map_err(|e| Error::io(path, e))?;
         let map = |p: &Path| loader.load(p).map_err(|e| Error::io(p, e));
         let cbh_path = chess_core::files::find_any_case(path).ok_or_else(|| Error::Missing {
             path: path.to_path_buf(),

@@ -1,7 +1,7 @@
 //! Multi-file outputs are committed as a set: the writer is killed (an abort at the n-th
 //! commit point, `CHESSFMT_FAILPOINT_COMMIT=n`, as `kill -9` would stop it) at every step of
-//! `ctg build --force`, `kvetka build --with-games --force`, `kvetka add` and `selfplay split
-//! --force`; the next reader then finds exactly the old set or exactly the new one, and the
+//! `ctg build --force`, `kvetka build --with-games --force`, `kvetka add`, `selfplay split
+//! --force` and `cbh import --force`; the next reader then finds exactly the old set or exactly the new one, and the
 //! next write leaves no temporary file behind.
 
 use std::{collections::BTreeMap, path::Path, process::Command};
@@ -158,6 +158,23 @@ fn ctg_build_over_a_book() {
         &["ctg", "build", "b.pgn", "-o", "book.ctg", "--force"],
         &["ctg", "info", "book.ctg"],
         &["ctg", "build", "b.pgn", "-o", "book.ctg", "--force"],
+    );
+}
+
+/// Issue 30: ChessBase readers finish an interrupted commit too (before, `cbh export` after
+/// a kill printed the new moves under the old database's names).
+#[test]
+fn cbh_import_over_a_database() {
+    let old = setup(
+        &[("a.pgn", first_games(2)), ("b.pgn", first_games(6))],
+        &[&["cbh", "import", "a.pgn", "-o", "db.cbh"]],
+    );
+    crash_at_every_step(
+        "cbh import",
+        old.path(),
+        &["cbh", "import", "b.pgn", "-o", "db.cbh", "--force"],
+        &["cbh", "export", "db.cbh"],
+        &["cbh", "import", "b.pgn", "-o", "db.cbh", "--force"],
     );
 }
 
