@@ -53,12 +53,21 @@
 //! After a crash at each step: while files are staged, the old set is untouched and the
 //! staged files are removed by the next writer in the directory; once the journal is in
 //! place (renamed there after it was synced: the commit point), every reader or writer of
-//! the set finishes the renames; after the last rename, the journal is removed. Nothing
-//! coordinates two processes yet (no locks: issue 30 keeps that open).
+//! the set finishes the renames; after the last rename, the journal is removed.
 //!
-//! Temporary files are named `.chessfmt-<pid>-<random>.tmp`. A temporary file whose process
-//! is gone (a crash) is removed by the next write into the same directory
-//! ([`clean_leftovers`]). While a process runs, its temporary files are listed in a registry
+//! ## Two processes at once
+//!
+//! Every set has a lock ([`crate::set_lock`]): a writer holds it exclusive from the journal's
+//! rename to the journal's removal ([`FileSet::commit`]; an update in place holds it from
+//! reading the set); a reader holds it shared while it opens the set's files ([`open_set`]).
+//! A journal is replayed only under the exclusive lock ([`recover`], [`clean_leftovers`]
+//! skip a set whose lock another process holds), so a live commit is never replayed under
+//! its writer, and a reader never opens a set half renamed.
+//!
+//! Temporary files are named `.chessfmt-<pid>-<random>.tmp`; their writer holds a lock on
+//! each for as long as it exists. One that nobody holds (its writer crashed) is removed by the
+//! next write into the same directory ([`clean_leftovers`]); the process id in the name is
+//! not trusted (a writer in another PID namespace is alive whatever our `/proc` says). While a process runs, its temporary files are listed in a registry
 //! that a signal handler can empty ([`remove_temporaries`]) before the process exits.
 
 use std::{
@@ -123,17 +132,23 @@ fn temp_owner(name: &OsStr) -> Option<u32> {
     rest.split_once('-')?.0.parse().ok()
 }
 
-/// Whether process `pid` is (probably) still running: checked through `/proc` where it exists;
-/// elsewhere every process is assumed alive (nothing is removed).
-fn process_alive(pid: u32) -> bool {
-    if pid == std::process::id() {
-        return true;
+/// Whether a temporary file's writer is alive: a writer holds a lock on each of its
+/// temporary files for as long as they exist (see [`stage`]); a file nobody holds is a
+/// leftover. (Process ids were trusted before: a writer in another PID namespace looked
+/// dead, and its files were removed under it.)
+fn temp_in_use(path: &Path) -> bool {
+    let Ok(f) = fs::File::open(path) else {
+        return false;
+    };
+    match f.try_lock() {
+        Ok(()) => {
+            let _ = f.unlock();
+            false
+        }
+        Err(fs::TryLockError::WouldBlock) => true,
+        // No locks on this file system: only our own process's files are known to be live.
+        Err(fs::TryLockError::Error(_)) => true,
     }
-    let proc = Path::new("/proc");
-    if !proc.join("self").exists() {
-        return true;
-    }
-    proc.join(pid.to_string()).exists()
 }
 
 fn dir_of(path: &Path) -> &Path {
@@ -159,16 +174,30 @@ pub fn clean_leftovers(dir: &Path) -> usize {
             .is_some_and(|n| n.starts_with('.') && n.ends_with(JOURNAL_SUFFIX))
         {
             journals.push(e.path());
-        } else if temp_owner(&name).is_some_and(|pid| !process_alive(pid)) {
+        } else if temp_owner(&name).is_some() {
             leftovers.push(e.path());
         }
     }
+    // Hot journals first, each under its set's exclusive lock; a set whose lock is held is
+    // being committed by a live writer: left alone.
+    let mut pending = false;
     for j in &journals {
-        let _ = replay_journal(j);
+        let Some(anchor) = anchor_of_journal(j) else {
+            continue;
+        };
+        if let Ok(Some(_lock)) = crate::set_lock::try_exclusive(&anchor) {
+            let _ = replay_journal(j);
+        }
+        pending |= j.exists();
+    }
+    if pending {
+        // A journal still there (live, not ours, or failing) may name staged files: none is
+        // removed while it is.
+        return 0;
     }
     leftovers
         .iter()
-        .filter(|p| p.exists() && fs::remove_file(p).is_ok())
+        .filter(|p| !temp_in_use(p) && fs::remove_file(p).is_ok())
         .count()
 }
 
@@ -312,6 +341,8 @@ pub fn stage<T>(
         drop(r);
         let tmp = builder.tempfile_in(dir)?;
         register(tmp.path());
+        // Held for the file's life: cleaners of other processes see it is in use.
+        let _ = tmp.as_file().lock();
         tmp
     };
     // Test hook: a slow write, to deliver a signal while the temporary file exists.
@@ -409,6 +440,14 @@ pub fn journal_path(anchor: &Path) -> PathBuf {
     dir_of(anchor).join(name)
 }
 
+/// The anchor of the set a journal file is for (its name in lower case, as the journal's name
+/// has it).
+fn anchor_of_journal(journal: &Path) -> Option<PathBuf> {
+    let name = journal.file_name()?.to_str()?;
+    let set = name.strip_prefix('.')?.strip_suffix(JOURNAL_SUFFIX)?;
+    (!set.is_empty()).then(|| dir_of(journal).join(set))
+}
+
 /// One step of a commit.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Step {
@@ -433,6 +472,8 @@ pub struct FileSet {
     staged: Vec<Staged>,
     /// Existing files linked under temporary names, to be renamed to a new name.
     moved: Vec<(PathBuf, PathBuf)>,
+    /// Open, locked handles of the linked files: cleaners see them in use.
+    moved_handles: Vec<fs::File>,
     removals: Vec<PathBuf>,
 }
 
@@ -451,6 +492,7 @@ impl FileSet {
             dir,
             staged: Vec::new(),
             moved: Vec::new(),
+            moved_handles: Vec::new(),
             removals: Vec::new(),
         })
     }
@@ -504,6 +546,9 @@ impl FileSet {
             fs::copy(from, &tmp)?;
             fs::File::open(&tmp)?.sync_all()?;
         }
+        let handle = fs::File::open(&tmp)?;
+        let _ = handle.lock_shared();
+        self.moved_handles.push(handle);
         Ok(())
     }
 
@@ -518,6 +563,9 @@ impl FileSet {
     /// during it, [`recover`] (which every reader and writer of this workspace calls) finishes
     /// it. Destinations are replaced (check with [`refuse_existing`] before staging).
     pub fn commit(mut self) -> io::Result<()> {
+        // Exclusive for the whole commit: no reader opens the set, and no other process
+        // replays this journal, while the renames are under way.
+        let _lock = crate::set_lock::exclusive(&self.dir.join(&self.set))?;
         failpoint();
         let mut steps = Vec::new();
         for s in &self.staged {
@@ -540,7 +588,12 @@ impl FileSet {
             w.write_all(journal_text(&self.set, &steps).as_bytes())
         })?;
         let mut kept = Vec::new();
+        // The staged files stay open (and locked) until they are renamed.
+        let mut handles = Vec::new();
         for s in std::mem::take(&mut self.staged) {
+            if let Some(t) = &s.tmp {
+                handles.push(t.as_file().try_clone()?);
+            }
             kept.push(s.keep()?.0);
         }
         kept.extend(
@@ -855,6 +908,12 @@ pub fn recover(anchor: &Path) -> io::Result<bool> {
     if fs::symlink_metadata(&journal).is_err() {
         return Ok(false);
     }
+    // Only under the set's exclusive lock: a live writer holds it while its journal is in
+    // place, so a journal seen with the lock taken is hot (its writer is gone).
+    let _lock = crate::set_lock::exclusive(anchor)?;
+    if fs::symlink_metadata(&journal).is_err() {
+        return Ok(false);
+    }
     replay_journal(&journal).map_err(|e| {
         io::Error::new(
             e.kind(),
@@ -864,6 +923,21 @@ pub fn recover(anchor: &Path) -> io::Result<bool> {
             ),
         )
     })
+}
+
+/// Opens the set named by `anchor` for reading: its lock shared (a commit under way is
+/// waited for), any hot journal finished first (under the exclusive lock), then the shared
+/// lock again. Hold the guard while the set's files are opened; once they are, drop it. The
+/// flag says whether a commit was finished.
+pub fn open_set(anchor: &Path) -> io::Result<(crate::set_lock::SetLock, bool)> {
+    let journal = journal_path(anchor);
+    let lock = crate::set_lock::shared(anchor)?;
+    if fs::symlink_metadata(&journal).is_err() {
+        return Ok((lock, false));
+    }
+    drop(lock);
+    let finished = recover(anchor)?;
+    Ok((crate::set_lock::shared(anchor)?, finished))
 }
 
 fn sync_dir(dir: &Path) {
@@ -946,7 +1020,9 @@ mod tests {
         assert!(!c.exists());
         write_files_atomically(&a, &[(&a, b"5"), (&b, b"6")], true).unwrap();
         assert_eq!(fs::read(&a).unwrap(), b"5");
-        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 2);
+        // The two files and the set's lock file.
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 3);
+        assert!(crate::set_lock::lock_path(&a).exists());
     }
 
     #[test]
@@ -1005,31 +1081,34 @@ mod tests {
         assert_eq!(read(&b), None);
         assert_eq!(read(&c).as_deref(), Some("old b"));
         assert_eq!(read(&d).as_deref(), Some("new d"));
-        assert_eq!(
-            fs::read_dir(dir.path()).unwrap().count(),
-            3,
-            "no journal, no temporaries"
-        );
+        let left: Vec<String> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| !n.ends_with(".chessfmt-lock"))
+            .collect();
+        assert_eq!(left.len(), 3, "no journal, no temporaries: {left:?}");
     }
 
+    /// A temporary file is a leftover when no process holds its lock (its writer is gone),
+    /// whatever process id its name carries; a locked one is in use (issue 30: a writer in
+    /// another PID namespace had its files removed under it).
     #[test]
     fn leftovers_of_dead_writers_are_cleaned() {
         let dir = tempfile::tempdir().unwrap();
-        // A pid that does not run: beyond the kernel's pid_max.
         let dead = dir.path().join(".chessfmt-4294967-abc.tmp");
-        let mine = dir
-            .path()
-            .join(format!(".chessfmt-{}-abc.tmp", std::process::id()));
+        let live = dir.path().join(".chessfmt-4294968-abc.tmp");
         let other = dir.path().join(".chessfmt-abcdef.tmp");
-        for p in [&dead, &mine, &other] {
+        for p in [&dead, &live, &other] {
             fs::write(p, "x").unwrap();
         }
-        let removed = clean_leftovers(dir.path());
-        if Path::new("/proc/self").exists() {
-            assert_eq!(removed, 1);
-            assert!(!dead.exists());
-        }
-        assert!(mine.exists() && other.exists());
+        let holder = fs::File::open(&live).unwrap();
+        holder.lock().unwrap();
+        assert_eq!(clean_leftovers(dir.path()), 1);
+        assert!(!dead.exists());
+        assert!(live.exists() && other.exists());
+        drop(holder);
+        assert_eq!(clean_leftovers(dir.path()), 1);
+        assert!(!live.exists());
     }
 
     #[test]

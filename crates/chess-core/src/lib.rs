@@ -62,6 +62,8 @@ pub mod pgn;
 pub mod polyglot_key;
 pub mod relative_move;
 pub mod san_fast;
+#[cfg(feature = "std")]
+pub mod set_lock;
 pub mod wdl;
 
 pub use error::{IoError, Located, ParseError};

@@ -226,7 +226,8 @@ impl Database {
         // A commit of this database that was interrupted (the writer killed between its
         // renames) is finished first, so that the files read are all of one database: the
         // old one or the new one, never a mix (chess_core::atomic).
-        chess_core::atomic::recover(path).map_err(|e| Error::io(path, e))?;
+        // The lock is held (shared) while the files are read or mapped.
+        let (_lock, _) = chess_core::atomic::open_set(path).map_err(|e| Error::io(path, e))?;
         let map = |p: &Path| loader.load(p).map_err(|e| Error::io(p, e));
         let cbh_path = chess_core::files::find_any_case(path).ok_or_else(|| Error::Missing {
             path: path.to_path_buf(),

@@ -136,6 +136,11 @@ pub struct ImportOptions {
     /// RatingDiff tags, …) in the game's opening text, one `[%tag Name "value"]` command
     /// each; the PGN export turns them back into tags. Off: they are left out and reported.
     pub keep_tags: bool,
+    /// The code page of texts that are not UTF-8 (a Latin-1 or Windows-1251 PGN, or one game
+    /// of such text among UTF-8 ones): each tag value and comment is read as UTF-8 where it is
+    /// valid UTF-8, else in this code page. `None`: Windows-1252 (which Latin-1 text reads
+    /// correctly).
+    pub legacy: Option<&'static encoding_rs::Encoding>,
 }
 
 /// Tags that a database holds in a field of its own, or that say nothing it loses.
@@ -479,8 +484,16 @@ struct Importer {
     termination: Option<String>,
 }
 
-fn tag_value(v: RawTag<'_>) -> String {
-    v.decode_utf8_lossy().into_owned()
+/// A text of the PGN: UTF-8 where it is valid UTF-8, else in the legacy code page.
+fn decode_text(bytes: &[u8], legacy: Option<&'static encoding_rs::Encoding>) -> String {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => s.to_owned(),
+        Err(_) => legacy
+            .unwrap_or(encoding_rs::WINDOWS_1252)
+            .decode_without_bom_handling(bytes)
+            .0
+            .into_owned(),
+    }
 }
 
 impl Visitor for Importer {
@@ -500,7 +513,7 @@ impl Visitor for Importer {
         value: RawTag<'_>,
     ) -> ControlFlow<Self::Output> {
         let (h, other, losses) = tags;
-        let v = tag_value(value);
+        let v = decode_text(&value.decode(), self.options.legacy);
         let number = |tag: &'static str, losses: &mut Vec<Loss>| {
             let t = v.trim();
             match t.parse::<u16>() {
@@ -805,7 +818,7 @@ impl Visitor for Importer {
             joined = std::mem::take(&mut m.partial);
             &joined[..]
         };
-        let text = String::from_utf8_lossy(bytes);
+        let text = decode_text(bytes, self.options.legacy);
         let node = m.line.node;
         // The side that made the move the comment follows (for `[%clk]`).
         let mover = (node != MoveTree::ROOT).then(|| !m.line.pos.turn());
@@ -882,16 +895,22 @@ impl Visitor for Importer {
 }
 
 /// What [`read_games`] read.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ImportStats {
     /// Games read (imported or not).
     pub games: u64,
     /// Games that could not be imported.
     pub failed: u64,
+    /// Why reading stopped before the end of the input, if it did: the input ends inside a
+    /// game (a cut file, a compressed stream cut short or damaged) or cannot be read as PGN
+    /// from there on. The game it stopped in is reported to the callback as failed; the games
+    /// before it are kept, as the book builders keep them.
+    pub stopped: Option<String>,
 }
 
 /// Reads every game of a PGN stream (decompressed already), calling `f` with each game or
-/// the reason it cannot be imported; one bad game never ends the input.
+/// the reason it cannot be imported; one bad game never ends the input, and a cut or
+/// damaged input ends reading with the games before it kept ([`ImportStats::stopped`]).
 pub fn read_games<R: Read>(
     input: R,
     limits: Limits,
@@ -914,7 +933,33 @@ pub fn read_games_with<R: Read>(
         termination: None,
     };
     let mut stats = ImportStats::default();
-    while let Some(result) = reader.read_game(&mut importer)? {
+    loop {
+        let result = match reader.read_game(&mut importer) {
+            Ok(Some(r)) => r,
+            Ok(None) => break,
+            // Damaged or cut data ends the input (reported), like the builders' reader; an
+            // error of the device itself is the caller's.
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::InvalidData
+                        | std::io::ErrorKind::UnexpectedEof
+                        | std::io::ErrorKind::Other
+                ) =>
+            {
+                stats.games += 1;
+                stats.failed += 1;
+                let why =
+                    format!("the input ends or breaks inside this game ({e}); reading stopped");
+                f(Err(ImportError {
+                    index: stats.games,
+                    reason: why.clone(),
+                }));
+                stats.stopped = Some(e.to_string());
+                break;
+            }
+            Err(e) => return Err(e),
+        };
         stats.games += 1;
         match result {
             Ok(g) => f(Ok(g)),

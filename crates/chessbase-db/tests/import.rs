@@ -555,7 +555,10 @@ fn compare_game(
             Loss::Result => name == "Result",
             _ => false,
         });
+        // A value that is not UTF-8 (a single-byte code page) reads as U+FFFD here; the import
+        // decodes it in its code page instead: nothing to compare it with.
         let ignored = matches!(name.as_str(), "SetUp" | "FEN" | "Variant" | "PlyCount")
+            || value.contains('\u{fffd}')
             || value.is_empty()
             || value == "?"
             || value.starts_with("????");

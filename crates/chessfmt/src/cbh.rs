@@ -695,6 +695,10 @@ fn import(
         let mut failure = None;
         let mut options = ImportOptions::default();
         options.keep_tags = keep_tags;
+        // Texts that are not UTF-8 are read in the code page given (Windows-1252 otherwise).
+        if let chessbase_db::TextEncoding::Fixed(e) = encoding {
+            options.legacy = Some(e);
+        }
         let limits = chess_core::limits::Limits::default();
         let stats = chessbase_db::import::read_games_with(stream, limits, options, |g| match g {
             Ok(g) => {

@@ -78,7 +78,9 @@ pub(crate) fn is_pgn(head: &[u8]) -> bool {
     }
     let text = head.strip_prefix(b"\xef\xbb\xbf").unwrap_or(head);
     let first = text.iter().find(|b| !b.is_ascii_whitespace());
-    matches!(first, Some(b'[')) && std::str::from_utf8(text).is_ok_and(|t| !t.contains('\0'))
+    // Any 8-bit text: a Latin-1 or Windows-1251 PGN is PGN too (its texts are decoded per
+    // game by the readers).
+    matches!(first, Some(b'[')) && is_text(text)
 }
 
 /// The binary formats without a magic number, by content (the libraries' sniffers): a
@@ -106,12 +108,16 @@ pub(crate) fn head_of(path: &Path) -> Result<Vec<u8>, CliError> {
     Ok(head)
 }
 
-/// Whether `head` is text (no NUL byte, UTF-8 up to a character cut at the end).
+/// Whether `head` is text: no NUL byte, and UTF-8 (up to a character cut at the end) or an
+/// 8-bit code page's text (no control bytes but tab, line breaks and form feed).
 pub(crate) fn is_text(head: &[u8]) -> bool {
     !head.contains(&0)
         && match std::str::from_utf8(head) {
             Ok(_) => true,
-            Err(e) => e.error_len().is_none(),
+            Err(e) if e.error_len().is_none() => true,
+            Err(_) => head
+                .iter()
+                .all(|&b| b >= 0x20 || matches!(b, b'\t' | b'\n' | b'\r' | 0x0c)),
         }
 }
 

@@ -244,6 +244,10 @@ impl OutArgs {
     }
 }
 
+/// The locks of the splits whose parts this process reads (see `open`).
+static PART_LOCKS: std::sync::Mutex<Vec<chess_core::set_lock::SetLock>> =
+    std::sync::Mutex::new(Vec::new());
+
 fn open(path: &Path) -> Result<FileData, CliError> {
     // A part of a split (`prefix.NNN`) whose commit was interrupted: finish it first, so that
     // the parts read are all of the new split.
@@ -251,8 +255,14 @@ fn open(path: &Path) -> Result<FileData, CliError> {
         && let Some(prefix) = split_prefix(name)
     {
         let anchor = path.with_file_name(prefix);
-        chess_core::atomic::recover(&anchor)
+        let (lock, _) = chess_core::atomic::open_set(&anchor)
             .map_err(|e| CliError(format!("{}: {e}", path.display())))?;
+        // Held (shared) until the verb ends: parts of one split read by one command are all
+        // of the same split, never two new parts and an old one.
+        PART_LOCKS
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(lock);
     }
     let data = crate::mapped::file(path)?;
     let head = &data[..data.len().min(512)];

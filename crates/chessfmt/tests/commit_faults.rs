@@ -39,6 +39,8 @@ fn hidden(dir: &Path) -> Vec<String> {
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .filter(|n| n.starts_with('.'))
+        // Lock files stay beside their sets (never removed: see chess_core::set_lock).
+        .filter(|n| !n.ends_with(".chessfmt-lock"))
         .collect()
 }
 

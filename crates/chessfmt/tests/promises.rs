@@ -321,3 +321,58 @@ fn a_set_is_never_written_over_a_device() {
         assert!(!m.is_file(), "/dev/null is still a device");
     }
 }
+
+/// Issue 30: a Latin-1 PGN is PGN (before: "it looks like binary data"), its names come back
+/// right (not U+FFFD), and a cut last game or a cut compressed stream ends `cbh import` with
+/// the games before it kept and reported, as the book builders do.
+#[test]
+fn latin1_and_cut_inputs_are_imported() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let game = |white: &[u8]| {
+        let mut g = b"[Event \"E\"]\n[White \"".to_vec();
+        g.extend_from_slice(white);
+        g.extend_from_slice(b"\"]\n[Black \"B\"]\n[Result \"1-0\"]\n\n1. e4 e5 1-0\n\n");
+        g
+    };
+    let mut latin1 = game(b"M\xfcller, Hans");
+    latin1.extend(game("Müller, Jörg".as_bytes()));
+    std::fs::write(d.join("latin1.pgn"), &latin1).unwrap();
+    for args in [
+        &["polyglot", "build", "latin1.pgn", "-o", "l.bin"][..],
+        &["cbh", "import", "latin1.pgn", "-o", "l.cbh"],
+    ] {
+        let (code, _, err) = run_in(d, args);
+        assert_eq!(code, 0, "{args:?}: {err}");
+    }
+    let (code, out, _) = run_in(d, &["cbh", "export", "l.cbh"]);
+    assert_eq!(code, 0);
+    let out = String::from_utf8(out).unwrap();
+    assert!(
+        out.contains("Müller, Hans") && out.contains("Müller, Jörg"),
+        "{out}"
+    );
+    // A last game cut inside a comment: the games before it are imported, the cut one
+    // reported.
+    let mut cut = game(b"A");
+    cut.extend(game(b"C"));
+    cut.extend_from_slice(b"[Event \"E\"]\n[Result \"1-0\"]\n\n1. e4 {a comment that never ends");
+    std::fs::write(d.join("cut.pgn"), &cut).unwrap();
+    let (code, _, err) = run_in(d, &["cbh", "import", "cut.pgn", "-o", "cut.cbh"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("2 added, 1 skipped"), "{err}");
+    assert!(
+        err.contains("chessfmt: warning:") && err.contains("reading stopped"),
+        "{err}"
+    );
+    // A gzip stream cut at 90 %.
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    for i in 0..200 {
+        std::io::Write::write_all(&mut gz, &game(format!("P{i}").as_bytes())).unwrap();
+    }
+    let gz = gz.finish().unwrap();
+    std::fs::write(d.join("cut.pgn.gz"), &gz[..gz.len() * 9 / 10]).unwrap();
+    let (code, _, err) = run_in(d, &["cbh", "import", "cut.pgn.gz", "-o", "gz.cbh"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("reading stopped"), "{err}");
+}

@@ -584,8 +584,12 @@ impl Book<FileData> {
         let mut set = CompanionSet::find(path, &crate::EXTENSIONS);
         // A write of this book that was interrupted after its commit point is finished
         // first: the new book, never a mix of old and new files.
+        // The lock is held (shared) while the files are opened: a commit under way is
+        // waited for, and none starts until the three are open.
         let anchor = chess_core::files::with_added_extension(set.base(), "ctg");
-        if chess_core::atomic::recover(&anchor).map_err(|e| Error::io(&anchor, e))? {
+        let (_lock, finished) =
+            chess_core::atomic::open_set(&anchor).map_err(|e| Error::io(&anchor, e))?;
+        if finished {
             set = CompanionSet::find(path, &crate::EXTENSIONS);
         }
         let file = |ext: &str| {

@@ -211,6 +211,10 @@ pub fn add_pgn_with(
     mut progress: impl FnMut(u64),
 ) -> Result<GrowStats, Error> {
     let split_size = options.split_size;
+    // The book's lock, exclusive from reading it to the end of the commit: two updates of one
+    // book serialise instead of one losing the other (chess_core::set_lock).
+    let anchor = paths.anchor();
+    let _lock = chess_core::set_lock::exclusive(&anchor).map_err(|e| Error::io(&anchor, e))?;
     let book = Book::open(paths.base())?;
     let header = book.header().clone();
     let old_sources = match book.sources() {

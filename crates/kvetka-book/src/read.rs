@@ -651,7 +651,9 @@ impl Book<FileData> {
         // A write of this book that was interrupted after its commit point is finished
         // first: the new book, never a mix of old and new files.
         let anchor = paths.anchor();
-        chess_core::atomic::recover(&anchor).map_err(|e| Error::io(&anchor, e))?;
+        // The lock is held (shared) while the files are opened (see chess_core::set_lock).
+        let (_lock, _) =
+            chess_core::atomic::open_set(&anchor).map_err(|e| Error::io(&anchor, e))?;
         let find = chess_core::files::find_any_case;
         let mut kobs = Vec::new();
         while let Some(p) = find(&paths.kob(kobs.len())) {
