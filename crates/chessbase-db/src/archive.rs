@@ -274,6 +274,25 @@ impl Archive {
             set.stage(t, |w| std::io::Write::write_all(w, &bytes))
                 .map_err(|e| Error::io(t, e))?;
         }
+        // Replacing a database: the old one's files that the archive does not have (its
+        // search indexes .cib/.cit, …) go in the same commit, never left beside the new ones.
+        if overwrite {
+            let lower = |p: &Path| p.to_string_lossy().to_lowercase();
+            let new: std::collections::HashSet<String> =
+                targets.iter().map(|(_, t)| lower(t)).collect();
+            for (_, t) in &targets {
+                if !t.extension().is_some_and(|e| e.eq_ignore_ascii_case("cbh")) {
+                    continue;
+                }
+                for ext in crate::writer::DATABASE_EXTENSIONS {
+                    if let Some(old) = chess_core::files::find_any_case(&t.with_extension(ext))
+                        && !new.contains(&lower(&old))
+                    {
+                        set.remove(&old).map_err(|e| Error::io(&old, e))?;
+                    }
+                }
+            }
+        }
         set.commit().map_err(|e| Error::io(dir, e))?;
         Ok(targets.into_iter().map(|(_, t)| t).collect())
     }

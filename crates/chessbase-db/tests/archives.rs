@@ -335,3 +335,44 @@ fn reserved_and_duplicate_member_names_are_refused() {
         assert_eq!(written, 0, "{name}: nothing written");
     }
 }
+
+/// Issue 30: unpacking over an existing database (`--force`) replaces it whole: the old
+/// database's files that the archive does not have (its search indexes) are removed in the
+/// same commit.
+#[cfg(feature = "pgn")]
+#[test]
+fn unpacking_over_a_database_leaves_none_of_its_files() {
+    let (mut bytes, _) = synthetic_archive();
+    // Its member in a folder moved to the top (a set is committed in one folder).
+    let count = u16::from_le_bytes([bytes[2], bytes[3]]) as usize;
+    for i in 0..count {
+        let at = 8 + 173 * i;
+        let name = String::from_utf8_lossy(&bytes[at..at + 128]).into_owned();
+        if name.contains('\\') || name.contains('/') {
+            bytes[at..at + 128].fill(0);
+            bytes[at..at + 13].copy_from_slice(b"Synthetic.txt");
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("a.cbv");
+    std::fs::write(&path, &bytes).unwrap();
+    let out = dir.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    for old in [
+        "Synthetic.cbh",
+        "Synthetic.cib",
+        "Synthetic.cit2",
+        "notes.txt",
+    ] {
+        std::fs::write(out.join(old), "old").unwrap();
+    }
+    let a = Archive::open(&path, None).unwrap();
+    assert!(a.unpack(&out, false).is_err(), "refused without overwrite");
+    a.unpack(&out, true).unwrap();
+    assert!(!out.join("Synthetic.cib").exists() && !out.join("Synthetic.cit2").exists());
+    assert_ne!(std::fs::read(out.join("Synthetic.cbh")).unwrap(), b"old");
+    assert_eq!(
+        std::fs::read_to_string(out.join("notes.txt")).unwrap(),
+        "old"
+    );
+}

@@ -201,3 +201,33 @@ fn f7_selfplay_long_game() {
 fn f7_selfplay_long_game_full_size() {
     f7(20_000_000, 120.0, false);
 }
+
+/// Issue 30: `--memory-limit` is a ceiling, not an allocation: a tiny PGN built under a
+/// 32 GiB limit takes what it needs (before: 27 GB allocated up front, an abort).
+#[test]
+fn a_memory_limit_is_a_ceiling() {
+    let out = scratch();
+    let pgn = out.path().join("tiny.pgn");
+    std::fs::write(
+        &pgn,
+        "[Event \"E\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 Nc6 1-0\n\n",
+    )
+    .unwrap();
+    let book = out.path().join("tiny.bin");
+    let (pgn, book) = (pgn.display().to_string(), book.display().to_string());
+    let args = [
+        "polyglot",
+        "build",
+        &pgn,
+        "-o",
+        &book,
+        "--memory-limit",
+        "32768",
+        "--min-game",
+        "1",
+    ];
+    let m = measured(&args);
+    assert_eq!(m.code, 0, "{}", m.stderr);
+    // The binary and a 16 MiB first buffer.
+    assert_bound("polyglot build --memory-limit 32768", &m, 0, 0, 30.0);
+}

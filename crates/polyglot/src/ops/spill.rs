@@ -73,9 +73,15 @@ impl Spill {
 
     /// Queues a ply.
     pub fn push(&mut self, key: u64, mv: u16, points: u8) {
-        if self.buffer.capacity() == 0 {
-            // One allocation for the whole build (growth by doubling would overshoot).
-            self.buffer.reserve_exact(self.cap + self.cap / 16);
+        if self.buffer.len() == self.buffer.capacity() {
+            // The limit is a ceiling, not an allocation: the buffer grows with the input
+            // (doubling, from 1 Mi plies) up to the budget, so a small input under a large
+            // limit takes what it needs (a 963-byte PGN under `--memory-limit 32768` took
+            // 27 GB up front before).
+            let full = self.cap + self.cap / 16;
+            let want = (self.buffer.len() * 2).max(1 << 20).min(full);
+            self.buffer
+                .reserve_exact(want.saturating_sub(self.buffer.len()).max(1));
         }
         let seq = self.buffer.len() as u32;
         self.buffer.push(SpillPly {
