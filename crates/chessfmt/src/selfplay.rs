@@ -270,17 +270,14 @@ fn open(path: &Path) -> Result<FileData, CliError> {
     // The value format (one score per position, no visit distributions) is recognised and
     // summarised by `chessfmt info`; these verbs read the policy format and say so instead
     // of reporting its games as cut.
-    // Only where the first game does not frame as the policy format, and on a bounded
-    // prefix: sniffing decodes a whole game, and one game may be the whole file (F7).
-    let policy = matches!(
-        selfplay_format::frame::frames(&data).next(),
-        None | Some(Ok(_))
-    );
+    // On a bounded prefix: sniffing decodes a whole game, and one game may be the whole
+    // file (F7: 884 MB for 100 MB when the whole file was sniffed). A first game longer than
+    // the prefix is no value-format game (those are a few bytes a ply).
     let prefix = &data[..data.len().min(1 << 20)];
-    if !policy && selfplay_format::sniff::sniff(prefix) == Some(selfplay_format::sniff::Kind::Value)
-    {
+    if selfplay_format::sniff::sniff(prefix) == Some(selfplay_format::sniff::Kind::Value) {
         return Err(CliError(format!(
-            "{}: a value-format self-play file; the selfplay verbs read the policy format              (`chessfmt info` summarises this one)",
+            "{}: a value-format self-play file; the selfplay verbs read the policy format \
+             (`chessfmt info` summarises this one)",
             path.display()
         )));
     }
