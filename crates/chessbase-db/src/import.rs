@@ -541,19 +541,28 @@ impl Visitor for Importer {
             b"EventDate" => h.tournament.date = date(&v).to_bits(),
             b"Date" => h.date = date(&v),
             b"Round" => {
-                // `5`, `5.2`, `?.2`; a round or sub-round of 0 (stored means unknown), over
-                // 255 or not a number cannot be stored: reported.
+                // `5`, `5.2`, `?.2`. A round or sub-round of 0 (stored, it means unknown),
+                // over 255 or not a number cannot be stored: that part is left unknown and
+                // reported; the other part is kept.
                 let t = v.trim();
-                let mut p = t.split('.');
-                let mut part = || -> Option<u8> {
-                    match p.next().map(str::trim) {
-                        None | Some("" | "?" | "-") => Some(0),
-                        Some(r) => r.parse().ok().filter(|&n| n != 0),
+                let mut parts = t.splitn(2, '.');
+                let mut lost = false;
+                let mut part = |p: Option<&str>| -> u8 {
+                    match p.map(str::trim) {
+                        None | Some("" | "?" | "-") => 0,
+                        Some(r) => match r.parse::<u8>() {
+                            Ok(n) if n != 0 => n,
+                            _ => {
+                                lost = true;
+                                0
+                            }
+                        },
                     }
                 };
-                match (part(), part(), p.next()) {
-                    (Some(r), Some(s), None) => (h.round, h.subround) = (r, s),
-                    _ => losses.push(Loss::Unreadable("Round")),
+                h.round = part(parts.next());
+                h.subround = part(parts.next());
+                if lost {
+                    losses.push(Loss::Unreadable("Round"));
                 }
             }
             b"WhiteElo" => h.white_elo = number("WhiteElo", losses),
