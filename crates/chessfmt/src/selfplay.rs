@@ -580,58 +580,60 @@ fn print_histogram<K: Copy + TryInto<u64>>(
 }
 
 fn head(file: &Path, n: usize, json: bool) -> CliResult {
+    use std::io::Write as _;
     let data = open(file)?;
+    // Written move by move through a buffer (the same text and JSON as one value would give):
+    // a game may be the whole file, and a JSON tree of it cost ~300 times its size.
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, crate::output::stdout()?);
+    let io = crate::output::stdout_error;
     for view in frames(&data).take(n) {
         let view = view.map_err(in_file(file))?;
         let game = decode_game(&view).map_err(in_file(file))?;
         let fen = Fen::from_position(&game.start, EnPassantMode::Legal).to_string();
-        let json_value = {
-            let moves: Vec<_> = game
-                .moves
-                .iter()
-                .map(|m| {
-                    serde_json::json!({
-                        "uci": m.mv.to_uci(game.castling_mode).to_string(),
-                        "score": m.score,
-                        "visits": m.visits.as_ref().map(|v| v.iter().map(|&(_, b)| b).collect::<Vec<_>>()),
-                    })
-                })
-                .collect();
-            serde_json::json!({
-                "game": view.index, "offset": view.offset, "fen": fen,
-                "result": game.result(), "moves": moves,
-            })
-        };
-        let mut text = String::new();
-        push_line!(
-            text,
-            "game {} ({fen}), result {}",
-            view.index,
-            game.result()
-        );
-        for m in &game.moves {
-            let visits = m.visits.as_ref().map_or(String::new(), |v| {
-                format!(
-                    " visits {:?}",
-                    v.iter().map(|&(_, b)| b).collect::<Vec<_>>()
+        if json {
+            let result = serde_json::to_string(&game.result()).map_err(|e| io(e.into()))?;
+            let fen_json = serde_json::to_string(&fen).map_err(|e| io(e.into()))?;
+            write!(
+                out,
+                "{{\"fen\":{fen_json},\"game\":{},\"moves\":[",
+                view.index
+            )
+            .map_err(io)?;
+            for (k, m) in game.moves.iter().enumerate() {
+                let visits: Option<Vec<_>> = m
+                    .visits
+                    .as_ref()
+                    .map(|v| v.iter().map(|&(_, b)| b).collect());
+                let one = serde_json::json!({
+                    "uci": m.mv.to_uci(game.castling_mode).to_string(),
+                    "score": m.score,
+                    "visits": visits,
+                });
+                if k > 0 {
+                    out.write_all(b",").map_err(io)?;
+                }
+                serde_json::to_writer(&mut out, &one).map_err(|e| io(e.into()))?;
+            }
+            writeln!(out, "],\"offset\":{},\"result\":{result}}}", view.offset).map_err(io)?;
+        } else {
+            writeln!(out, "game {} ({fen}), result {}", view.index, game.result()).map_err(io)?;
+            for m in &game.moves {
+                write!(
+                    out,
+                    "  {} score {}",
+                    m.mv.to_uci(game.castling_mode),
+                    m.score
                 )
-            });
-            push_line!(
-                text,
-                "  {} score {}{visits}",
-                m.mv.to_uci(game.castling_mode),
-                m.score
-            );
+                .map_err(io)?;
+                if let Some(v) = &m.visits {
+                    let v: Vec<_> = v.iter().map(|&(_, b)| b).collect();
+                    write!(out, " visits {v:?}").map_err(io)?;
+                }
+                writeln!(out).map_err(io)?;
+            }
         }
-        report(
-            &Shown {
-                text,
-                json: json_value,
-            },
-            json,
-        )?;
     }
-    Ok(())
+    out.flush().map_err(io)
 }
 
 fn positions(file: &Path, n: Option<u64>, lenient: bool, json: bool) -> CliResult {

@@ -195,6 +195,26 @@ fn f7_selfplay_long_game() {
     f7(400_000, 60.0, true);
 }
 
+/// Issue 30: `selfplay head -n 1` on one long game, text and JSON. Before: the game's JSON
+/// tree, ~300 times the input (319 MB for 1 MB, an abort at 100 MB); now written move by
+/// move: the decoded game (about 16 times the input, one move being 4–5 bytes) and no tree.
+#[test]
+fn selfplay_head_of_one_long_game() {
+    let out = scratch();
+    let bin = out.path().join("sp.bin");
+    let size = knight_shuffle_selfplay(&bin, 400_000);
+    let bin = bin.display().to_string();
+    for args in [
+        vec!["selfplay", "head", &bin, "-n", "1"],
+        vec!["selfplay", "head", &bin, "-n", "1", "--json"],
+    ] {
+        let m = measured(&args);
+        assert_eq!(m.code, 0, "{args:?}: {}", m.stderr);
+        assert!(m.stdout_bytes > 4 * 400_000, "{args:?}");
+        assert_bound(&format!("head {args:?}"), &m, size, 24, 30.0);
+    }
+}
+
 /// F7 at the README's size: one 100 MB game.
 #[test]
 #[ignore]
