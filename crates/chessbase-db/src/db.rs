@@ -419,12 +419,18 @@ impl Database {
                 .filter(|n| !n.is_ascii())
                 .filter_map(|n| crate::text::windows_1252_bytes(n))
                 .collect();
-            // Comments and other annotation texts too (a Russian database with Latin
-            // names has its Cyrillic there): runs of text in the first MiB of the .cba.
+            // Where the names have no letters beyond ASCII, the annotation texts tell (a
+            // Russian database with Latin names has its Cyrillic in its comments): runs of
+            // text in the first MiB of the .cba. Names that have such letters decide alone,
+            // as before.
             let cba_sample = cba
                 .as_deref()
                 .map_or(&[][..], |b| &b[..b.len().min(1 << 20)]);
-            let texts = crate::text::text_runs(cba_sample);
+            let texts = if names.is_empty() {
+                crate::text::text_runs(cba_sample)
+            } else {
+                Vec::new()
+            };
             legacy = crate::text::detect_code_page(names.iter().map(Vec::as_slice).chain(texts));
             if legacy != first {
                 (read, entity_warnings) = read_entities(legacy);

@@ -476,7 +476,15 @@ struct Movetext {
     /// buffer, or one crossing the end of what it has read): joined before it is parsed, so
     /// where the input was cut never changes the comment.
     partial: Vec<u8>,
+    /// Whether the comment being joined was longer than [`MAX_COMMENT_BYTES`].
+    comment_overflow: bool,
 }
+
+/// The longest comment a game keeps, in bytes of UTF-8: an annotation item of the format
+/// holds 65,529 bytes of data, a text's two of them its flags and language; the rest is left
+/// as headroom. A longer comment is cut there (at a character) and reported
+/// ([`Loss::Cut`], field `comment`).
+pub const MAX_COMMENT_BYTES: usize = 65_000;
 
 struct Importer {
     limits: Limits,
@@ -708,6 +716,7 @@ impl Visitor for Importer {
             error: None,
             losses,
             partial: Vec::new(),
+            comment_overflow: false,
         })
     }
 
@@ -810,7 +819,12 @@ impl Visitor for Importer {
         m: &mut Self::Movetext,
         comment: RawComment<'_>,
     ) -> ControlFlow<Self::Output> {
-        m.partial.extend_from_slice(comment.as_bytes());
+        // Kept up to what a comment can hold (and a little more, to cut at a character):
+        // a comment of gigabytes costs no more than this.
+        let room = (MAX_COMMENT_BYTES + 8).saturating_sub(m.partial.len());
+        let piece = comment.as_bytes();
+        m.partial.extend_from_slice(&piece[..piece.len().min(room)]);
+        m.comment_overflow |= piece.len() > room;
         ControlFlow::Continue(())
     }
 
@@ -823,11 +837,24 @@ impl Visitor for Importer {
         let bytes = if m.partial.is_empty() {
             comment.as_bytes()
         } else {
-            m.partial.extend_from_slice(comment.as_bytes());
+            let room = (MAX_COMMENT_BYTES + 8).saturating_sub(m.partial.len());
+            let piece = comment.as_bytes();
+            m.partial.extend_from_slice(&piece[..piece.len().min(room)]);
             joined = std::mem::take(&mut m.partial);
             &joined[..]
         };
-        let text = decode_text(bytes, self.options.legacy);
+        let mut text = decode_text(bytes, self.options.legacy);
+        if std::mem::take(&mut m.comment_overflow) || text.len() > MAX_COMMENT_BYTES {
+            let mut cut = MAX_COMMENT_BYTES.min(text.len());
+            while !text.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            text.truncate(cut);
+            m.losses.push(Loss::Cut {
+                field: "comment",
+                bytes: MAX_COMMENT_BYTES,
+            });
+        }
         let node = m.line.node;
         // The side that made the move the comment follows (for `[%clk]`).
         let mover = (node != MoveTree::ROOT).then(|| !m.line.pos.turn());

@@ -583,3 +583,29 @@ fn compare_game(
         assert_eq!(got, Some(want), "{rel} game {n}: tag {name}");
     }
 }
+
+/// Issue 30: a comment longer than an annotation can hold is cut (at a character) and
+/// reported, never the game refused for it, and a huge one costs no more memory than that.
+#[test]
+fn a_comment_too_long_for_the_format_is_cut_and_reported() {
+    use chessbase_db::import::{Loss, MAX_COMMENT_BYTES};
+    // 200,000 bytes of UTF-8, French (the database's code page, guessed from it, is
+    // Windows-1252).
+    let long = "Le fou a été déplacé très tôt, à côté du roi. ".repeat(3_500);
+    let pgn = format!("[Event \"E\"]\n[Result \"*\"]\n\n1. e4 {{{long}}} e5 *\n\n");
+    let (out, losses) = through_database(
+        &pgn,
+        chessbase_db::import::ImportOptions::default(),
+        encoding_rs::WINDOWS_1252,
+    );
+    assert!(
+        losses.contains(&Loss::Cut {
+            field: "comment",
+            bytes: MAX_COMMENT_BYTES
+        }),
+        "{losses:?}"
+    );
+    let kept = out.matches("déplacé").count();
+    assert!(kept > 1_000 && kept <= MAX_COMMENT_BYTES / 40, "{kept}");
+    assert!(out.contains("e5 *"), "the game goes on after the comment");
+}
