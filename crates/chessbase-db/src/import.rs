@@ -494,14 +494,7 @@ struct Importer {
 
 /// A text of the PGN: UTF-8 where it is valid UTF-8, else in the legacy code page.
 fn decode_text(bytes: &[u8], legacy: Option<&'static encoding_rs::Encoding>) -> String {
-    match std::str::from_utf8(bytes) {
-        Ok(s) => s.to_owned(),
-        Err(_) => legacy
-            .unwrap_or(encoding_rs::WINDOWS_1252)
-            .decode_without_bom_handling(bytes)
-            .0
-            .into_owned(),
-    }
+    crate::text::decode_text_in(bytes, legacy.unwrap_or(encoding_rs::WINDOWS_1252))
 }
 
 impl Visitor for Importer {

@@ -108,13 +108,15 @@ pub(crate) fn encode_legacy(s: &str) -> Vec<u8> {
 /// Decodes a text: UTF-8 when the bytes are valid UTF-8, else the database's code page
 /// (Windows-1252 unless it says otherwise, see [`TextEncoding`]).
 pub fn decode_text(bytes: &[u8]) -> String {
+    decode_text_in(bytes, LEGACY.with(Cell::get))
+}
+
+/// Decodes a text: UTF-8 when the bytes are valid UTF-8, else `code_page` (a PGN import's
+/// per-field fallback, [`decode_text`] for the database's own texts).
+pub fn decode_text_in(bytes: &[u8], code_page: &'static Encoding) -> String {
     match std::str::from_utf8(bytes) {
         Ok(s) => s.to_owned(),
-        Err(_) => LEGACY
-            .with(Cell::get)
-            .decode_without_bom_handling(bytes)
-            .0
-            .into_owned(),
+        Err(_) => code_page.decode_without_bom_handling(bytes).0.into_owned(),
     }
 }
 

@@ -70,7 +70,6 @@ fn quiet_on_closed_pipe() {
 
 fn main() -> ExitCode {
     quiet_on_closed_pipe();
-    output::check_stdout();
     mapped::install();
     signals::install();
     let cli = Cli::parse();

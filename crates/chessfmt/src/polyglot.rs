@@ -358,51 +358,41 @@ fn merge(args: &MergeArgs) -> CliResult {
         .map(|p| crate::mapped::polyglot(p, OpenMode::Strict))
         .collect::<Result<Vec<_>, CliError>>()?;
     let bar = crate::progress::working("merging");
-    let (input, output) = match args.strategy {
-        StrategyArg::Reference => {
-            let a: Vec<_> = books[0].entries().collect();
-            let b: Vec<_> = books[1].entries().collect();
-            let out = merge_reference(&a, &b);
-            crate::destination::write_single(
-                &args.out.output,
-                args.out.force,
-                args.out.json,
-                &inputs,
-                |w| {
-                    let mut w = std::io::BufWriter::with_capacity(1 << 16, w);
+    let (input, output) = crate::destination::write_single(
+        &args.out.output,
+        args.out.force,
+        args.out.json,
+        &inputs,
+        |w| {
+            let mut w = std::io::BufWriter::with_capacity(1 << 16, w);
+            let counts = match args.strategy {
+                StrategyArg::Reference => {
+                    let a: Vec<_> = books[0].entries().collect();
+                    let b: Vec<_> = books[1].entries().collect();
+                    let out = merge_reference(&a, &b);
                     polyglot_book::write::write_entries(&mut w, &out)?;
-                    std::io::Write::flush(&mut w)
-                },
-            )?;
-            (a.len() as u64 + b.len() as u64, out.len() as u64)
-        }
-        s => {
-            let strategy = match s {
-                StrategyArg::Max => MergeStrategy::Max,
-                StrategyArg::First => MergeStrategy::First,
-                _ => MergeStrategy::Sum,
-            };
-            let counts = crate::destination::write_single(
-                &args.out.output,
-                args.out.force,
-                args.out.json,
-                &inputs,
-                |w| {
-                    let mut w = std::io::BufWriter::with_capacity(1 << 16, w);
+                    (a.len() as u64 + b.len() as u64, out.len() as u64)
+                }
+                s => {
+                    let strategy = match s {
+                        StrategyArg::Max => MergeStrategy::Max,
+                        StrategyArg::First => MergeStrategy::First,
+                        _ => MergeStrategy::Sum,
+                    };
                     let iters: Vec<Box<dyn Iterator<Item = polyglot_book::Entry> + '_>> = books
                         .iter()
                         .map(|b| Box::new(b.entries()) as Box<dyn Iterator<Item = _>>)
                         .collect();
-                    let counts = merge_sorted(iters, strategy, |e| {
+                    let c = merge_sorted(iters, strategy, |e| {
                         std::io::Write::write_all(&mut w, &e.to_bytes())
                     })?;
-                    std::io::Write::flush(&mut w)?;
-                    Ok(counts)
-                },
-            )?;
-            (counts.input, counts.output)
-        }
-    };
+                    (c.input, c.output)
+                }
+            };
+            std::io::Write::flush(&mut w)?;
+            Ok(counts)
+        },
+    )?;
     bar.finish_and_clear();
     summary(
         &Shown {
