@@ -26,7 +26,7 @@ use shakmaty::{Chess, Position};
 
 use crate::{
     Book, Error,
-    build::{Acc, element_of},
+    accumulate::{Acc, element_of},
     moves, position,
     raw::{Element, Key},
 };

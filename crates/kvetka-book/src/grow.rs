@@ -24,7 +24,8 @@ use chess_core::atomic::FileSet;
 
 use crate::{
     Book, Error,
-    build::{Acc, BuildStats, Builder, element_of, link},
+    accumulate::{Acc, element_of},
+    build::{BuildStats, Builder, link},
     ksf::Sources,
     raw::{BLOCK_SIZE, Element, KEY_LEN, Key},
     read::BookPaths,

@@ -42,6 +42,8 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
+#[cfg(any(feature = "pgn", feature = "polyglot"))]
+mod accumulate;
 #[cfg(feature = "pgn")]
 pub mod build;
 pub mod codec;
