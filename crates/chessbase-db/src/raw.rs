@@ -739,6 +739,24 @@ fn put_field(b: &mut [u8], s: &str) {
     b[..n].copy_from_slice(&bytes[..n]);
 }
 
+/// Sizes in bytes of the entities' text fields (NUL-padded, in the database's code page): what
+/// the readers read, the writers cut to, and an import reports as cut.
+pub(crate) const PLAYER_LAST: usize = 30;
+/// See [`PLAYER_LAST`].
+pub(crate) const PLAYER_FIRST: usize = 20;
+/// See [`PLAYER_LAST`].
+pub(crate) const TOURNAMENT_TITLE: usize = 40;
+/// See [`PLAYER_LAST`].
+pub(crate) const TOURNAMENT_PLACE: usize = 30;
+/// See [`PLAYER_LAST`].
+pub(crate) const ANNOTATOR_NAME: usize = 45;
+/// See [`PLAYER_LAST`].
+pub(crate) const SOURCE_TITLE: usize = 25;
+/// See [`PLAYER_LAST`].
+pub(crate) const SOURCE_PUBLISHER: usize = 16;
+/// See [`PLAYER_LAST`].
+pub(crate) const TEAM_TITLE: usize = 45;
+
 /// A player (`.cbp`, 58 data bytes).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Player {
@@ -782,18 +800,20 @@ impl EntityData for Player {
     fn parse(b: &[u8]) -> Self {
         entity(
             b,
-            (text(30), text(20), le_u32, le_u32).map(|(last, first, games, first_game)| Player {
-                last,
-                first,
-                games,
-                first_game,
-            }),
+            (text(PLAYER_LAST), text(PLAYER_FIRST), le_u32, le_u32).map(
+                |(last, first, games, first_game)| Player {
+                    last,
+                    first,
+                    games,
+                    first_game,
+                },
+            ),
         )
     }
     fn write(&self, b: &mut [u8]) {
         let _ = ByteWriter::new(b)
-            .field(30, |f| put_field(f, &self.last))
-            .field(20, |f| put_field(f, &self.first))
+            .field(PLAYER_LAST, |f| put_field(f, &self.last))
+            .field(PLAYER_FIRST, |f| put_field(f, &self.first))
             .u32_le(self.games)
             .u32_le(self.first_game);
     }
@@ -869,7 +889,7 @@ impl EntityData for Tournament {
     const EXTENSION: &'static str = "cbt";
     const DATA_SIZE: usize = 90;
     fn parse(b: &[u8]) -> Self {
-        let names = (text(40), text(30), le_u32);
+        let names = (text(TOURNAMENT_TITLE), text(TOURNAMENT_PLACE), le_u32);
         let bytes = (be_u8, be_u8, be_u8, be_u8, be_u8, be_u8, be_u8, be_u8);
         entity(
             b,
@@ -899,8 +919,8 @@ impl EntityData for Tournament {
     }
     fn write(&self, b: &mut [u8]) {
         let _ = ByteWriter::new(b)
-            .field(40, |f| put_field(f, &self.title))
-            .field(30, |f| put_field(f, &self.place))
+            .field(TOURNAMENT_TITLE, |f| put_field(f, &self.title))
+            .field(TOURNAMENT_PLACE, |f| put_field(f, &self.place))
             .u32_le(self.date)
             .u8(self.kind)
             .u8(self.team)
@@ -932,7 +952,7 @@ impl EntityData for Annotator {
     fn parse(b: &[u8]) -> Self {
         entity(
             b,
-            (text(45), le_u32, le_u32).map(|(name, games, first_game)| Annotator {
+            (text(ANNOTATOR_NAME), le_u32, le_u32).map(|(name, games, first_game)| Annotator {
                 name,
                 games,
                 first_game,
@@ -941,7 +961,7 @@ impl EntityData for Annotator {
     }
     fn write(&self, b: &mut [u8]) {
         let _ = ByteWriter::new(b)
-            .field(45, |f| put_field(f, &self.name))
+            .field(ANNOTATOR_NAME, |f| put_field(f, &self.name))
             .u32_le(self.games)
             .u32_le(self.first_game);
     }
@@ -973,8 +993,8 @@ impl EntityData for Source {
     const DATA_SIZE: usize = 59;
     fn parse(b: &[u8]) -> Self {
         let fields = (
-            text(25),
-            text(16),
+            text(SOURCE_TITLE),
+            text(SOURCE_PUBLISHER),
             le_u32,
             le_u32,
             be_u8,
@@ -1002,8 +1022,8 @@ impl EntityData for Source {
     }
     fn write(&self, b: &mut [u8]) {
         let _ = ByteWriter::new(b)
-            .field(25, |f| put_field(f, &self.title))
-            .field(16, |f| put_field(f, &self.publisher))
+            .field(SOURCE_TITLE, |f| put_field(f, &self.title))
+            .field(SOURCE_PUBLISHER, |f| put_field(f, &self.publisher))
             .u32_le(self.publication)
             .u32_le(self.date)
             .u8(self.version)
@@ -1036,7 +1056,15 @@ impl EntityData for Team {
     const EXTENSION: &'static str = "cbe";
     const DATA_SIZE: usize = 63;
     fn parse(b: &[u8]) -> Self {
-        let fields = (text(45), le_u32, be_u8, le_u32, be_u8, le_u32, le_u32);
+        let fields = (
+            text(TEAM_TITLE),
+            le_u32,
+            be_u8,
+            le_u32,
+            be_u8,
+            le_u32,
+            le_u32,
+        );
         entity(
             b,
             fields.map(
@@ -1054,7 +1082,7 @@ impl EntityData for Team {
     }
     fn write(&self, b: &mut [u8]) {
         let _ = ByteWriter::new(b)
-            .field(45, |f| put_field(f, &self.title))
+            .field(TEAM_TITLE, |f| put_field(f, &self.title))
             .u32_le(self.number)
             .u8(self.season)
             .u32_le(self.year)

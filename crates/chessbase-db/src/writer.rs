@@ -332,22 +332,30 @@ impl DatabaseWriter {
     /// as (field, size in bytes): adding the game cuts each to its field. For reporting what
     /// an import changed (nothing is cut silently).
     pub fn cut_fields(&self, header: &NewHeader) -> Vec<(&'static str, usize)> {
+        use crate::raw::{
+            ANNOTATOR_NAME, PLAYER_FIRST, PLAYER_LAST, SOURCE_PUBLISHER, SOURCE_TITLE, TEAM_TITLE,
+            TOURNAMENT_PLACE, TOURNAMENT_TITLE,
+        };
         let mut fields: Vec<(&'static str, usize, &str)> = vec![
-            ("White last name", 30, &header.white.last),
-            ("White first name", 20, &header.white.first),
-            ("Black last name", 30, &header.black.last),
-            ("Black first name", 20, &header.black.first),
-            ("Event", 40, &header.tournament.title),
-            ("Site", 30, &header.tournament.place),
-            ("Annotator", 45, &header.annotator.name),
-            ("Source", 25, &header.source.title),
-            ("Source publisher", 16, &header.source.publisher),
+            ("White last name", PLAYER_LAST, &header.white.last),
+            ("White first name", PLAYER_FIRST, &header.white.first),
+            ("Black last name", PLAYER_LAST, &header.black.last),
+            ("Black first name", PLAYER_FIRST, &header.black.first),
+            ("Event", TOURNAMENT_TITLE, &header.tournament.title),
+            ("Site", TOURNAMENT_PLACE, &header.tournament.place),
+            ("Annotator", ANNOTATOR_NAME, &header.annotator.name),
+            ("Source", SOURCE_TITLE, &header.source.title),
+            (
+                "Source publisher",
+                SOURCE_PUBLISHER,
+                &header.source.publisher,
+            ),
         ];
         if let Some(t) = &header.white_team {
-            fields.push(("WhiteTeam", 45, &t.title));
+            fields.push(("WhiteTeam", TEAM_TITLE, &t.title));
         }
         if let Some(t) = &header.black_team {
-            fields.push(("BlackTeam", 45, &t.title));
+            fields.push(("BlackTeam", TEAM_TITLE, &t.title));
         }
         fields
             .into_iter()
