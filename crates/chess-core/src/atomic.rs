@@ -67,8 +67,9 @@
 //! Temporary files are named `.chessfmt-<pid>-<random>.tmp`; their writer holds a lock on
 //! each for as long as it exists. One that nobody holds (its writer crashed) is removed by the
 //! next write into the same directory ([`clean_leftovers`]); the process id in the name is
-//! not trusted (a writer in another PID namespace is alive whatever our `/proc` says). While a process runs, its temporary files are listed in a registry
-//! that a signal handler can empty ([`remove_temporaries`]) before the process exits.
+//! not trusted (a writer in another PID namespace is alive whatever our `/proc` says). While
+//! a process runs, its temporary files are listed in a registry that a signal handler can
+//! empty ([`remove_temporaries`]) before the process exits.
 
 use std::{
     collections::BTreeSet,
@@ -125,11 +126,13 @@ fn temp_prefix() -> String {
     format!(".chessfmt-{}-", std::process::id())
 }
 
-/// The process id in the name of one of our temporary files, if it is one.
-fn temp_owner(name: &OsStr) -> Option<u32> {
-    let name = name.to_str()?;
-    let rest = name.strip_prefix(".chessfmt-")?.strip_suffix(".tmp")?;
-    rest.split_once('-')?.0.parse().ok()
+/// Whether a file name is one of our temporary files' (`.chessfmt-<pid>-<random>.tmp`). The
+/// process id is not used: whether the file is live is asked of its lock ([`temp_in_use`]).
+fn is_temp_name(name: &OsStr) -> bool {
+    name.to_str()
+        .and_then(|n| n.strip_prefix(".chessfmt-")?.strip_suffix(".tmp"))
+        .and_then(|rest| rest.split_once('-'))
+        .is_some_and(|(pid, _)| pid.parse::<u32>().is_ok())
 }
 
 /// Whether a temporary file's writer is alive: a writer holds a lock on each of its
@@ -174,7 +177,7 @@ pub fn clean_leftovers(dir: &Path) -> usize {
             .is_some_and(|n| n.starts_with('.') && n.ends_with(JOURNAL_SUFFIX))
         {
             journals.push(e.path());
-        } else if temp_owner(&name).is_some() {
+        } else if is_temp_name(&name) {
             leftovers.push(e.path());
         }
     }
@@ -238,17 +241,15 @@ impl<W: Write> Write for Summing<W> {
     }
 }
 
-/// The CRC-32 of a file's content.
+/// The CRC-32 of a file's content (read through the same [`Summing`] writer that staged it).
 fn file_crc(path: &Path) -> io::Result<u32> {
-    let mut f = fs::File::open(path)?;
-    let mut h = crc32fast::Hasher::new();
-    let mut buf = vec![0u8; 1 << 16];
-    loop {
-        match io::Read::read(&mut f, &mut buf)? {
-            0 => return Ok(h.finalize()),
-            n => h.update(&buf[..n]),
-        }
-    }
+    let mut sum = Summing {
+        inner: io::sink(),
+        hasher: crc32fast::Hasher::new(),
+        len: 0,
+    };
+    io::copy(&mut fs::File::open(path)?, &mut sum)?;
+    Ok(sum.hasher.finalize())
 }
 
 impl Drop for Staged {
@@ -779,7 +780,7 @@ fn check_journal(path: &Path, j: &Journal) -> Result<(), String> {
             return Err(format!("{} is not a file of the set", to.display()));
         }
         if let Step::Rename(tmp, to, sum) = s {
-            if temp_owner(tmp.as_os_str()).is_none() {
+            if !is_temp_name(tmp.as_os_str()) {
                 return Err(format!("{} is not a staged file", tmp.display()));
             }
             let staged = dir.join(tmp);
@@ -839,7 +840,7 @@ fn apply(dir: &Path, steps: &[Step]) -> io::Result<()> {
                         let (a, b) = (p.file_name(), Some(to.as_os_str()));
                         a.map(|a| a.to_string_lossy().to_lowercase())
                             == b.map(|b| b.to_string_lossy().to_lowercase())
-                            && same_file(&p, &dir.join(to))
+                            && crate::files::same_file(&p, &dir.join(to))
                     }
                     Step::Remove(_) => false,
                 });
@@ -853,22 +854,6 @@ fn apply(dir: &Path, steps: &[Step]) -> io::Result<()> {
         }
     }
     Ok(())
-}
-
-fn same_file(a: &Path, b: &Path) -> bool {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        match (fs::metadata(a), fs::metadata(b)) {
-            (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
-            _ => false,
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        a.to_string_lossy()
-            .eq_ignore_ascii_case(&b.to_string_lossy())
-    }
 }
 
 fn replay_journal(journal: &Path) -> io::Result<bool> {

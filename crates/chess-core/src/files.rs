@@ -240,6 +240,27 @@ mod tracking {
     }
 }
 
+/// Whether `a` and `b` name the same existing file: the same device and inode (a hard link
+/// or another spelling of the path is found too); where there are no inodes, the same
+/// canonical path.
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        match (fs::metadata(a), fs::metadata(b)) {
+            (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
+            _ => false,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        matches!(
+            (fs::canonicalize(a), fs::canonicalize(b)),
+            (Ok(x), Ok(y)) if x == y
+        )
+    }
+}
+
 /// `path` if it is a file, else a file in the same directory whose name equals `path`'s name
 /// ignoring ASCII letter case.
 pub fn find_any_case(path: &Path) -> Option<PathBuf> {

@@ -13,27 +13,6 @@ pub fn is_stdout(path: &Path) -> bool {
     path == Path::new("-")
 }
 
-/// Whether `a` and `b` name the same existing file (the same device and inode: a link or
-/// another spelling of the path is found too).
-pub fn same_file(a: &Path, b: &Path) -> bool {
-    let (Ok(ma), Ok(mb)) = (std::fs::metadata(a), std::fs::metadata(b)) else {
-        return false;
-    };
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        ma.dev() == mb.dev() && ma.ino() == mb.ino()
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = (ma, mb);
-        matches!(
-            (std::fs::canonicalize(a), std::fs::canonicalize(b)),
-            (Ok(x), Ok(y)) if x == y
-        )
-    }
-}
-
 /// Refuses outputs that are inputs: each of `outputs` (the files a verb would write) is
 /// compared with each of `inputs`. The error names the input.
 pub fn refuse_inputs<'a>(
@@ -44,7 +23,10 @@ pub fn refuse_inputs<'a>(
         if is_stdout(out) {
             continue;
         }
-        if let Some(input) = inputs.iter().find(|i| !is_stdout(i) && same_file(out, i)) {
+        if let Some(input) = inputs
+            .iter()
+            .find(|i| !is_stdout(i) && chess_core::files::same_file(out, i))
+        {
             return Err(CliError(format!(
                 "{}: is an input of this command; an input is never overwritten (--force \
                  neither): write somewhere else",
