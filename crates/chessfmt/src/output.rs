@@ -36,15 +36,15 @@ macro_rules! err {
 
 static STDOUT_CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
-/// Whether the process started with its standard output closed (`>&-`), so that printing is
-/// refused instead of lost. Only a really closed descriptor counts; a read-write `/dev/null`
-/// is a normal sink. On Linux, descriptor 1 is looked at before Rust's runtime starts: the
-/// runtime reopens a closed descriptor 1 on `/dev/null` (read-write) before `main`, which
-/// looks exactly like a read-write `/dev/null` given on purpose (Python's `subprocess.DEVNULL`, a shell's
+/// Whether the process started with its standard output closed (`>&-`), so that printing is refused
+/// instead of lost. Only a really closed descriptor counts; a read-write `/dev/null` is a normal
+/// sink. On Linux, descriptor 1 is looked at before Rust's runtime starts: the runtime reopens a
+/// closed descriptor 1 on `/dev/null` (read-write) before `main`, which looks exactly like a
+/// read-write `/dev/null` given on purpose (Python's `subprocess.DEVNULL`, a shell's
 /// `1<>/dev/null`). A function of the `.init_array` runs before the runtime (as every ELF
-/// constructor does), so it sees the descriptor as the parent left it. Elsewhere the
-/// runtime's reopened descriptor cannot be told from a `/dev/null` given on purpose, and both
-/// are taken as a sink.
+/// constructor does), so it sees the descriptor as the parent left it. Elsewhere the runtime's
+/// reopened descriptor cannot be told from a `/dev/null` given on purpose, and both are taken as a
+/// sink.
 #[cfg(target_os = "linux")]
 #[used]
 #[unsafe(link_section = ".init_array")]

@@ -1,7 +1,7 @@
-//! Multi-file outputs are committed as a set: the writer is killed (an abort at the n-th
-//! commit point, `CHESSFMT_FAILPOINT_COMMIT=n`, as `kill -9` would stop it) at every step of
-//! `ctg build --force`, `kvetka build --with-games --force`, `kvetka add`, `selfplay split
-//! --force` and `cbh import --force`; the next reader then finds exactly the old set or exactly the new one, and the
+//! Multi-file outputs are committed as a set: the writer is killed (an abort at the n-th commit
+//! point, `CHESSFMT_FAILPOINT_COMMIT=n`, as `kill -9` would stop it) at every step of `ctg build
+//! --force`, `kvetka build --with-games --force`, `kvetka add`, `selfplay split --force` and `cbh
+//! import --force`; the next reader then finds exactly the old set or exactly the new one, and the
 //! next write leaves no temporary file behind.
 
 use std::{collections::BTreeMap, path::Path, process::Command};

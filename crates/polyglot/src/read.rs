@@ -330,10 +330,10 @@ impl Book<FileData> {
     }
 }
 
-/// Whether `data` looks like a Polyglot book (there is no magic number): at least one
-/// 16-byte entry (a partial one after the last is tolerated) whose first entries (up to 256) are sorted by key, with move
-/// fields Polyglot can hold (promotion 0–4, top bit clear), and not text. PGN, FEN lists and
-/// other text fail the text test; self-play and most binary files fail the order test.
+/// Whether `data` looks like a Polyglot book (there is no magic number): at least one 16-byte entry
+/// (a partial one after the last is tolerated) whose first entries (up to 256) are sorted by key,
+/// with move fields Polyglot can hold (promotion 0–4, top bit clear), and not text. PGN, FEN lists
+/// and other text fail the text test; self-play and most binary files fail the order test.
 pub fn looks_like_book(data: &[u8]) -> bool {
     // A few bytes after the last whole entry are tolerated, as the readers tolerate them
     // (gnuchess 6.2.7's smallbook.bin ends with one).

@@ -1,6 +1,6 @@
-//! The builder counts every move of every game (issue 29): a book built from random games
-//! that come back to positions they left ([`returning_game`]) equals a naive count of every (position,
-//! move) pair of every game, repetitions included.
+//! The builder counts every move of every game (issue 29): a book built from random games that come
+//! back to positions they left ([`returning_game`]) equals a naive count of every (position, move)
+//! pair of every game, repetitions included.
 
 use std::collections::BTreeMap;
 
