@@ -120,22 +120,30 @@ pub fn database(data: &[u8]) {
 /// the same games: where the input is cut never changes what is read.
 pub fn pgn_import(data: &[u8]) {
     let mut writer = crate::writer::DatabaseWriter::new();
+    // Games up to where reading stopped, if it did: pgn-reader reports some malformed input
+    // as an I/O error, and where it does so on garbage can depend on how the input arrives,
+    // so the game reported as the stop is left out of the comparison.
+    let upto_stop = |list: &mut Vec<String>, read: std::io::Result<crate::import::ImportStats>| {
+        if read.map_or(true, |s| s.stopped.is_some()) {
+            list.pop();
+        }
+    };
     let mut whole = Vec::new();
-    let _ = crate::import::read_games(data, chess_core::limits::Limits::default(), |g| {
+    let read = crate::import::read_games(data, chess_core::limits::Limits::default(), |g| {
         whole.push(format!("{g:?}"));
         if let Ok(g) = g {
             let _ = writer.add_game(&g.header, &g.game);
         }
     });
+    upto_stop(&mut whole, read);
     let piece = usize::from(data.first().copied().unwrap_or(1) % 16) + 1;
     let mut pieces = Vec::new();
-    let _ = crate::import::read_games(
+    let read = crate::import::read_games(
         chess_core::fuzzing::Trickle::new(data, piece),
         chess_core::limits::Limits::default(),
         |g| pieces.push(format!("{g:?}")),
     );
-    // Up to the first I/O error (pgn-reader reports some malformed input as one, and where
-    // it does so on garbage can depend on how the input arrives).
+    upto_stop(&mut pieces, read);
     let n = whole.len().min(pieces.len());
     assert_eq!(
         whole[..n],

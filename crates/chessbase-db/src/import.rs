@@ -143,29 +143,13 @@ pub struct ImportOptions {
     pub legacy: Option<&'static encoding_rs::Encoding>,
 }
 
-/// Tags that a database holds in a field of its own, or that say nothing it loses.
-fn has_field(name: &[u8]) -> bool {
+/// The tags kept aside by `tag` (those without a field of their own in the header) that the
+/// game still uses: read in `begin_movetext` (clocks, set-up position, variant) or saying
+/// nothing a database loses (`SetUp`). Every other one is a tag without a field.
+fn used_aside(name: &[u8]) -> bool {
     matches!(
         name,
-        b"White"
-            | b"Black"
-            | b"Event"
-            | b"Site"
-            | b"EventDate"
-            | b"Date"
-            | b"Round"
-            | b"WhiteElo"
-            | b"BlackElo"
-            | b"ECO"
-            | b"Annotator"
-            | b"WhiteTeam"
-            | b"BlackTeam"
-            | b"Result"
-            | b"WhiteClock"
-            | b"BlackClock"
-            | b"FEN"
-            | b"SetUp"
-            | b"Variant"
+        b"WhiteClock" | b"BlackClock" | b"FEN" | b"SetUp" | b"Variant"
     )
 }
 
@@ -486,6 +470,17 @@ struct Movetext {
 /// ([`Loss::Cut`], field `comment`).
 pub const MAX_COMMENT_BYTES: usize = 65_000;
 
+impl Movetext {
+    /// Adds a piece of a comment to the one being joined, up to what a comment can hold (and
+    /// a little more, to cut at a character): a comment of gigabytes costs no more than this.
+    fn append_comment(&mut self, piece: &[u8]) {
+        let room = (MAX_COMMENT_BYTES + 8).saturating_sub(self.partial.len());
+        self.partial
+            .extend_from_slice(&piece[..piece.len().min(room)]);
+        self.comment_overflow |= piece.len() > room;
+    }
+}
+
 struct Importer {
     limits: Limits,
     options: ImportOptions,
@@ -660,7 +655,7 @@ impl Visitor for Importer {
         // Tags without a field: kept as `[%tag …]` commands of the game's text, or counted.
         let mut kept = String::new();
         for (name, value) in &other {
-            if has_field(name.as_bytes()) || (name == "Termination" && special.is_some()) {
+            if used_aside(name.as_bytes()) || (name == "Termination" && special.is_some()) {
                 continue;
             }
             if self.options.keep_tags {
@@ -812,12 +807,7 @@ impl Visitor for Importer {
         m: &mut Self::Movetext,
         comment: RawComment<'_>,
     ) -> ControlFlow<Self::Output> {
-        // Kept up to what a comment can hold (and a little more, to cut at a character):
-        // a comment of gigabytes costs no more than this.
-        let room = (MAX_COMMENT_BYTES + 8).saturating_sub(m.partial.len());
-        let piece = comment.as_bytes();
-        m.partial.extend_from_slice(&piece[..piece.len().min(room)]);
-        m.comment_overflow |= piece.len() > room;
+        m.append_comment(comment.as_bytes());
         ControlFlow::Continue(())
     }
 
@@ -830,9 +820,7 @@ impl Visitor for Importer {
         let bytes = if m.partial.is_empty() {
             comment.as_bytes()
         } else {
-            let room = (MAX_COMMENT_BYTES + 8).saturating_sub(m.partial.len());
-            let piece = comment.as_bytes();
-            m.partial.extend_from_slice(&piece[..piece.len().min(room)]);
+            m.append_comment(comment.as_bytes());
             joined = std::mem::take(&mut m.partial);
             &joined[..]
         };

@@ -629,7 +629,7 @@ fn unpack(
     password: Option<&str>,
     out: &crate::args::WriteArgs,
 ) -> CliResult {
-    crate::destination::refuse_stdout_for_set(&out.output, "an unpacked archive (a folder)");
+    crate::destination::refuse_set_destination(&out.output, "an unpacked archive (a folder)");
     let archive = chessbase_db::archive::Archive::open(path, password)?;
     let bar = crate::progress::working("unpacking");
     let written = archive.unpack(&out.output, out.force);
@@ -662,7 +662,7 @@ fn import(
     use chessbase_db::import::{ImportOptions, Loss, Losses};
     use chessbase_db::writer::{DatabaseWriter, write_database};
     let cbh = &out.output;
-    crate::destination::refuse_stdout_for_set(cbh, "a ChessBase database (.cbh, .cbg, .cba, …)");
+    crate::destination::refuse_set_destination(cbh, "a ChessBase database (.cbh, .cbg, .cba, …)");
     let members: Vec<PathBuf> = chessbase_db::writer::DATABASE_EXTENSIONS
         .iter()
         .map(|e| cbh.with_extension(e))

@@ -437,7 +437,7 @@ fn is_ctg(path: &Path) -> bool {
 }
 
 fn build(args: &BuildArgs) -> CliResult {
-    crate::destination::refuse_stdout_for_set(&args.out.output, "a CTG book (.ctg/.cto/.ctb)");
+    crate::destination::refuse_set_destination(&args.out.output, "a CTG book (.ctg/.cto/.ctb)");
     let outputs = ["ctg", "cto", "ctb"].map(|e| args.out.output.with_extension(e));
     let inputs: Vec<&Path> = args.inputs.iter().map(PathBuf::as_path).collect();
     crate::destination::refuse_inputs(outputs.iter().map(PathBuf::as_path), &inputs)?;

@@ -40,7 +40,7 @@ pub fn refuse_inputs<'a>(
 /// Refuses `-`, a device or a pipe as the output of a verb that writes a set of files (a
 /// usage error, exit 2): such a destination cannot hold several files, and it is never
 /// replaced by a regular file.
-pub fn refuse_stdout_for_set(path: &Path, what: &str) {
+pub fn refuse_set_destination(path: &Path, what: &str) {
     if is_stdout(path) {
         crate::args::usage_error(format!(
             "-o -: {what} is a set of files and cannot go to standard output"

@@ -574,15 +574,11 @@ fn build(args: &BuildArgs) -> CliResult {
         links: u8::from(args.links),
         block_count: 0,
     };
-    crate::destination::refuse_stdout_for_set(&args.out.output, "a Kvetka book (.kob/.kin/.ksf)");
+    crate::destination::refuse_set_destination(&args.out.output, "a Kvetka book (.kob/.kin/.ksf)");
     let paths = BookPaths::from_any(&args.out.output);
     let inputs: Vec<&Path> = args.pgn.iter().map(PathBuf::as_path).collect();
-    crate::destination::refuse_inputs(
-        [paths.kob(0), paths.kin(), paths.ksf()]
-            .iter()
-            .map(PathBuf::as_path),
-        &inputs,
-    )?;
+    let members = book_members(&args.out.output);
+    crate::destination::refuse_inputs(members.iter().map(PathBuf::as_path), &inputs)?;
     if !args.out.force
         && let Some(p) = [paths.kob(0), paths.kin(), paths.ksf()]
             .iter()
@@ -697,8 +693,9 @@ fn add(path: &Path, pgn: &[PathBuf], strict: bool, memory_limit: usize, json: bo
     )
 }
 
-/// The files of the Kvetka book named by `path` that exist (the index, the statistics and
-/// every numbered `.kob` up to the first missing one): what an output must not be.
+/// The files of the Kvetka book named by `path` (the name given, the index, the statistics
+/// and every numbered `.kob` up to the first missing one): what a conversion's output, or a
+/// build's inputs, must not be.
 fn book_members(path: &Path) -> Vec<PathBuf> {
     let paths = BookPaths::from_any(path);
     let mut members = vec![path.to_path_buf(), paths.kin(), paths.ksf()];
@@ -737,14 +734,9 @@ fn to_polyglot(path: &Path, out: &WriteArgs) -> CliResult {
 }
 
 fn from_polyglot(input: &Path, output: &Path, caption: &str, force: bool, json: bool) -> CliResult {
-    crate::destination::refuse_stdout_for_set(output, "a Kvetka book (.kob/.kin/.ksf)");
-    let paths = BookPaths::from_any(output);
-    crate::destination::refuse_inputs(
-        [paths.kob(0), paths.kin(), paths.ksf()]
-            .iter()
-            .map(PathBuf::as_path),
-        &[input],
-    )?;
+    crate::destination::refuse_set_destination(output, "a Kvetka book (.kob/.kin/.ksf)");
+    let members = book_members(output);
+    crate::destination::refuse_inputs(members.iter().map(PathBuf::as_path), &[input])?;
     let pg = crate::mapped::polyglot(input, polyglot_book::OpenMode::Lenient)?;
     let bar = crate::progress::working("converting");
     let (mut elements, stats) =

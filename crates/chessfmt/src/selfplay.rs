@@ -783,7 +783,7 @@ fn split(file: &Path, parts: Option<usize>, games: Option<usize>, out: &OutArgs)
             ));
         }
     };
-    crate::destination::refuse_stdout_for_set(&out.output, "a split (parts OUT.000, OUT.001, …)");
+    crate::destination::refuse_set_destination(&out.output, "a split (parts OUT.000, OUT.001, …)");
     let data = open(file)?;
     let ranges = tools::split_ranges(&data, by, out.mode()).map_err(in_file(file))?;
     let digits = ranges.len().saturating_sub(1).to_string().len().max(3);
