@@ -749,10 +749,26 @@ impl Database {
         Ok(game)
     }
 
+    /// Game `number` opened for reading its moves one at a time, without a tree, when it has
+    /// no variation and (with `annotations`) no annotation record; `Ok(None)` otherwise (read
+    /// it with [`Database::game_with`]). What `cbh show` and the export use for long games:
+    /// memory does not grow with the game's length (issue 30, F6).
+    pub fn plain_game(
+        &self,
+        number: u32,
+        annotations: bool,
+    ) -> Result<Option<crate::game::PlainGame<'_>>, Error> {
+        let (cbg, record) = self.game_record(number)?;
+        if annotations && record.cba_offset != 0 && self.cba.is_some() {
+            return Ok(None);
+        }
+        Ok(crate::game::plain_game(cbg, record.cbg_offset, number)?)
+    }
+
     /// Game `number` as a [`PlainLine`](crate::game::PlainLine), its moves handed to the
     /// sink made by `sink` (see [`crate::game::decode_plain`]), when it has no variation and
     /// (with `annotations`) no annotation record; `Ok(None)` otherwise.
-    pub(crate) fn plain_game<P: FnMut((Option<shakmaty::Move>, u8))>(
+    pub(crate) fn plain_game_into<P: FnMut((Option<shakmaty::Move>, u8))>(
         &self,
         number: u32,
         annotations: bool,

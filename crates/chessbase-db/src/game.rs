@@ -348,6 +348,7 @@ fn err(game: u32, offset: u64, kind: GameErrorKind) -> GameError {
 }
 
 /// A game record's pieces: the stream and the start.
+#[derive(Debug)]
 struct Record<'a> {
     mode: u8,
     decoder: Mode,
@@ -620,6 +621,62 @@ pub fn decode_game_with(
         truncated,
         annotation_error: None,
     })
+}
+
+/// A game without variations, opened for reading its moves one at a time (issue 30, F6): its
+/// start and mode are read, its moves decoded only while [`PlainGame::moves`] walks them, so a
+/// game of any length is read without a tree or a list of its moves.
+#[derive(Debug)]
+pub struct PlainGame<'a> {
+    record: Record<'a>,
+    number: u32,
+}
+
+impl PlainGame<'_> {
+    /// How the game starts.
+    pub fn start(&self) -> &Start {
+        &self.record.start
+    }
+
+    /// The encoding mode of the record.
+    pub fn mode(&self) -> u8 {
+        self.record.mode
+    }
+
+    /// Hands each move of the game (a null move as `None`) to `push`, in order; returns where
+    /// the moves stopped early, as [`Game::truncated`] would say (the moves before the damage
+    /// were handed over).
+    pub fn moves(&self, mut push: impl FnMut(Option<Move>)) -> Option<GameError> {
+        self.record
+            .first_line::<false>(self.number, false, |(m, _)| push(m))
+            .1
+    }
+
+    /// [`PlainGame::moves`] with each move's SAN flags (`moves::san`).
+    pub(crate) fn moves_with_san(&self, push: impl FnMut((Option<Move>, u8))) -> Option<GameError> {
+        self.record.first_line::<true>(self.number, false, push).1
+    }
+}
+
+/// Opens the game record at `offset` as a [`PlainGame`] when its stream has no variation
+/// (found by reading its tokens, which needs no replay); `Ok(None)` otherwise. Errors as
+/// [`decode_game_with`]'s for a record that cannot be used at all.
+pub(crate) fn plain_game(
+    cbg: &[u8],
+    offset: u32,
+    number: u32,
+) -> Result<Option<PlainGame<'_>>, GameError> {
+    let record = record(cbg, offset, number)?;
+    let mut stream = Stream::new(record.stream, record.decoder);
+    loop {
+        match stream.next_token() {
+            Ok(Some(Token::Variation)) => return Ok(None),
+            // The moves end here (a bad token is where `moves` reports the truncation).
+            Ok(None) | Ok(Some(Token::End)) | Err(_) => break,
+            Ok(Some(_)) => {}
+        }
+    }
+    Ok(Some(PlainGame { record, number }))
 }
 
 /// A game without variations as the PGN writer needs it (most games of a database): its

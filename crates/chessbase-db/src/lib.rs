@@ -90,7 +90,7 @@ pub use error::{
     ArchiveError, ArchiveProblem, Error, GameError, GameErrorKind, MoveProblem, RecordProblem,
     SetupProblem,
 };
-pub use game::{Game, MainLine, MoveTree, Node, NodeId, Start};
+pub use game::{Game, MainLine, MoveTree, Node, NodeId, PlainGame, Start};
 pub use header::{Eco, GameHeader, Header, Outcome, TextHeader};
 pub use pgn::{ExportSummary, PgnOptions};
 pub use raw::CBH_RECORD_SIZE;

@@ -306,6 +306,15 @@ impl Movetext {
         }
     }
 
+    /// Writes the text so far to `w` and empties the buffer (the column is kept, so the
+    /// wrapping goes on as if nothing had been written): only between tokens, which is where
+    /// every caller is.
+    fn drain(&mut self, w: &mut impl Write) -> io::Result<()> {
+        w.write_all(&self.out)?;
+        self.out.clear();
+        Ok(())
+    }
+
     /// A token made by formatting, without allocating.
     fn token_fmt(&mut self, args: std::fmt::Arguments<'_>) {
         let mut t = std::mem::take(&mut self.scratch);
@@ -662,25 +671,47 @@ pub fn write_game(out: &mut String, header: &GameHeader<'_>, game: &Game, opts: 
     out.push_str("\n\n");
 }
 
-/// The movetext of a game without variations, written as its moves are decoded: a sink for
-/// [`crate::game::decode_plain`] made from the game's start (the result token is added by
-/// [`write_plain`]).
+/// The movetext of a game without variations, written as its moves are decoded (no tree):
+/// numbers from the game's start, SAN from the decoder's flags.
+struct PlainText {
+    text: Movetext,
+    counter: Counter,
+    first: bool,
+}
+
+impl PlainText {
+    fn new(width: usize, start: &Start) -> PlainText {
+        let pos = &start.position;
+        PlainText {
+            text: Movetext::new(width),
+            counter: Counter {
+                turn: pos.turn(),
+                fullmoves: pos.fullmoves().get(),
+            },
+            first: true,
+        }
+    }
+
+    /// Appends a move (`None`: a null move) with its SAN flags.
+    #[inline(always)]
+    fn push(&mut self, (mv, flags): (Option<shakmaty::Move>, u8)) {
+        self.text
+            .numbered_move(&mut self.counter, self.first, mv, |counter, m, out| {
+                counter.play_san(m, flags, out)
+            });
+        self.first = false;
+    }
+}
+
+/// A sink for [`crate::game::decode_plain`] made from the game's start, writing into `text`
+/// (the result token is added by [`write_plain`]).
 fn plain_sink<'a>(
-    text: &'a mut Movetext,
+    text: &'a mut Option<PlainText>,
+    width: usize,
     start: &Start,
 ) -> impl FnMut((Option<shakmaty::Move>, u8)) + use<'a> {
-    let pos = &start.position;
-    let mut counter = Counter {
-        turn: pos.turn(),
-        fullmoves: pos.fullmoves().get(),
-    };
-    let mut first = true;
-    move |(mv, flags)| {
-        text.numbered_move(&mut counter, first, mv, |counter, m, out| {
-            counter.play_san(m, flags, out)
-        });
-        first = false;
-    }
+    let text = text.insert(PlainText::new(width, start));
+    move |m| text.push(m)
 }
 
 /// Appends a game without variations or annotations ([`PlainLine`]) as PGN, its movetext
@@ -848,6 +879,9 @@ pub struct ExportSummary {
 /// One record's export: PGN text, or why there is none.
 enum Piece {
     Pgn(String, Option<GameError>, Vec<GameError>),
+    /// A game stored in more than [`STREAM_ABOVE`] bytes: written when its turn comes,
+    /// straight to the output ([`write_game_to`]), not held as text.
+    Stream(u32),
     Text,
     Deleted,
     Skipped(Error),
@@ -883,36 +917,126 @@ fn export_one(
     if header.deleted() && !include_deleted {
         return Piece::Deleted;
     }
+    if db.game_size(number) > STREAM_ABOVE {
+        return Piece::Stream(number);
+    }
     // Most games have neither variations nor annotations: written without a move tree.
-    let mut text = Movetext::new(opts.line_width);
-    match db.plain_game(number, opts.annotations, |start| {
-        plain_sink(&mut text, start)
+    let mut text = None;
+    match db.plain_game_into(number, opts.annotations, |start| {
+        plain_sink(&mut text, opts.line_width, start)
     }) {
         Ok(Some(line)) => {
             let mut s = String::with_capacity(1024);
+            let text = text.map_or_else(|| Movetext::new(opts.line_width), |t| t.text);
             write_plain(&mut s, &header, &line, text);
             return Piece::Pgn(s, line.truncated, Vec::new());
         }
         Ok(None) => {}
         Err(e) => return Piece::Skipped(e),
     }
-    match db.game_with(number, opts.annotations) {
-        Ok(game) => {
-            let mut s = String::with_capacity(1024);
-            write_game(&mut s, &header, &game, opts);
-            let mut problems: Vec<GameError> = game.annotation_error.into_iter().collect();
-            if opts.annotations && !game.unattached.is_empty() {
-                problems.push(GameError {
-                    game: number,
-                    file: "cba",
-                    offset: u64::from(db.game_annotation_offset(number).unwrap_or_default()),
-                    kind: crate::error::GameErrorKind::UnattachedAnnotations(game.unattached.len()),
-                });
-            }
-            Piece::Pgn(s, game.truncated, problems)
-        }
+    match tree_pgn(db, number, &header, opts) {
+        Ok((s, written)) => Piece::Pgn(s, written.truncated, written.annotation_problems),
         Err(e) => Piece::Skipped(e),
     }
+}
+
+/// Game `number` (its header `header`) decoded as a tree and written as PGN text, with what
+/// was wrong in it.
+fn tree_pgn(
+    db: &Database,
+    number: u32,
+    header: &GameHeader<'_>,
+    opts: &PgnOptions,
+) -> Result<(String, Written), Error> {
+    let game = db.game_with(number, opts.annotations)?;
+    let mut s = String::with_capacity(1024);
+    write_game(&mut s, header, &game, opts);
+    let mut problems: Vec<GameError> = game.annotation_error.into_iter().collect();
+    if opts.annotations && !game.unattached.is_empty() {
+        problems.push(GameError {
+            game: number,
+            file: "cba",
+            offset: u64::from(db.game_annotation_offset(number).unwrap_or_default()),
+            kind: crate::error::GameErrorKind::UnattachedAnnotations(game.unattached.len()),
+        });
+    }
+    Ok((
+        s,
+        Written {
+            truncated: game.truncated,
+            annotation_problems: problems,
+        },
+    ))
+}
+
+/// Games stored in more bytes than this are written by [`write_game_to`] when the export
+/// reaches them, not held as text among the games in flight.
+const STREAM_ABOVE: u64 = 1 << 20;
+
+/// Movetext bytes gathered before they are written out, for a game written as it is decoded.
+const STREAM_BUFFER: usize = 1 << 16;
+
+/// What [`write_game_to`] found wrong in a game it wrote.
+#[derive(Debug, Default)]
+pub struct Written {
+    /// Set when the moves stop early (as [`Game::truncated`]).
+    pub truncated: Option<GameError>,
+    /// The annotation record could not be read, or some of its annotations point past the
+    /// game's moves (as [`ExportSummary::annotation_problems`]).
+    pub annotation_problems: Vec<GameError>,
+}
+
+/// Writes game `number` as PGN to `out` (what [`game_to_pgn`] returns). A game without
+/// variations (and, with `opts.annotations`, without annotation record) is written while its
+/// moves are decoded, in pieces of 64 KiB: memory does not grow with its length (issue 30,
+/// F6: a 16 MB game took 340 MB as a tree and a text); other games go through the move tree.
+///
+/// The outer error is `out` failing; the inner one a game that cannot be read (nothing is
+/// written then).
+pub fn write_game_to<W: Write>(
+    db: &Database,
+    number: u32,
+    opts: &PgnOptions,
+    out: &mut W,
+) -> io::Result<Result<Written, Error>> {
+    let header = match game_header(db, number) {
+        Ok(h) => h,
+        Err(e) => return Ok(Err(e)),
+    };
+    let plain = match db.plain_game(number, opts.annotations) {
+        Ok(p) => p,
+        Err(e) => return Ok(Err(e)),
+    };
+    let Some(game) = plain else {
+        return match tree_pgn(db, number, &header, opts) {
+            Ok((s, written)) => {
+                out.write_all(s.as_bytes())?;
+                Ok(Ok(written))
+            }
+            Err(e) => Ok(Err(e)),
+        };
+    };
+    let mut tags = String::with_capacity(1024);
+    let outcome = write_tags(&mut tags, &header, game.start(), &[]);
+    out.write_all(tags.as_bytes())?;
+    let mut text = PlainText::new(opts.line_width, game.start());
+    let mut failed = None;
+    let truncated = game.moves_with_san(|m| {
+        text.push(m);
+        if text.text.out.len() >= STREAM_BUFFER && failed.is_none() {
+            failed = text.text.drain(out).err();
+        }
+    });
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    text.text.token(outcome.pgn());
+    text.text.drain(out)?;
+    out.write_all(b"\n\n")?;
+    Ok(Ok(Written {
+        truncated,
+        annotation_problems: Vec::new(),
+    }))
 }
 
 /// Exports records `range` (1-based, inclusive) to `out` in record order, using `threads`
@@ -984,6 +1108,16 @@ pub fn export<W: Write>(
                     }
                     summary.annotation_problems.extend(problems);
                 }
+                Piece::Stream(number) => match write_game_to(db, number, opts, out)? {
+                    Ok(written) => {
+                        summary.exported += 1;
+                        summary.truncated.extend(written.truncated);
+                        summary
+                            .annotation_problems
+                            .extend(written.annotation_problems);
+                    }
+                    Err(e) => summary.skipped.push(e),
+                },
                 Piece::Text => summary.texts += 1,
                 Piece::Deleted => summary.deleted += 1,
                 Piece::Skipped(e) => summary.skipped.push(e),
@@ -1001,22 +1135,25 @@ pub fn export<W: Write>(
 
 /// Game `number` as PGN text.
 pub fn game_to_pgn(db: &Database, number: u32, opts: &PgnOptions) -> Result<String, Error> {
-    let header = match db.header(number)? {
-        Header::Game(h) => h,
-        _ => {
-            return Err(GameError {
-                game: number,
-                file: "cbh",
-                offset: u64::from(number) * 46,
-                kind: crate::error::GameErrorKind::Text,
-            }
-            .into());
-        }
-    };
+    let header = game_header(db, number)?;
     let game = db.game_with(number, opts.annotations)?;
     let mut s = String::new();
     write_game(&mut s, &header, &game, opts);
     Ok(s)
+}
+
+/// The header of record `number`, an error when it is not a game.
+fn game_header(db: &Database, number: u32) -> Result<GameHeader<'_>, Error> {
+    match db.header(number)? {
+        Header::Game(h) => Ok(h),
+        _ => Err(GameError {
+            game: number,
+            file: "cbh",
+            offset: u64::from(number) * crate::raw::CBH_RECORD_SIZE as u64,
+            kind: crate::error::GameErrorKind::Text,
+        }
+        .into()),
+    }
 }
 
 #[cfg(test)]
@@ -1167,13 +1304,14 @@ mod san_tests {
                 write_movetext(&mut slow, &replayed, "*", &opts);
                 assert_eq!(fast, slow, "{fen}");
                 // Without variations, the tree-less writer writes the same.
-                let mut text = Movetext::new(opts.line_width);
+                let mut text = None;
                 let line = crate::game::decode_plain(&encoded.cbg, 0, 1, |start| {
-                    plain_sink(&mut text, start)
+                    plain_sink(&mut text, opts.line_width, start)
                 });
                 match line.unwrap() {
                     Some(_) => {
                         let mut plain = String::new();
+                        let mut text = text.unwrap().text;
                         text.token("*");
                         text.finish(&mut plain);
                         assert_eq!(plain, slow, "{fen}");

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use chessbase_db::{
     Annotation, Database, Game, Header, MoveTree, NodeId,
-    pgn::{PgnOptions, export, game_to_pgn},
+    pgn::{PgnOptions, export},
 };
 use clap::Subcommand;
 use serde_json::{Value, json};
@@ -243,13 +243,17 @@ pub fn run(args: CbhArgs) -> CliResult {
             if json {
                 show_json(&db, number)
             } else {
-                let pgn = game_to_pgn(&db, number, &PgnOptions::default())?;
-                out!("{pgn}");
-                let game = db.game(number)?;
-                if let Some(t) = game.truncated {
+                // Written as it is decoded: a long game costs no tree and no text (F6).
+                let mut out = std::io::BufWriter::with_capacity(1 << 16, crate::output::stdout()?);
+                let written =
+                    chessbase_db::pgn::write_game_to(&db, number, &PgnOptions::default(), &mut out)
+                        .map_err(crate::output::stdout_error)??;
+                writeln!(out).map_err(crate::output::stdout_error)?;
+                out.flush().map_err(crate::output::stdout_error)?;
+                if let Some(t) = written.truncated {
                     crate::output::warn(format_args!("truncated: {t}"));
                 }
-                if let Some(a) = game.annotation_error {
+                for a in written.annotation_problems {
                     crate::output::warn(format_args!("annotations: {a}"));
                 }
                 Ok(())
@@ -517,17 +521,7 @@ impl serde::Serialize for LineJson<'_> {
                 break;
             };
             let before = pos.clone();
-            let (uci, san) = match tree.node(child).mv {
-                Some(m) => (
-                    // Standard castling as e1g1; king-takes-rook only in Chess960 games.
-                    m.to_uci(pos.castles().mode()).to_string(),
-                    chessbase_db::pgn::san_plus(&mut pos, m).to_string(),
-                ),
-                None => {
-                    pos = pos.swap_turn().unwrap_or_default();
-                    ("0000".into(), "--".into())
-                }
-            };
+            let (uci, san) = uci_san(&mut pos, tree.node(child).mv);
             let variations = (!variation_start && tree.children(node).nth(1).is_some()).then_some(
                 VariationsJson {
                     tree,
@@ -552,6 +546,74 @@ impl serde::Serialize for LineJson<'_> {
     }
 }
 
+/// A move's UCI and SAN at `pos` (`None`: a null move), played on `pos`. Standard castling as
+/// e1g1; king-takes-rook only in Chess960 games.
+fn uci_san(pos: &mut Chess, mv: Option<shakmaty::Move>) -> (String, String) {
+    match mv {
+        Some(m) => (
+            m.to_uci(pos.castles().mode()).to_string(),
+            chessbase_db::pgn::san_plus(pos, m).to_string(),
+        ),
+        None => {
+            *pos = std::mem::take(pos).swap_turn().unwrap_or_default();
+            ("0000".into(), "--".into())
+        }
+    }
+}
+
+/// The moves of a game without variations, serialised as they are decoded (no tree: issue
+/// 30, F6); where they stopped is left in `truncated` for the field written after them.
+struct PlainJson<'a> {
+    game: &'a chessbase_db::PlainGame<'a>,
+    truncated: &'a std::cell::RefCell<Option<String>>,
+}
+
+impl serde::Serialize for PlainJson<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let mut seq = s.serialize_seq(None)?;
+        let mut pos = self.game.start().position.clone();
+        let (mut index, mut failed) = (0u32, None);
+        let truncated = self.game.moves(|mv| {
+            if failed.is_some() {
+                return;
+            }
+            let (uci, san) = uci_san(&mut pos, mv);
+            let m = MoveJson {
+                annotations: Vec::new(),
+                index,
+                san,
+                uci,
+                variations: None,
+            };
+            failed = seq.serialize_element(&m).err();
+            index += 1;
+        });
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        *self.truncated.borrow_mut() = truncated.as_ref().map(ToString::to_string);
+        seq.end()
+    }
+}
+
+/// The moves of `cbh show --json`: from the tree, or streamed from a game without variations.
+#[derive(serde::Serialize)]
+#[serde(untagged)]
+enum MovesJson<'a> {
+    Tree(LineJson<'a>),
+    Plain(PlainJson<'a>),
+}
+
+/// Where the moves stopped, known before they are written (a tree) or once they have been
+/// (a streamed game, whose moves come first in the output).
+#[derive(serde::Serialize)]
+#[serde(untagged)]
+enum TruncatedJson<'a> {
+    Known(Option<String>),
+    After(&'a std::cell::RefCell<Option<String>>),
+}
+
 /// `cbh show --json`: the header fields and the move tree, in the (alphabetical) field order
 /// the output always had.
 #[derive(serde::Serialize)]
@@ -568,13 +630,13 @@ struct ShowJson<'a> {
     fen: String,
     game_annotations: Vec<Value>,
     mode: u8,
-    moves: LineJson<'a>,
+    moves: MovesJson<'a>,
     number: u32,
     result: &'static str,
     round: String,
     site: &'a str,
     source: &'a str,
-    truncated: Option<String>,
+    truncated: TruncatedJson<'a>,
     white: String,
     white_elo: u16,
     white_team: Option<&'a str>,
@@ -584,32 +646,60 @@ fn show_json(db: &Database, number: u32) -> CliResult {
     let Header::Game(h) = db.header(number)? else {
         return Err(CliError(format!("record {number} is not a game")));
     };
-    let game: Game = db.game(number)?;
+    // A game without variations or annotations streams; the others are decoded as a tree.
+    let plain = db.plain_game(number, true)?;
+    let after = std::cell::RefCell::new(None);
+    let decoded: Game;
+    let (start, mode, moves, truncated, annotation_error, game_annotations) = match &plain {
+        Some(p) => (
+            p.start(),
+            p.mode(),
+            MovesJson::Plain(PlainJson {
+                game: p,
+                truncated: &after,
+            }),
+            TruncatedJson::After(&after),
+            None,
+            Vec::new(),
+        ),
+        None => {
+            decoded = db.game(number)?;
+            let game = &decoded;
+            (
+                &game.start,
+                game.mode,
+                MovesJson::Tree(LineJson {
+                    tree: &game.tree,
+                    node: MoveTree::ROOT,
+                    pos: game.start.position.clone(),
+                    first: None,
+                }),
+                TruncatedJson::Known(game.truncated.as_ref().map(ToString::to_string)),
+                game.annotation_error.as_ref().map(ToString::to_string),
+                game.game_annotations.iter().map(annotation_json).collect(),
+            )
+        }
+    };
     let show = ShowJson {
-        annotation_error: game.annotation_error.as_ref().map(ToString::to_string),
+        annotation_error,
         annotator: &h.annotator.name,
         black: h.black.full_name(),
         black_elo: h.record.black_elo,
         black_team: h.black_team.map(|t| t.title.as_str()),
-        chess960: game.start.chess960,
+        chess960: start.chess960,
         date: h.date().to_string(),
         eco: h.eco().code(),
         event: &h.tournament.title,
-        fen: Fen::from_position(&game.start.position, EnPassantMode::Legal).to_string(),
-        game_annotations: game.game_annotations.iter().map(annotation_json).collect(),
-        mode: game.mode,
-        moves: LineJson {
-            tree: &game.tree,
-            node: MoveTree::ROOT,
-            pos: game.start.position.clone(),
-            first: None,
-        },
+        fen: Fen::from_position(&start.position, EnPassantMode::Legal).to_string(),
+        game_annotations,
+        mode,
+        moves,
         number,
         result: h.outcome().chessbase(),
         round: h.round(),
         site: &h.tournament.place,
         source: &h.source.title,
-        truncated: game.truncated.as_ref().map(ToString::to_string),
+        truncated,
         white: h.white.full_name(),
         white_elo: h.record.white_elo,
         white_team: h.white_team.map(|t| t.title.as_str()),

@@ -7,15 +7,6 @@ use serde::Serialize;
 
 use crate::{CliError, CliResult};
 
-/// Writes to standard output; on failure (full, closed), returns from the enclosing function
-/// with a [`CliError`] ("standard output: …").
-macro_rules! out {
-    ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        write!($crate::output::stdout()?, $($arg)*).map_err($crate::output::stdout_error)?
-    }};
-}
-
 /// Writes a line to standard error (warnings, summaries); a failing standard error is ignored
 /// (there is nowhere left to report it), never a panic.
 macro_rules! errln {
