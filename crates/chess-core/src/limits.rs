@@ -26,6 +26,20 @@
 //! | `variation_depth` | chessbase-db's game decoder | the game is kept up to that point and marked truncated |
 //! | `bytes_in_flight` | chessbase-db's parallel PGN export | decoding waits for the writer |
 //!
+//! Memory, verb by verb, on inputs crafted to grow it (each row is asserted by the CLI's
+//! `tests/resource_bounds.rs` or the crate named; "input" is the file's size, plus ~32 MiB for
+//! the binary itself):
+//!
+//! | input | verbs | bound |
+//! |---|---|---|
+//! | PGN: endless tags, a 500 MB line, 10^6 nested variations, compression bombs | every PGN reader (`info`, the builders, `cbh import`) | constant: the fields above, then the game is skipped |
+//! | PGN comments | `cbh import` | 65,000 bytes a comment (`chessbase_db::import::MAX_COMMENT_BYTES`), cut and reported |
+//! | one long ChessBase game without variations | `cbh show` (text, `--json`), `cbh export` | about the mapped `.cbg` (under 3x): written while decoded |
+//! | a ChessBase game with variations | the same | 24 bytes a move (the tree) and its PGN text |
+//! | records sharing one game, huge games | `cbh export` | `bytes_in_flight`; games over 1 MiB streamed one at a time |
+//! | one long self-play game | `selfplay to-pgn`, `to-fen`, `validate` / `head` | under 2x (mapped, streamed) / under 24x (the decoded game) |
+//! | `--memory-limit N` | `polyglot build` | a ceiling: the buffer grows to it, never allocated up front |
+//!
 //! Bounds that are facts of a format (a CTG record's 127 moves, a Kvetka element's 682 bytes,
 //! a self-play position's 256 legal moves) are constants of their crates, not limits; so are
 //! working sizes that bound memory without changing any result (the self-play PGN writer's
