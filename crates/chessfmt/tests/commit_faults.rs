@@ -1,8 +1,8 @@
 //! Multi-file outputs are committed as a set: the writer is killed (an abort at the n-th commit
 //! point, `CHESSFMT_FAILPOINT_COMMIT=n`, as `kill -9` would stop it) at every step of `ctg build
 //! --force`, `kvetka build --with-games --force`, `kvetka add`, `selfplay split --force`, `cbh
-//! import --force` and `cbh unpack --force`; the next reader then finds exactly the old set or exactly the new one, and the
-//! next write leaves no temporary file behind.
+//! import --force` and `cbh unpack --force`; the next reader then finds exactly the old set or
+//! exactly the new one, and the next write leaves no temporary file behind.
 
 use std::{
     collections::BTreeMap,
