@@ -5,7 +5,7 @@
 //! replayed by `cargo test` of the three crates through their `build_from_pgn`).
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    let games = chess_core::fuzzing::pgn_games(data);
+    let games = chessfmt_pgn::fuzzing::pgn_games(data);
     polyglot_book::fuzzing::build_from_games(&games);
     ctg::fuzzing::build_from_games(&games);
     kvetka_book::fuzzing::build_from_games(&games);

@@ -324,6 +324,8 @@ fn clear_packaged_sources() {
 /// The library crates, which must build without default features.
 const LIBRARIES: &[&str] = &[
     "chess-core",
+    "chessfmt-files",
+    "chessfmt-pgn",
     "polyglot-book",
     "ctg",
     "kvetka-book",

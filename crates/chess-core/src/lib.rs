@@ -9,16 +9,17 @@
 //! * [`relative_move`]: "n-th piece of a kind moves by (dx, dy)" move bytes, with format
 //!   tables as data;
 //! * [`polyglot_key()`]: the Polyglot Zobrist key;
-//! * [`pgn`]: streaming, parallel-friendly PGN game input (plain, gzip, zstd, xz);
-//! * [`parts`]: a hash table in parts counted into in parallel (the builders' position
-//!   tables);
 //! * [`bytes`] and [`error`]: panic-free endian readers and the error vocabulary;
 //! * [`parse`]: nom glue for the format crates' record layouts;
-//! * [`files`]: byte sources (read, or mapped as an `unsafe` opt-in) and companion-file sets;
 //! * [`Wdl`]: wins, draws and losses from one side's view;
 //! * [`book`]: the opening-book probe as a trait, the breadth-first book walk and the weight
 //!   policy of conversions;
-//! * [`atomic`]: atomic file replacement for writers.
+//! * [`limits`]: the readers' resource limits.
+//!
+//! Two sibling crates hold what not every user needs: `chessfmt-pgn` (PGN game input: reading,
+//! decompression, parallel replay) and `chessfmt-files` (byte sources, companion-file sets and
+//! the journaled commit of multi-file sets). This crate has no features, no C code, no
+//! threads and no I/O of its own: it builds for `wasm32-unknown-unknown`.
 //!
 //! Public types are shakmaty's ([`shakmaty::Chess`], [`shakmaty::Move`], …).
 //!
@@ -38,32 +39,21 @@
 //! assert_eq!(bits.len(), 164);
 //! ```
 
-// One `unsafe` block in the project: memory-mapping a file (`files::map`).
-#![deny(unsafe_code)]
+#![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-#[cfg(feature = "std")]
-pub mod atomic;
 pub mod book;
 pub mod bytes;
 pub mod choice;
 pub mod error;
-pub mod files;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod huffman;
 pub mod limits;
 pub mod normalize;
 pub mod parse;
-#[cfg(feature = "parallel")]
-pub mod parts;
-#[cfg(feature = "pgn")]
-pub mod pgn;
 pub mod polyglot_key;
 pub mod relative_move;
-pub mod san_fast;
-#[cfg(feature = "std")]
-pub mod set_lock;
 pub mod wdl;
 
 pub use error::{IoError, Located, ParseError};

@@ -228,7 +228,7 @@ impl Archive {
 
     /// Writes every member under `dir` (folders as stored), as one set: each member is
     /// extracted and staged beside its destination, and only when all of them are written
-    /// are they renamed into place (see `chess_core::atomic::FileSet`). Refuses, before
+    /// are they renamed into place (see `chessfmt_files::atomic::FileSet`). Refuses, before
     /// writing anything, a destination that exists unless `overwrite`. Returns the paths
     /// written, in stored order.
     pub fn unpack(&self, dir: impl AsRef<Path>, overwrite: bool) -> Result<Vec<PathBuf>, Error> {
@@ -255,7 +255,7 @@ impl Archive {
         }
         if !overwrite {
             for (_, t) in &targets {
-                chess_core::atomic::refuse_existing(t).map_err(|e| Error::io(t, e))?;
+                chessfmt_files::atomic::refuse_existing(t).map_err(|e| Error::io(t, e))?;
             }
         }
         for (_, t) in &targets {
@@ -267,7 +267,7 @@ impl Archive {
             .first()
             .map_or_else(|| dir.join("archive"), |(_, t)| t.clone());
         let mut set =
-            chess_core::atomic::FileSet::new(&anchor).map_err(|e| Error::io(&anchor, e))?;
+            chessfmt_files::atomic::FileSet::new(&anchor).map_err(|e| Error::io(&anchor, e))?;
         for (m, t) in &targets {
             // One member in memory at a time.
             let bytes = self.decode(m)?;
@@ -285,7 +285,7 @@ impl Archive {
                     continue;
                 }
                 for ext in crate::writer::DATABASE_EXTENSIONS {
-                    if let Some(old) = chess_core::files::find_any_case(&t.with_extension(ext))
+                    if let Some(old) = chessfmt_files::find_any_case(&t.with_extension(ext))
                         && !new.contains(&lower(&old))
                     {
                         set.remove(&old).map_err(|e| Error::io(&old, e))?;

@@ -3,10 +3,10 @@
 use std::path::{Path, PathBuf};
 
 use chess_core::ParseError;
-use chess_core::files::FileData;
-#[cfg(feature = "std")]
-use chess_core::files::Loader;
 use chess_core::limits::Limits;
+use chessfmt_files::FileData;
+#[cfg(feature = "std")]
+use chessfmt_files::Loader;
 
 use crate::text::TextEncoding;
 
@@ -225,14 +225,14 @@ impl Database {
     fn open_with(path: &Path, loader: Loader, encoding: TextEncoding) -> Result<Database, Error> {
         // A commit of this database that was interrupted (the writer killed between its
         // renames) is finished first, so that the files read are all of one database: the
-        // old one or the new one, never a mix (chess_core::atomic).
+        // old one or the new one, never a mix (chessfmt_files::atomic).
         // The lock is held (shared) while the files are read or mapped.
-        let (_lock, _) = chess_core::atomic::open_set(path).map_err(|e| Error::io(path, e))?;
+        let (_lock, _) = chessfmt_files::atomic::open_set(path).map_err(|e| Error::io(path, e))?;
         let map = |p: &Path| loader.load(p).map_err(|e| Error::io(p, e));
-        let cbh_path = chess_core::files::find_any_case(path).ok_or_else(|| Error::Missing {
+        let cbh_path = chessfmt_files::find_any_case(path).ok_or_else(|| Error::Missing {
             path: path.to_path_buf(),
         })?;
-        let find = |ext: &str| chess_core::files::find_any_case(&cbh_path.with_extension(ext));
+        let find = |ext: &str| chessfmt_files::find_any_case(&cbh_path.with_extension(ext));
         let mut files = Vec::new();
         let mut load = |ext: &'static str| -> Result<Option<Bytes>, Error> {
             let Some(p) = (if ext == "cbh" {

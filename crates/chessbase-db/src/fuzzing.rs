@@ -139,7 +139,7 @@ pub fn pgn_import(data: &[u8]) {
     let piece = usize::from(data.first().copied().unwrap_or(1) % 16) + 1;
     let mut pieces = Vec::new();
     let read = crate::import::read_games(
-        chess_core::fuzzing::Trickle::new(data, piece),
+        chessfmt_pgn::fuzzing::Trickle::new(data, piece),
         chess_core::limits::Limits::default(),
         |g| pieces.push(format!("{g:?}")),
     );

@@ -623,7 +623,7 @@ impl Visitor for Importer {
         });
         let mut start = Start::default();
         if let Some(fen) = find("FEN") {
-            match chess_core::pgn::position_from_fen(fen, chess960) {
+            match chessfmt_pgn::position_from_fen(fen, chess960) {
                 Ok((mode, pos)) => {
                     start.castling_mode = if chess960 {
                         CastlingMode::Chess960

@@ -521,7 +521,7 @@ pub const DATABASE_EXTENSIONS: &[&str] = &[
 
 /// Writes a database's files beside `cbh_path` (whose extension is replaced) as one set:
 /// every file is written to a temporary file, then all are renamed through a journal
-/// ([`chess_core::atomic::FileSet`]), so a crash leaves the old database or the new one.
+/// ([`chessfmt_files::atomic::FileSet`]), so a crash leaves the old database or the new one.
 /// Refuses, before writing anything, when any of the files exists and `overwrite` is false;
 /// when it replaces a database, the old one's other files are removed in the same commit.
 #[cfg(feature = "std")]
@@ -530,7 +530,7 @@ pub fn write_database(
     files: &Files,
     overwrite: bool,
 ) -> std::io::Result<()> {
-    use chess_core::atomic::{FileSet, refuse_existing};
+    use chessfmt_files::atomic::{FileSet, refuse_existing};
     let list = file_list(files);
     let path = |ext: &str| cbh_path.with_extension(ext);
     if !overwrite {
@@ -545,7 +545,7 @@ pub fn write_database(
     if overwrite {
         for ext in DATABASE_EXTENSIONS {
             if list.iter().all(|(e, _)| e != ext)
-                && let Some(old) = chess_core::files::find_any_case(&path(ext))
+                && let Some(old) = chessfmt_files::find_any_case(&path(ext))
             {
                 set.remove(&old)?;
             }

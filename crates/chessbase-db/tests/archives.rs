@@ -23,7 +23,7 @@ fn unpack_matches(archive: &str, password: Option<&str>, expected_dir: &str) {
     let mut names: Vec<String> = std::fs::read_dir(dir.path())
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        // The set's lock file stays beside it (chess_core::set_lock).
+        // The set's lock file stays beside it (chessfmt_files::set_lock).
         .filter(|n| !n.ends_with(".chessfmt-lock"))
         .collect();
     names.sort();

@@ -200,7 +200,7 @@ fn gnuchess_pgn_reads_back_game_for_game() {
         eprintln!("skipping: {} not found", path.display());
         return;
     }
-    let input = chess_core::pgn::open_decompressed(&path).unwrap();
+    let input = chessfmt_pgn::open_decompressed(&path).unwrap();
     let mut w = DatabaseWriter::new();
     let mut digests = Vec::new();
     let mut failed = Vec::new();

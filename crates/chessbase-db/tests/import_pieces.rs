@@ -7,9 +7,9 @@
 
 use std::io::{Read, Write};
 
-use chess_core::fuzzing::Trickle;
 use chess_core::limits::Limits;
 use chessbase_db::import::read_games;
+use chessfmt_pgn::fuzzing::Trickle;
 
 /// 200 games, each with a 700-letter comment (Cyrillic in UTF-8, so that pieces also cut
 /// inside a character), a comment before the first move and NAGs.
@@ -75,7 +75,7 @@ fn pieces_of_any_size_import_the_same_games() {
         let plain = games(Trickle::new(&pgn, piece));
         same(&whole, &plain, &format!("{piece}-byte pieces"));
         let data: &'static [u8] = Vec::leak(gz.clone());
-        let packed = chess_core::pgn::decompressed(Trickle::new(data, piece)).unwrap();
+        let packed = chessfmt_pgn::decompressed(Trickle::new(data, piece)).unwrap();
         same(
             &whole,
             &games(packed),

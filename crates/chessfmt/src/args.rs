@@ -70,7 +70,7 @@ pub fn fen(s: &str) -> Result<shakmaty::Chess, String> {
              and en passant (e.g. \"… w KQkq -\")"
         ));
     }
-    chess_core::pgn::position_from_fen(s, false)
+    chessfmt_pgn::position_from_fen(s, false)
         .map(|(_, pos)| pos)
         .map_err(|e| format!("{s:?}: {e}"))
 }

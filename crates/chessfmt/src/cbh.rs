@@ -193,7 +193,7 @@ pub fn run(args: CbhArgs) -> CliResult {
                 .as_deref()
                 .filter(|p| *p != std::path::Path::new("-"))
             {
-                Some(path) => chess_core::atomic::write_atomically(path, force, run)?,
+                Some(path) => chessfmt_files::atomic::write_atomically(path, force, run)?,
                 None if json => crate::args::usage_error(
                     "--json prints the summary on standard output: give -o a file, not -",
                 ),
@@ -769,7 +769,7 @@ fn import(
         )));
     }
     if !out.force {
-        chess_core::atomic::refuse_existing(cbh)
+        chessfmt_files::atomic::refuse_existing(cbh)
             .map_err(|e| CliError(format!("{}: {e}", cbh.display())))?;
     }
     let mut writer = match encoding {

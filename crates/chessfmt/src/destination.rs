@@ -25,7 +25,7 @@ pub fn refuse_inputs<'a>(
         }
         if let Some(input) = inputs
             .iter()
-            .find(|i| !is_stdout(i) && chess_core::files::same_file(out, i))
+            .find(|i| !is_stdout(i) && chessfmt_files::same_file(out, i))
         {
             return Err(CliError(format!(
                 "{}: is an input of this command; an input is never overwritten (--force \
@@ -46,7 +46,7 @@ pub fn refuse_set_destination(path: &Path, what: &str) {
             "-o -: {what} is a set of files and cannot go to standard output"
         ));
     }
-    if chess_core::atomic::is_special(path) {
+    if chessfmt_files::atomic::is_special(path) {
         crate::args::usage_error(format!(
             "-o {}: {what} is a set of files; a device or a pipe cannot hold it",
             path.display()
@@ -76,7 +76,7 @@ pub fn write_single<T>(
         let result = write(&mut out).and_then(|t| out.flush().map(|()| t));
         return result.map_err(crate::output::stdout_error);
     }
-    chess_core::atomic::write_atomically(path, force, write)
+    chessfmt_files::atomic::write_atomically(path, force, write)
         .map_err(|e| CliError(format!("{}: {e}", path.display())))
 }
 

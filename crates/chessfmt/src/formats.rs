@@ -4,7 +4,7 @@
 
 use std::{fmt, fs::File, io::Read, path::Path};
 
-use chess_core::pgn::Compression;
+use chessfmt_pgn::Compression;
 use polyglot_book::Book;
 use serde::Serialize;
 

@@ -5,7 +5,7 @@ use std::{
     path::{Path, PathBuf},
 };
 
-use chess_core::pgn::{GameResult, PgnReader};
+use chessfmt_pgn::{GameResult, PgnReader};
 use clap::Args;
 use polyglot_book::OpenMode;
 use serde::Serialize;
@@ -122,7 +122,7 @@ fn summary(path: &Path, format: Format, password: Option<&str>) -> Result<Summar
         }
         Format::Chessbase => {
             // Any file of the set names the database: open its .cbh (any letter case).
-            let set = chess_core::files::CompanionSet::find(
+            let set = chessfmt_files::CompanionSet::find(
                 path,
                 &[
                     "cbh", "cbg", "cba", "cbp", "cbt", "cbc", "cbs", "cbe", "cbj", "cbm", "cbtt",

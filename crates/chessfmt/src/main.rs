@@ -83,7 +83,7 @@ fn main() -> ExitCode {
     };
     let result = result.and_then(|()| output::flush_stdout());
     // What recovery of a file set found and did not do (a journal that is not ours).
-    for n in chess_core::atomic::take_notices() {
+    for n in chessfmt_files::atomic::take_notices() {
         output::warn(n);
     }
     match result {
@@ -91,7 +91,7 @@ fn main() -> ExitCode {
         Err(CliError(msg)) => {
             // The libraries say what happened; the CLI says which flag overrides it.
             let line = msg.replace('\n', " ").replace(
-                chess_core::atomic::ALREADY_EXISTS,
+                chessfmt_files::atomic::ALREADY_EXISTS,
                 "exists (use --force to overwrite)",
             );
             errln!("chessfmt: error: {line}");

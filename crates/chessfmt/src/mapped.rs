@@ -6,7 +6,7 @@
 //! upholds the contract the only way a process can: [`install`] turns `SIGBUS` on a mapped
 //! file into the one-line error "FILE changed while it was being read" and exit status 1,
 //! instead of death by signal. The handler looks the fault address up in chess-core's table of
-//! live maps ([`chess_core::files::mapped_file_at`]), which is async-signal-safe.
+//! live maps ([`chessfmt_files::mapped_file_at`]), which is async-signal-safe.
 //!
 //! Tests reach the case deterministically through a failpoint: when the environment variable
 //! `CHESSFMT_FAILPOINT_SHRINK` names a file, that file is truncated right after it is mapped.
@@ -19,7 +19,7 @@ use crate::{CliError, formats::Format};
 
 /// Installs the `SIGBUS` handler and starts recording maps (first thing in `main`).
 pub fn install() {
-    chess_core::files::track_mapped_files();
+    chessfmt_files::track_mapped_files();
     #[cfg(unix)]
     // SAFETY: `on_sigbus` only calls async-signal-safe functions (atomic loads, write(2),
     // _exit(2), signal(2)); the sigaction struct is fully initialised.
@@ -36,7 +36,7 @@ pub fn install() {
 extern "C" fn on_sigbus(_sig: libc::c_int, info: *mut libc::siginfo_t, _ctx: *mut libc::c_void) {
     // SAFETY: the kernel passes a valid siginfo for SA_SIGINFO handlers.
     let addr = unsafe { (*info).si_addr() } as usize;
-    match chess_core::files::mapped_file_at(addr) {
+    match chessfmt_files::mapped_file_at(addr) {
         Some(name) => {
             let parts: [&[u8]; 3] = [
                 b"chessfmt: error: ",
@@ -130,7 +130,7 @@ pub fn chessbase(
 }
 
 /// A whole file (self-play data), mapped.
-pub fn file(path: &Path) -> Result<chess_core::files::FileData, CliError> {
+pub fn file(path: &Path) -> Result<chessfmt_files::FileData, CliError> {
     // Standard input (`-`) and anything that is not a regular file (a pipe, `/dev/stdin`,
     // `<(…)`) cannot be mapped (a map of a pipe is empty): it is read to its end instead.
     if path == Path::new("-") {
@@ -140,11 +140,11 @@ pub fn file(path: &Path) -> Result<chess_core::files::FileData, CliError> {
         return Ok(bytes.into());
     }
     if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
-        return chess_core::files::FileData::read(path)
+        return chessfmt_files::FileData::read(path)
             .map_err(|e| CliError::from(chess_core::IoError::new(path, e)));
     }
     // SAFETY: as for `polyglot`.
-    let data = unsafe { chess_core::files::FileData::map(path) }
+    let data = unsafe { chessfmt_files::FileData::map(path) }
         .map_err(|e| CliError::from(chess_core::IoError::new(path, e)))?;
     failpoint(path);
     Ok(data)

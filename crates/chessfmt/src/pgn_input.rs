@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use chess_core::pgn::SkipStats;
+use chessfmt_pgn::SkipStats;
 
 use crate::{CliError, CliResult};
 
@@ -49,9 +49,9 @@ pub fn check_pgn_input(path: &Path) -> CliResult {
 /// A PGN input, opened.
 pub enum Input {
     /// A plain file, mapped: cut at game boundaries and tokenised in parallel.
-    Mapped(chess_core::files::FileData),
+    Mapped(chessfmt_files::FileData),
     /// A compressed file or standard input: decompressed and tokenised on one thread.
-    Stream(chess_core::pgn::PgnReader<Box<dyn std::io::Read + Send>>),
+    Stream(chessfmt_pgn::PgnReader<Box<dyn std::io::Read + Send>>),
 }
 
 /// Runs `$add` (a builder's `add_pgn`) on an opened [`Input`], whichever kind it is.
@@ -59,7 +59,7 @@ macro_rules! add_pgn {
     ($input:expr, |$pgn:ident| $add:expr) => {
         match $input {
             $crate::pgn_input::Input::Mapped(data) => {
-                let $pgn = chess_core::pgn::PgnBytes::new(&data);
+                let $pgn = chessfmt_pgn::PgnBytes::new(&data);
                 $add
             }
             $crate::pgn_input::Input::Stream(reader) => {
@@ -76,7 +76,7 @@ pub fn open(path: &Path) -> Result<Input, CliError> {
     if path != Path::new("-") && path.is_file() {
         let data = crate::mapped::file(path)?;
         let head = &data[..data.len().min(8)];
-        if chess_core::pgn::Compression::detect(head) == chess_core::pgn::Compression::None {
+        if chessfmt_pgn::Compression::detect(head) == chessfmt_pgn::Compression::None {
             return Ok(Input::Mapped(data));
         }
     }
@@ -86,16 +86,16 @@ pub fn open(path: &Path) -> Result<Input, CliError> {
 /// Opens a PGN input as a stream (plain or compressed); `-` is standard input.
 pub fn open_stream(
     path: &Path,
-) -> Result<chess_core::pgn::PgnReader<Box<dyn std::io::Read + Send>>, CliError> {
-    open_decompressed(path).map(chess_core::pgn::PgnReader::new)
+) -> Result<chessfmt_pgn::PgnReader<Box<dyn std::io::Read + Send>>, CliError> {
+    open_decompressed(path).map(chessfmt_pgn::PgnReader::new)
 }
 
 /// The decompressed bytes of a PGN input (plain or compressed); `-` is standard input.
 pub fn open_decompressed(path: &Path) -> Result<Box<dyn std::io::Read + Send>, CliError> {
     let stream = if path == Path::new("-") {
-        chess_core::pgn::decompressed(std::io::stdin())
+        chessfmt_pgn::decompressed(std::io::stdin())
     } else {
-        chess_core::pgn::open_decompressed(path)
+        chessfmt_pgn::open_decompressed(path)
     };
     stream.map_err(|e| CliError(format!("{}: {e}", path.display())))
 }

@@ -225,7 +225,7 @@ fn build(args: &BuildArgs) -> CliResult {
     if !to_stdout
         && args.out.output.exists()
         && !args.out.force
-        && !chess_core::atomic::is_special(&args.out.output)
+        && !chessfmt_files::atomic::is_special(&args.out.output)
     {
         return Err(CliError(format!(
             "{} exists (use --force to overwrite)",
@@ -254,7 +254,7 @@ fn build(args: &BuildArgs) -> CliResult {
             // Runs go beside the output, or to the temporary directory when the output is a
             // device or a pipe.
             let dir = match args.out.output.parent() {
-                _ if to_stdout || chess_core::atomic::is_special(&args.out.output) => {
+                _ if to_stdout || chessfmt_files::atomic::is_special(&args.out.output) => {
                     std::env::temp_dir()
                 }
                 Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),

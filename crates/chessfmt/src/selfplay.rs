@@ -245,7 +245,7 @@ impl OutArgs {
 }
 
 /// The locks of the splits whose parts this process reads (see `open`).
-static PART_LOCKS: std::sync::Mutex<Vec<chess_core::set_lock::SetLock>> =
+static PART_LOCKS: std::sync::Mutex<Vec<chessfmt_files::set_lock::SetLock>> =
     std::sync::Mutex::new(Vec::new());
 
 fn open(path: &Path) -> Result<FileData, CliError> {
@@ -255,7 +255,7 @@ fn open(path: &Path) -> Result<FileData, CliError> {
         && let Some(prefix) = split_prefix(name)
     {
         let anchor = path.with_file_name(prefix);
-        let (lock, _) = chess_core::atomic::open_set(&anchor)
+        let (lock, _) = chessfmt_files::atomic::open_set(&anchor)
             .map_err(|e| CliError(format!("{}: {e}", path.display())))?;
         // Held (shared) until the verb ends: parts of one split read by one command are all
         // of the same split, never two new parts and an old one.
@@ -306,7 +306,7 @@ fn write_output(
         };
     }
     let mut tool_error = None;
-    let result = chess_core::atomic::write_atomically(path, force, |w| {
+    let result = chessfmt_files::atomic::write_atomically(path, force, |w| {
         let mut w = std::io::BufWriter::with_capacity(1 << 20, w);
         match f(&mut w) {
             Ok(s) => {
@@ -815,7 +815,7 @@ fn split(file: &Path, parts: Option<usize>, games: Option<usize>, out: &OutArgs)
             p.display()
         )));
     }
-    let mut set = chess_core::atomic::FileSet::new(&out.output).map_err(at(&out.output))?;
+    let mut set = chessfmt_files::atomic::FileSet::new(&out.output).map_err(at(&out.output))?;
     let mut names = Vec::new();
     for (i, r) in ranges.iter().enumerate() {
         let path = part(i);

@@ -47,7 +47,7 @@ mod imp {
                 if unsafe { libc::sigwait(&set, &mut sig) } != 0 {
                     return;
                 }
-                chess_core::atomic::remove_temporaries();
+                chessfmt_files::atomic::remove_temporaries();
                 // SAFETY: resetting to the default action and unblocking in this thread, then
                 // raising: the process dies of the signal as it would have without us.
                 unsafe {

@@ -43,7 +43,7 @@ fn hidden(dir: &Path) -> Vec<String> {
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .filter(|n| n.starts_with('.'))
-        // Lock files stay beside their sets (never removed: see chess_core::set_lock).
+        // Lock files stay beside their sets (never removed: see chessfmt_files::set_lock).
         .filter(|n| !n.ends_with(".chessfmt-lock"))
         .collect()
 }

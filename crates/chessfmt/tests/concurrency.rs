@@ -1,6 +1,6 @@
 //! Two processes at once (issue 30): readers during `--force` rewrites never fail on a
 //! commit that completed and never see a mix of two books; two `kvetka add` on one book
-//! serialise (no update lost). The sets are ordered by their lock (chess_core::set_lock).
+//! serialise (no update lost). The sets are ordered by their lock (chessfmt_files::set_lock).
 
 use std::path::Path;
 use std::process::{Command, Output};

@@ -89,7 +89,7 @@ fn bad_option_values_are_usage_errors() {
     let mut names: Vec<String> = std::fs::read_dir(dir.path())
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        // The book's lock file, made when it was built (chess_core::set_lock).
+        // The book's lock file, made when it was built (chessfmt_files::set_lock).
         .filter(|n| !n.ends_with(".chessfmt-lock"))
         .collect();
     names.sort();

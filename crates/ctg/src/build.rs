@@ -25,10 +25,10 @@ use std::collections::hash_map::Entry;
 
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
-use chess_core::{
-    normalize::normalize,
+use chess_core::normalize::normalize;
+use chessfmt_pgn::{
+    Game, GameResult, PgnInput, RawGame, SkipStats,
     parts::{Part, PartedTable, part_of},
-    pgn::{Game, GameResult, PgnInput, RawGame, SkipStats},
 };
 use shakmaty::{Chess, Color, Position};
 
@@ -305,8 +305,8 @@ impl Builder {
     }
 
     /// Adds every game of a PGN input — a stream, plain or compressed
-    /// ([`chess_core::pgn::PgnReader`]), or bytes in memory tokenised in parallel
-    /// ([`chess_core::pgn::PgnBytes`]) — replayed in parallel on the current rayon pool and
+    /// ([`chessfmt_pgn::PgnReader`]), or bytes in memory tokenised in parallel
+    /// ([`chessfmt_pgn::PgnBytes`]) — replayed in parallel on the current rayon pool and
     /// counted in parallel into the parts of the position table (the book is the one
     /// [`Builder::add_game`] would give game by game). `progress` gets the number of games
     /// read so far.
@@ -321,14 +321,14 @@ impl Builder {
         let mut mine = SkipStats::default();
         // Only the tags the book uses are kept (results, start position, ratings).
         let reader = input.into().with_header_filter(|name| {
-            chess_core::pgn::essential_header(name)
+            chessfmt_pgn::essential_header(name)
                 || name.eq_ignore_ascii_case(b"WhiteElo")
                 || name.eq_ignore_ascii_case(b"BlackElo")
         });
         // Replaying, normalising and coding each position happen in parallel, and so does
         // counting (each part of the table by one task).
         let max_ply = self.max_ply;
-        let skipped = chess_core::pgn::replay_in_order(
+        let skipped = chessfmt_pgn::replay_in_order(
             reader,
             1024,
             |raw: &RawGame| raw.resolve().map(|g| Contribution::of(&g, max_ply)),

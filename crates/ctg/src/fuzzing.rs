@@ -104,13 +104,13 @@ fn exercise(ctg: Vec<u8>, cto: &[u8], ctb: &[u8]) {
 /// records, and its moves from the start position are legal.
 #[cfg(feature = "pgn")]
 pub fn build_from_pgn(data: &[u8]) {
-    build_from_games(&chess_core::fuzzing::pgn_games(data));
+    build_from_games(&chessfmt_pgn::fuzzing::pgn_games(data));
 }
 
 /// [`build_from_pgn`] on games already tokenised (the `pgn_builders` target reads the PGN
 /// once for the three builders).
 #[cfg(feature = "pgn")]
-pub fn build_from_games(games: &[chess_core::pgn::RawGame]) {
+pub fn build_from_games(games: &[chessfmt_pgn::RawGame]) {
     let mut builder = crate::build::Builder::new(16);
     for g in games.iter().filter_map(|raw| raw.resolve().ok()) {
         builder.add_game(&g);

@@ -3,8 +3,6 @@
 #[cfg(feature = "std")]
 use std::path::Path;
 
-#[cfg(feature = "std")]
-use chess_core::files::{CompanionSet, FileData, Loader};
 use chess_core::{
     ParseError, Wdl,
     book::normalised_moves,
@@ -12,6 +10,8 @@ use chess_core::{
     huffman::HuffmanPosition,
     normalize::{Transform, normalize},
 };
+#[cfg(feature = "std")]
+use chessfmt_files::{CompanionSet, FileData, Loader};
 use shakmaty::{Chess, Move, Position};
 
 use crate::{
@@ -586,9 +586,9 @@ impl Book<FileData> {
         // first: the new book, never a mix of old and new files.
         // The lock is held (shared) while the files are opened: a commit under way is
         // waited for, and none starts until the three are open.
-        let anchor = chess_core::files::with_added_extension(set.base(), "ctg");
+        let anchor = chessfmt_files::with_added_extension(set.base(), "ctg");
         let (_lock, finished) =
-            chess_core::atomic::open_set(&anchor).map_err(|e| Error::io(&anchor, e))?;
+            chessfmt_files::atomic::open_set(&anchor).map_err(|e| Error::io(&anchor, e))?;
         if finished {
             set = CompanionSet::find(path, &crate::EXTENSIONS);
         }

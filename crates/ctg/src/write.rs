@@ -14,7 +14,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 #[cfg(feature = "std")]
-use chess_core::atomic::FileSet;
+use chessfmt_files::atomic::FileSet;
 
 use crate::{
     Error,
@@ -391,7 +391,7 @@ pub fn write_book(
     let paths = book_paths(path.as_ref());
     if !overwrite {
         for p in &paths {
-            chess_core::atomic::refuse_existing(p).map_err(|e| Error::io(p, e))?;
+            chessfmt_files::atomic::refuse_existing(p).map_err(|e| Error::io(p, e))?;
         }
     }
     let layout = layout(records)?;

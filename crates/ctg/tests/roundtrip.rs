@@ -4,10 +4,8 @@ mod common;
 
 use std::collections::{BTreeSet, HashMap};
 
-use chess_core::{
-    normalize::normalize,
-    pgn::{Game, GameResult},
-};
+use chess_core::normalize::normalize;
+use chessfmt_pgn::{Game, GameResult};
 use common::{corpus, csv, fen, hex};
 use ctg::{
     Book, Stats,
@@ -369,7 +367,7 @@ fn build_from_the_gnuchess_pgn_and_write_to_disk() {
     let Some(pgn) = common::corpus("../polyglot/pgn/gnuchess-book_1.02-first10000.pgn") else {
         return;
     };
-    let games: Vec<Game> = chess_core::pgn::PgnReader::open(&pgn)
+    let games: Vec<Game> = chessfmt_pgn::PgnReader::open(&pgn)
         .unwrap()
         .games()
         .take(1500)

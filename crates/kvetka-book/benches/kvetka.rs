@@ -90,7 +90,7 @@ fn bench_gnuchess(c: &mut Criterion) {
     let paths = common::build_default(&[&pgn], header, dir.path(), "g");
     let book = Book::open(paths.base()).unwrap();
     let mut positions = Vec::new();
-    for g in chess_core::pgn::PgnReader::open(&pgn)
+    for g in chessfmt_pgn::PgnReader::open(&pgn)
         .unwrap()
         .games()
         .take(2000)

@@ -22,8 +22,8 @@ use std::{io::Read, ops::ControlFlow, path::Path};
 
 use foldhash::{HashMap, HashSet, HashSetExt};
 
-use chess_core::parts::{PartedTable, part_of};
-use chess_core::pgn::{GameError, GameResult, PgnInput, PgnReader, RawGame, SkipStats};
+use chessfmt_pgn::parts::{PartedTable, part_of};
+use chessfmt_pgn::{GameError, GameResult, PgnInput, PgnReader, RawGame, SkipStats};
 use rayon::prelude::*;
 use shakmaty::{Color, Position};
 
@@ -415,7 +415,7 @@ impl Builder {
 
     /// [`Builder::add_pgn`] of an input already opened — a stream, plain or compressed, or
     /// bytes in memory, cut into games and tokenised in parallel
-    /// ([`chess_core::pgn::PgnBytes`]) — recorded as the source `path` (the file the games'
+    /// ([`chessfmt_pgn::PgnBytes`]) — recorded as the source `path` (the file the games'
     /// offsets refer to).
     pub fn add_pgn_input<'a, R: Read + Send>(
         &mut self,
@@ -441,7 +441,7 @@ impl Builder {
             .display()
             .to_string();
         let reader = input.with_header_filter(|name| {
-            chess_core::pgn::essential_header(name)
+            chessfmt_pgn::essential_header(name)
                 || [&b"White"[..], b"Black", b"WhiteElo", b"BlackElo"]
                     .iter()
                     .any(|h| h.eq_ignore_ascii_case(name))
@@ -449,7 +449,7 @@ impl Builder {
         self.begin_source(address);
         let header = self.header.clone();
         let read_before = self.stats.games_read;
-        let skipped = chess_core::pgn::replay_in_order(
+        let skipped = chessfmt_pgn::replay_in_order(
             reader,
             2048,
             |raw| prepare(raw, &header),

@@ -35,7 +35,7 @@ pub enum Error {
     /// was written.
     #[cfg(feature = "pgn")]
     #[error("{0}; nothing written (strict)")]
-    InputSkipped(chess_core::pgn::SkipStats),
+    InputSkipped(chessfmt_pgn::SkipStats),
 }
 
 /// Why a book cannot be written.

@@ -97,13 +97,13 @@ fn exercise(kobs: Vec<Vec<u8>>, kin: Option<Vec<u8>>, ksf: Option<Vec<u8>>) {
 /// validates without problems and has every element it was given.
 #[cfg(feature = "pgn")]
 pub fn build_from_pgn(data: &[u8]) {
-    build_from_games(&chess_core::fuzzing::pgn_games(data));
+    build_from_games(&chessfmt_pgn::fuzzing::pgn_games(data));
 }
 
 /// [`build_from_pgn`] on games already tokenised (the `pgn_builders` target reads the PGN
 /// once for the three builders).
 #[cfg(feature = "pgn")]
-pub fn build_from_games(games: &[chess_core::pgn::RawGame]) {
+pub fn build_from_games(games: &[chessfmt_pgn::RawGame]) {
     let header = Header {
         element_type: 1,
         ..Header::default()

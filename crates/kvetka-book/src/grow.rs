@@ -16,11 +16,11 @@
 //!
 //! New files are written to temporary files first, unchanged files that move up are linked
 //! under temporary names, and everything is committed as one set through a journal
-//! ([`chess_core::atomic::FileSet`]): a crash at any point leaves the old book or the new one.
+//! ([`chessfmt_files::atomic::FileSet`]): a crash at any point leaves the old book or the new one.
 
 use std::{collections::HashMap, path::PathBuf};
 
-use chess_core::atomic::FileSet;
+use chessfmt_files::atomic::FileSet;
 
 use crate::{
     Book, Error,
@@ -213,9 +213,9 @@ pub fn add_pgn_with(
 ) -> Result<GrowStats, Error> {
     let split_size = options.split_size;
     // The book's lock, exclusive from reading it to the end of the commit: two updates of one
-    // book serialise instead of one losing the other (chess_core::set_lock).
+    // book serialise instead of one losing the other (chessfmt_files::set_lock).
     let anchor = paths.anchor();
-    let _lock = chess_core::set_lock::exclusive(&anchor).map_err(|e| Error::io(&anchor, e))?;
+    let _lock = chessfmt_files::set_lock::exclusive(&anchor).map_err(|e| Error::io(&anchor, e))?;
     let book = Book::open(paths.base())?;
     let header = book.header().clone();
     let old_sources = match book.sources() {

@@ -15,7 +15,7 @@
 //!
 //! ```
 //! use kvetka_book::{Book, Header, build::Builder, read::BookPaths, write::write_book};
-//! use chess_core::pgn::PgnReader;
+//! use chessfmt_pgn::PgnReader;
 //! use shakmaty::{Chess, Position, san::San};
 //!
 //! let pgn = b"[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 1-0\n\n[Result \"1/2-1/2\"]\n\n1. e4 c5 1/2-1/2\n";

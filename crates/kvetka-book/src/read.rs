@@ -10,12 +10,12 @@ use std::{
     sync::OnceLock,
 };
 
-#[cfg(feature = "std")]
-use chess_core::files::{FileData, Loader};
 use chess_core::{
     ParseError,
     normalize::{Transform, normalize},
 };
+#[cfg(feature = "std")]
+use chessfmt_files::{FileData, Loader};
 use shakmaty::{Chess, Move};
 
 use crate::{
@@ -70,10 +70,10 @@ impl BookPaths {
     }
 
     /// The name of the book's files as one set: its commit journal is named after it
-    /// ([`chess_core::atomic::FileSet`]).
+    /// ([`chessfmt_files::atomic::FileSet`]).
     #[cfg(feature = "std")]
     pub fn anchor(&self) -> PathBuf {
-        chess_core::files::with_added_extension(self.base(), "kob")
+        chessfmt_files::with_added_extension(self.base(), "kob")
     }
 
     /// `base_n.kob`.
@@ -651,10 +651,10 @@ impl Book<FileData> {
         // A write of this book that was interrupted after its commit point is finished
         // first: the new book, never a mix of old and new files.
         let anchor = paths.anchor();
-        // The lock is held (shared) while the files are opened (see chess_core::set_lock).
+        // The lock is held (shared) while the files are opened (see chessfmt_files::set_lock).
         let (_lock, _) =
-            chess_core::atomic::open_set(&anchor).map_err(|e| Error::io(&anchor, e))?;
-        let find = chess_core::files::find_any_case;
+            chessfmt_files::atomic::open_set(&anchor).map_err(|e| Error::io(&anchor, e))?;
+        let find = chessfmt_files::find_any_case;
         let mut kobs = Vec::new();
         while let Some(p) = find(&paths.kob(kobs.len())) {
             let m = map(&p)?;

@@ -7,7 +7,7 @@
 use std::ops::Range;
 
 #[cfg(feature = "std")]
-use chess_core::atomic::FileSet;
+use chessfmt_files::atomic::FileSet;
 
 #[cfg(feature = "std")]
 use crate::read::BookPaths;
@@ -246,7 +246,7 @@ fn refuse_book(paths: &BookPaths, kobs: usize) -> Result<(), Error> {
         .map(|i| paths.kob(i))
         .chain([paths.kin(), paths.ksf()]);
     for p in files {
-        chess_core::atomic::refuse_existing(&p).map_err(|e| Error::io(&p, e))?;
+        chessfmt_files::atomic::refuse_existing(&p).map_err(|e| Error::io(&p, e))?;
     }
     Ok(())
 }
@@ -290,11 +290,11 @@ fn commit_book(
 pub(crate) fn stale_files(paths: &BookPaths, from: usize, ksf: bool) -> Vec<std::path::PathBuf> {
     let mut out = Vec::new();
     let mut n = from;
-    while let Some(p) = chess_core::files::find_any_case(&paths.kob(n)) {
+    while let Some(p) = chessfmt_files::find_any_case(&paths.kob(n)) {
         out.push(p);
         n += 1;
     }
-    if ksf && let Some(p) = chess_core::files::find_any_case(&paths.ksf()) {
+    if ksf && let Some(p) = chessfmt_files::find_any_case(&paths.ksf()) {
         out.push(p);
     }
     out

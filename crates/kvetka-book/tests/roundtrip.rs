@@ -6,10 +6,8 @@ mod common;
 
 use std::collections::{HashMap, HashSet};
 
-use chess_core::{
-    normalize::normalize,
-    pgn::{GameResult, PgnReader},
-};
+use chess_core::normalize::normalize;
+use chessfmt_pgn::{GameResult, PgnReader};
 use kvetka_book::{
     Book, Element, Stats,
     ksf::KsfResult,
@@ -105,7 +103,7 @@ fn returning_games_build_equals_in_memory_count() {
     let pgn = dir.path().join("returning.pgn");
     let mut text = String::new();
     for seed in 1..=300u64 {
-        let (moves, _) = chess_core::fuzzing::returning_game(seed * 7_919, 50);
+        let (moves, _) = chessfmt_pgn::fuzzing::returning_game(seed * 7_919, 50);
         let result = ["1-0", "0-1", "1/2-1/2"][(seed % 3) as usize];
         text.push_str(&format!("[Result \"{result}\"]\n\n{moves}{result}\n\n"));
     }

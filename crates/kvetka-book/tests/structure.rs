@@ -3,7 +3,7 @@
 
 mod common;
 
-use chess_core::pgn::PgnReader;
+use chessfmt_pgn::PgnReader;
 use kvetka_book::{
     Book, Element, Error, Header, SourceRef,
     build::Builder,

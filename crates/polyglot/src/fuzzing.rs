@@ -59,13 +59,13 @@ pub fn book(data: &[u8]) {
 /// mode, and every move it gives is legal.
 #[cfg(feature = "pgn")]
 pub fn build_from_pgn(data: &[u8]) {
-    build_from_games(&chess_core::fuzzing::pgn_games(data));
+    build_from_games(&chessfmt_pgn::fuzzing::pgn_games(data));
 }
 
 /// [`build_from_pgn`] on games already tokenised (the `pgn_builders` target reads the PGN
 /// once for the three builders).
 #[cfg(feature = "pgn")]
-pub fn build_from_games(games: &[chess_core::pgn::RawGame]) {
+pub fn build_from_games(games: &[chessfmt_pgn::RawGame]) {
     // One worker: the builder's parallel steps would otherwise cost more in thread
     // hand-offs than the few games of a fuzz input.
     static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
@@ -76,7 +76,7 @@ pub fn build_from_games(games: &[chess_core::pgn::RawGame]) {
 }
 
 #[cfg(feature = "pgn")]
-fn build_here(games: &[chess_core::pgn::RawGame]) {
+fn build_here(games: &[chessfmt_pgn::RawGame]) {
     use crate::ops::build::{BookBuilder, BuildOptions, KeyedGame};
     let mut builder = BookBuilder::new(BuildOptions::default());
     let max_ply = builder.options().max_ply;

@@ -5,9 +5,9 @@ use std::fmt;
 use std::path::Path;
 
 use chess_core::choice::{below, weighted_index};
-#[cfg(feature = "std")]
-use chess_core::files::{FileData, Loader};
 use chess_core::{ParseError, polyglot_key};
+#[cfg(feature = "std")]
+use chessfmt_files::{FileData, Loader};
 use shakmaty::{Chess, Move, Position};
 
 use crate::{

@@ -5,7 +5,7 @@ use std::io;
 use std::path::Path;
 
 #[cfg(feature = "std")]
-use chess_core::atomic::write_atomically;
+use chessfmt_files::atomic::write_atomically;
 
 #[cfg(feature = "std")]
 use crate::Error;

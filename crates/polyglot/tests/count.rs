@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use chess_core::fuzzing::returning_game;
+use chessfmt_pgn::fuzzing::returning_game;
 use polyglot_book::moves::encode_move;
 use polyglot_book::ops::build::{BookBuilder, BuildOptions};
 use proptest::prelude::*;
@@ -31,7 +31,7 @@ fn check(seeds: &[u64]) {
         }
     }
     let mut b = BookBuilder::new(BuildOptions::default().with_min_game(1));
-    b.add_pgn(chess_core::pgn::PgnReader::new(pgn.as_bytes()), |_| {})
+    b.add_pgn(chessfmt_pgn::PgnReader::new(pgn.as_bytes()), |_| {})
         .unwrap();
     let (entries, _) = b.finish();
     let got: BTreeMap<(u64, u16), u32> = entries

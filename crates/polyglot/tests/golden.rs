@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use chess_core::pgn::PgnReader;
+use chessfmt_pgn::PgnReader;
 use polyglot_book::{
     Entry,
     ops::build::{BookBuilder, BuildOptions},

@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use chess_core::pgn::PgnReader;
+use chessfmt_pgn::PgnReader;
 use polyglot_book::ops::build::{BookBuilder, BuildOptions};
 
 #[test]

@@ -5,4 +5,4 @@
 //! [`FileData::read`] reads the file (safe), `FileData::map` memory-maps it (an `unsafe`
 //! opt-in with feature `mmap`: framing and slicing then read the page cache directly).
 
-pub use chess_core::files::FileData;
+pub use chessfmt_files::FileData;

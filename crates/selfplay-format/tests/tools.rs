@@ -307,7 +307,7 @@ fn pgn_export_reads_back_to_the_same_moves() {
     assert!(text.contains("[Result \""));
     assert!(text.contains("{score "));
     assert!(text.contains(", top "));
-    let mut reader = chess_core::pgn::PgnReader::new(text.as_bytes());
+    let mut reader = chessfmt_pgn::PgnReader::new(text.as_bytes());
     let mut n = 0;
     for view in frames(&data) {
         let raw = reader.next_raw().unwrap().expect("a game per game");

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use chess_core::pgn::PgnReader;
+use chessfmt_pgn::PgnReader;
 use kvetka_book::{
     Header,
     build::Builder,

@@ -21,10 +21,8 @@ use std::{
     path::PathBuf,
 };
 
-use chess_core::{
-    pgn::{GameError, GameResult, PgnInput, RawGame, SkipStats},
-    polyglot_key,
-};
+use chess_core::polyglot_key;
+use chessfmt_pgn::{GameError, GameResult, PgnInput, RawGame, SkipStats};
 use rayon::prelude::*;
 use shakmaty::{Color, EnPassantMode, Position, zobrist::Zobrist64};
 
@@ -530,12 +528,12 @@ impl BookBuilder {
         })
     }
     /// Tokenises, replays (on the current rayon pool) and counts every game of a PGN input —
-    /// a stream ([`chess_core::pgn::PgnReader`]) or bytes in memory, tokenised in parallel
-    /// too ([`chess_core::pgn::PgnBytes`]) — skipping bad games. `progress` is called with
+    /// a stream ([`chessfmt_pgn::PgnReader`]) or bytes in memory, tokenised in parallel
+    /// too ([`chessfmt_pgn::PgnBytes`]) — skipping bad games. `progress` is called with
     /// the number of games read so far.
     ///
     /// Returns the games of this stream that were left out (not replayable, unreadable, cut
-    /// off by the end of the input: see [`chess_core::pgn::PgnReader`]); they are also added to
+    /// off by the end of the input: see [`chessfmt_pgn::PgnReader`]); they are also added to
     /// [`BuildStats::skipped`]. Only errors of the underlying reader (and of spilling) end
     /// the call with an error.
     pub fn add_pgn<'a, R: Read + Send>(
@@ -557,10 +555,10 @@ impl BookBuilder {
     ) -> io::Result<()> {
         const BATCH: usize = 512;
         let max_ply = self.options.max_ply;
-        let reader = input.with_header_filter(chess_core::pgn::essential_header);
+        let reader = input.with_header_filter(chessfmt_pgn::essential_header);
         let read_before = self.stats.games_read;
         // Count batch k (in order) while batch k + 1 is replayed on the pool.
-        let skipped = chess_core::pgn::replay_in_order(
+        let skipped = chessfmt_pgn::replay_in_order(
             reader,
             BATCH,
             |raw| KeyedGame::from_raw(raw, max_ply),
@@ -647,7 +645,7 @@ impl BookBuilder {
         overwrite: bool,
     ) -> Result<BuildStats, crate::Error> {
         let path = path.as_ref();
-        chess_core::atomic::write_atomically(path, overwrite, |w| {
+        chessfmt_files::atomic::write_atomically(path, overwrite, |w| {
             let mut w = io::BufWriter::with_capacity(1 << 20, w);
             let stats = self.write_to(&mut w)?;
             w.flush()?;
@@ -788,7 +786,7 @@ mod tests {
 
     fn build(pgn: &str, options: BuildOptions) -> (Vec<Entry>, BuildStats) {
         let mut b = BookBuilder::new(options);
-        b.add_pgn(chess_core::pgn::PgnReader::new(pgn.as_bytes()), |_| {})
+        b.add_pgn(chessfmt_pgn::PgnReader::new(pgn.as_bytes()), |_| {})
             .unwrap();
         b.finish()
     }

@@ -18,13 +18,13 @@ fn replay(target: &str, check: fn(&[u8])) {
 
 #[test]
 fn pgn_corpus() {
-    replay("pgn", chess_core::fuzzing::pgn);
+    replay("pgn", chessfmt_pgn::fuzzing::pgn);
 }
 
 #[test]
 fn arbitrary_bytes_do_not_panic() {
     // A cheap stand-in for fuzzing on machines without nightly: pseudo-random inputs.
     for data in chess_core::fuzzing::pseudo_random_inputs(0x9e37_79b9_7f4a_7c15, 400, 1) {
-        chess_core::fuzzing::pgn(&data);
+        chessfmt_pgn::fuzzing::pgn(&data);
     }
 }

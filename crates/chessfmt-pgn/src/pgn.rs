@@ -15,7 +15,7 @@
 //! reason in [`SkipStats`]; only I/O errors end it.
 //!
 //! ```
-//! use chess_core::pgn::PgnReader;
+//! use chessfmt_pgn::PgnReader;
 //! let pgn = b"[Result \"1-0\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n\n1. e4 Ke7?? 2. Kxe7 *\n";
 //! let mut games = PgnReader::new(&pgn[..]).games();
 //! let game = games.next().unwrap().unwrap();
@@ -39,7 +39,7 @@ use std::{
 
 use pgn_reader::{KnownOutcome, Outcome, RawTag, Reader, SanPlus, Visitor};
 
-use crate::limits::{LimitExceeded, Limits};
+use chess_core::limits::{LimitExceeded, Limits};
 use shakmaty::{CastlingMode, Chess, Color, Move, Position, fen::Fen};
 
 /// Why a FEN was refused by [`position_from_fen`].
@@ -1110,7 +1110,7 @@ impl<'a, R: Read> PgnInput<'a, R> {
 /// called after every batch with the number of games read so far.
 ///
 /// ```
-/// use chess_core::pgn::{PgnReader, replay_in_order};
+/// use chessfmt_pgn::{PgnReader, replay_in_order};
 /// use std::ops::ControlFlow;
 ///
 /// let pgn = "1. e4 e5 2. Nf3 *\n\n1. d4 d5 *\n\n1. e4 c5 *\n";

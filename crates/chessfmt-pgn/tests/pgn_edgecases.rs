@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use chess_core::pgn::{GameResult, PgnReader, SkipReason};
+use chessfmt_pgn::{GameResult, PgnReader, SkipReason};
 use shakmaty::{CastlingMode, Position};
 
 fn corpus(name: &str) -> Option<PathBuf> {

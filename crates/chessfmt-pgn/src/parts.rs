@@ -7,7 +7,7 @@
 //! (first game, order of moves) gets the table a sequential count gives.
 //!
 //! ```
-//! use chess_core::parts::{PartedTable, part_of};
+//! use chessfmt_pgn::parts::{PartedTable, part_of};
 //!
 //! let words = ["e4", "d4", "e4", "c4", "e4"];
 //! let mut table: PartedTable<&str, u32> = PartedTable::new();

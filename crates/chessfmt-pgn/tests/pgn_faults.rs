@@ -4,7 +4,7 @@
 use std::io::Write;
 
 use chess_core::limits::Limits;
-use chess_core::pgn::{PgnReader, SkipReason, SkipStats};
+use chessfmt_pgn::{PgnReader, SkipReason, SkipStats};
 
 const MAX_TAG_LINE: usize = Limits::DEFAULT.pgn_tag_line;
 

@@ -7,11 +7,11 @@
 use std::{ops::ControlFlow, path::PathBuf};
 
 use chess_core::limits::Limits;
-use chess_core::pgn::{PgnBytes, PgnReader, SkipStats, replay_in_order};
+use chessfmt_pgn::{PgnBytes, PgnReader, SkipStats, replay_in_order};
 
 type Seen = (u64, u64, u64, usize, usize, String);
 
-fn seen(raw: &chess_core::pgn::RawGame) -> Seen {
+fn seen(raw: &chessfmt_pgn::RawGame) -> Seen {
     (
         raw.index,
         raw.offset,
@@ -22,9 +22,7 @@ fn seen(raw: &chess_core::pgn::RawGame) -> Seen {
     )
 }
 
-fn run(
-    input: impl Into<chess_core::pgn::PgnInput<'static, &'static [u8]>>,
-) -> (Vec<Seen>, SkipStats) {
+fn run(input: impl Into<chessfmt_pgn::PgnInput<'static, &'static [u8]>>) -> (Vec<Seen>, SkipStats) {
     let mut all = Vec::new();
     let skipped = replay_in_order(
         input,

@@ -1,8 +1,6 @@
 //! Replays the structure-aware corpus (fuzz/corpus/pgn_structured) through the generator the
 //! fuzz target `pgn_structured` uses, plus mutations and pseudo-random inputs.
 
-#![cfg(feature = "pgn")]
-
 mod structured;
 
 use std::path::PathBuf;

@@ -287,7 +287,7 @@ pub fn find_any_case(path: &Path) -> Option<PathBuf> {
 /// ASCII letter case.
 ///
 /// ```no_run
-/// use chess_core::files::CompanionSet;
+/// use chessfmt_files::CompanionSet;
 /// let set = CompanionSet::find("books/PERFECT.CTO", &["ctg", "cto", "ctb"]);
 /// assert_eq!(set.base().file_name().unwrap(), "PERFECT");
 /// let ctg = set.get("ctg"); // Some("books/PERFECT.CTG") if it exists

@@ -8,7 +8,7 @@
 
 use arbitrary::{Result, Unstructured};
 use chess_core::limits::Limits;
-use chess_core::pgn::PgnReader;
+use chessfmt_pgn::PgnReader;
 
 /// The most bytes of PGN one input may build.
 const MAX_TEXT: usize = 1 << 20;

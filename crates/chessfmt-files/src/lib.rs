@@ -1,0 +1,43 @@
+//! Files for the chessfmt format crates: byte sources and multi-file sets committed as one.
+//!
+//! * [`FileData`] and [`Loader`]: a file's bytes, read into memory, or memory-mapped as an
+//!   `unsafe` opt-in (feature `mmap`); the mapped files are tracked so that a program can
+//!   name the file behind a `SIGBUS` ([`track_mapped_files`], [`mapped_file_at`]);
+//! * [`CompanionSet`], [`find_any_case`], [`with_added_extension`], [`same_file`]: the
+//!   files of a set (a CTG book's `.ctg/.ctb/.cto`, a ChessBase database's `.cbh/.cbg/…`)
+//!   found beside one another, whatever the case of their extensions;
+//! * [`atomic`] (feature `commit`): single files written through a temporary file and a
+//!   rename, and multi-file sets committed through a validated journal under a lock, with
+//!   the protocol stated in the module's documentation (SQLite's discipline);
+//! * [`set_lock`] (feature `commit`): the advisory lock between processes that orders a
+//!   set's readers and writers.
+//!
+//! ```
+//! use chessfmt_files::{FileData, with_added_extension};
+//! use std::path::Path;
+//!
+//! let dir = std::env::temp_dir().join(format!("chessfmt-files-doc-{}", std::process::id()));
+//! std::fs::create_dir_all(&dir).unwrap();
+//! let book = with_added_extension(&dir.join("book"), "ctg");
+//! std::fs::write(&book, b"bytes").unwrap();
+//! assert_eq!(&*FileData::read(&book).unwrap(), b"bytes");
+//! std::fs::remove_dir_all(&dir).unwrap();
+//! ```
+
+// The `unsafe` of this crate: memory-mapping a file and reading the mapped-file table
+// (`files`), each block with its reason.
+#![deny(unsafe_code)]
+#![warn(missing_docs)]
+
+#[cfg(feature = "commit")]
+pub mod atomic;
+mod files;
+#[cfg(feature = "commit")]
+pub mod set_lock;
+
+pub use files::*;
+
+/// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -1,0 +1,111 @@
+//! Entry points shared by the fuzz targets (`fuzz/`) and the corpus replay tests of PGN input,
+//! and the PGN generators of the builders' tests. Not a stable API.
+
+use chess_core::fuzzing::XorShift;
+
+/// A reader that hands out its bytes at most `piece` at a time: input cut at arbitrary
+/// points, for the tests that reading in pieces gives what reading whole gives.
+pub struct Trickle<'a> {
+    data: &'a [u8],
+    piece: usize,
+}
+
+impl<'a> Trickle<'a> {
+    /// `data` in pieces of at most `piece` bytes (at least 1).
+    pub fn new(data: &'a [u8], piece: usize) -> Self {
+        Trickle {
+            data,
+            piece: piece.max(1),
+        }
+    }
+}
+
+impl std::io::Read for Trickle<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = buf.len().min(self.data.len()).min(self.piece);
+        buf[..n].copy_from_slice(&self.data[..n]);
+        self.data = &self.data[n..];
+        Ok(n)
+    }
+}
+
+/// PGN input: never panics, whatever the bytes; reading in 3-byte chunks gives the same games
+/// (up to the first I/O error).
+pub fn pgn(data: &[u8]) {
+    use crate::PgnReader;
+    // Games before the first I/O error (pgn-reader reports some malformed input as an I/O
+    // error, and on garbage where it does so can depend on how the input arrives).
+    let summary = |games: &mut dyn Iterator<Item = std::io::Result<crate::Game>>| {
+        games
+            .take(1000)
+            .map_while(Result::ok)
+            .map(|g| (g.offset, g.moves.len(), g.result))
+            .collect::<Vec<_>>()
+    };
+    let whole = summary(&mut PgnReader::new(data).games());
+    let trickled = summary(&mut PgnReader::new(Trickle::new(data, 3)).games());
+    let n = whole.len().min(trickled.len());
+    assert_eq!(
+        whole[..n],
+        trickled[..n],
+        "{:?}",
+        String::from_utf8_lossy(data)
+    );
+}
+
+/// The games the builder fuzz entry points replay: the first 200 of the bytes as PGN
+/// (in memory, so reading cannot fail).
+pub fn pgn_games(data: &[u8]) -> Vec<crate::RawGame> {
+    crate::PgnReader::new(data)
+        .next_batch(200)
+        .expect("in-memory input")
+}
+
+/// A pseudo-random game from the start position that comes back to positions it left (a
+/// knight that moved goes back two plies later, half the time), for the tests that builders
+/// count every move, those played from a repeated position too: its movetext (SAN with move
+/// numbers, no result) and the (position, move) pairs played.
+pub fn returning_game(seed: u64, plies: usize) -> (String, Vec<(shakmaty::Chess, shakmaty::Move)>) {
+    use shakmaty::{Color, Move, Position, Role, san::SanPlus};
+    let mut rng = XorShift::new(seed | 1);
+    let mut pos = shakmaty::Chess::default();
+    let mut played = Vec::new();
+    let mut text = String::new();
+    // A knight's move back and the ply it is due at.
+    let mut back: Option<(Move, usize)> = None;
+    for ply in 0..plies {
+        let legal = pos.legal_moves();
+        if legal.is_empty() {
+            break;
+        }
+        let m = match back {
+            Some((m, due)) if due == ply && legal.contains(&m) => m,
+            _ => legal[rng.below(legal.len())],
+        };
+        if back.is_some_and(|(_, due)| due <= ply) {
+            back = None;
+        }
+        if back.is_none()
+            && m.role() == Role::Knight
+            && rng.below(2) == 0
+            && let Some(from) = m.from()
+        {
+            let home = Move::Normal {
+                role: Role::Knight,
+                from: m.to(),
+                capture: None,
+                to: from,
+                promotion: None,
+            };
+            back = Some((home, ply + 2));
+        }
+        if pos.turn() == Color::White {
+            text.push_str(&format!("{}. ", pos.fullmoves()));
+        }
+        text.push_str(&SanPlus::from_move(pos.clone(), m).to_string());
+        text.push(' ');
+        played.push((pos.clone(), m));
+        pos.play_unchecked(m);
+    }
+    (text, played)
+}
