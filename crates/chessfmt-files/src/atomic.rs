@@ -346,12 +346,8 @@ pub fn stage<T>(
         let _ = tmp.as_file().lock();
         tmp
     };
-    // Test hook: a slow write, to deliver a signal while the temporary file exists.
-    if let Some(ms) = std::env::var_os("CHESSFMT_FAILPOINT_STAGE_SLEEP_MS")
-        .and_then(|v| v.to_str().and_then(|v| v.parse().ok()))
-    {
-        std::thread::sleep(std::time::Duration::from_millis(ms));
-    }
+    // Test hook (feature `failpoints`): a slow write.
+    crate::failpoint::stage_sleep();
     let mut staged = Staged {
         tmp: Some(tmp),
         path: path.to_path_buf(),
@@ -567,7 +563,7 @@ impl FileSet {
         // Exclusive for the whole commit: no reader opens the set, and no other process
         // replays this journal, while the renames are under way.
         let _lock = crate::set_lock::exclusive(&self.dir.join(&self.set))?;
-        failpoint();
+        crate::failpoint::commit_point();
         let mut steps = Vec::new();
         for s in &self.staged {
             let tmp = s.tmp.as_ref().map_or(Path::new(""), |t| t.path());
@@ -617,10 +613,10 @@ impl FileSet {
             return Err(e);
         }
         sync_dir(&self.dir);
-        failpoint();
+        crate::failpoint::commit_point();
         apply(&self.dir, &steps)?;
         sync_dir(&self.dir);
-        failpoint();
+        crate::failpoint::commit_point();
         fs::remove_file(&self.journal)?;
         sync_dir(&self.dir);
         Ok(())
@@ -828,7 +824,7 @@ fn apply(dir: &Path, steps: &[Step]) -> io::Result<()> {
                 let tmp = dir.join(tmp);
                 if fs::symlink_metadata(&tmp).is_ok() {
                     fs::rename(&tmp, dir.join(to))?;
-                    failpoint();
+                    crate::failpoint::commit_point();
                 }
             }
             Step::Remove(p) => {
@@ -932,21 +928,6 @@ fn sync_dir(dir: &Path) {
     }
     #[cfg(not(unix))]
     let _ = dir;
-}
-
-/// Test hook: `CHESSFMT_FAILPOINT_COMMIT=<n>` aborts the process (as `kill -9` would stop it:
-/// no destructor runs) at the n-th commit point it reaches: after staging, after the journal,
-/// after each rename, after the last step.
-fn failpoint() {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    static HITS: AtomicUsize = AtomicUsize::new(0);
-    let Some(at) = std::env::var_os("CHESSFMT_FAILPOINT_COMMIT") else {
-        return;
-    };
-    let at: usize = at.to_str().and_then(|s| s.parse().ok()).unwrap_or(0);
-    if HITS.fetch_add(1, Ordering::SeqCst) + 1 == at {
-        std::process::abort();
-    }
 }
 
 #[cfg(unix)]

@@ -10,7 +10,8 @@
 //!   rename, and multi-file sets committed through a validated journal under a lock, with
 //!   the protocol stated in the module's documentation (SQLite's discipline);
 //! * [`set_lock`] (feature `commit`): the advisory lock between processes that orders a
-//!   set's readers and writers.
+//!   set's readers and writers;
+//! * [`failpoint`]: test hooks, compiled only with the feature `failpoints` (off by default).
 //!
 //! ```
 //! use chessfmt_files::{FileData, with_added_extension};
@@ -31,6 +32,7 @@
 
 #[cfg(feature = "commit")]
 pub mod atomic;
+pub mod failpoint;
 mod files;
 #[cfg(feature = "commit")]
 pub mod set_lock;

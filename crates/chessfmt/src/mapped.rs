@@ -8,8 +8,10 @@
 //! instead of death by signal. The handler looks the fault address up in chess-core's table of
 //! live maps ([`chessfmt_files::mapped_file_at`]), which is async-signal-safe.
 //!
-//! Tests reach the case deterministically through a failpoint: when the environment variable
-//! `CHESSFMT_FAILPOINT_SHRINK` names a file, that file is truncated right after it is mapped.
+//! Tests reach the case deterministically through a failpoint
+//! ([`chessfmt_files::failpoint::shrink_after_map`], compiled only into test builds): when
+//! the environment variable `CHESSFMT_FAILPOINT_SHRINK` names a file, that file is truncated
+//! right after it is mapped.
 
 #![allow(unsafe_code)]
 
@@ -58,16 +60,6 @@ extern "C" fn on_sigbus(_sig: libc::c_int, info: *mut libc::siginfo_t, _ctx: *mu
     }
 }
 
-/// The failpoint of the module notes.
-fn failpoint(path: &Path) {
-    if let Some(target) = std::env::var_os("CHESSFMT_FAILPOINT_SHRINK")
-        && Path::new(&target) == path
-        && let Ok(f) = std::fs::OpenOptions::new().write(true).open(path)
-    {
-        let _ = f.set_len(0);
-    }
-}
-
 /// A Polyglot book, mapped; `-` (standard input) and other files that cannot be mapped (a
 /// pipe) are read whole instead.
 pub fn polyglot(
@@ -89,7 +81,7 @@ pub fn polyglot(
     }
     // SAFETY: a shrinking file ends the process with an error message (see `install`).
     let book = unsafe { polyglot_book::Book::open_mapped(path, mode) };
-    failpoint(path);
+    chessfmt_files::failpoint::shrink_after_map(path);
     Ok(book?)
 }
 
@@ -98,7 +90,7 @@ pub fn ctg(path: &Path) -> Result<ctg::FileBook, CliError> {
     crate::formats::refuse_wrong_kind(path, &[], Format::Ctg)?;
     // SAFETY: as for `polyglot`.
     let book = unsafe { ctg::Book::open_mapped(path) }?;
-    failpoint(path);
+    chessfmt_files::failpoint::shrink_after_map(path);
     Ok(book)
 }
 
@@ -107,7 +99,7 @@ pub fn kvetka(path: &Path) -> Result<kvetka_book::FileBook, CliError> {
     crate::formats::refuse_wrong_kind(path, &[], Format::Kvetka)?;
     // SAFETY: as for `polyglot`.
     let book = unsafe { kvetka_book::Book::open_mapped(path) }?;
-    failpoint(path);
+    chessfmt_files::failpoint::shrink_after_map(path);
     Ok(book)
 }
 
@@ -125,7 +117,7 @@ pub fn chessbase(
     }
     // SAFETY: as for `polyglot`.
     let db = unsafe { chessbase_db::Database::open_mapped_with_encoding(path, encoding) }?;
-    failpoint(path);
+    chessfmt_files::failpoint::shrink_after_map(path);
     Ok(db)
 }
 
@@ -146,6 +138,6 @@ pub fn file(path: &Path) -> Result<chessfmt_files::FileData, CliError> {
     // SAFETY: as for `polyglot`.
     let data = unsafe { chessfmt_files::FileData::map(path) }
         .map_err(|e| CliError::from(chess_core::IoError::new(path, e)))?;
-    failpoint(path);
+    chessfmt_files::failpoint::shrink_after_map(path);
     Ok(data)
 }
