@@ -33,7 +33,7 @@ fn check(seeds: &[u64]) {
     let mut b = BookBuilder::new(BuildOptions::default().with_min_game(1));
     b.add_pgn(chessfmt_pgn::PgnReader::new(pgn.as_bytes()), |_| {})
         .unwrap();
-    let (entries, _) = b.finish();
+    let (entries, _) = b.finish().unwrap();
     let got: BTreeMap<(u64, u16), u32> = entries
         .iter()
         .map(|e| ((e.key, e.raw_move), u32::from(e.weight)))

@@ -59,7 +59,7 @@ fn make_book_variants_are_byte_identical() {
     for (golden, options) in variants {
         let mut b = BookBuilder::new(options);
         b.add_pgn(PgnReader::open(&pgn).unwrap(), |_| {}).unwrap();
-        let (entries, stats) = b.finish();
+        let (entries, stats) = b.finish().unwrap();
         assert_eq!(stats.games_read, 10_000);
         assert_eq!(stats.skipped.total(), 0, "{}", stats.skipped);
         let expected = std::fs::read(dir.join("golden").join(golden)).unwrap();

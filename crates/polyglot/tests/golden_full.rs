@@ -28,7 +28,7 @@ fn full_gnuchess_book_is_byte_identical() {
         |_| {},
     )
     .unwrap();
-    let (entries, stats) = b.finish();
+    let (entries, stats) = b.finish().unwrap();
     eprintln!(
         "built {} entries from {} games in {:.1?}",
         entries.len(),

@@ -655,25 +655,20 @@ impl BookBuilder {
     }
 
     /// The finished, sorted entries and the statistics of the build. A memory-limited build
-    /// reads its runs back into memory here; use [`BookBuilder::write_to`] to stream instead.
-    ///
-    /// # Panics
-    ///
-    /// When a memory-limited build cannot read its temporary files back.
-    pub fn finish(mut self) -> (Vec<Entry>, BuildStats) {
+    /// reads its runs back into memory here (an error when its temporary files cannot be
+    /// written or read back); use [`BookBuilder::write_to`] to stream instead.
+    pub fn finish(mut self) -> io::Result<(Vec<Entry>, BuildStats)> {
         if self.spill.is_none() {
             let entries = self.finish_in_memory();
-            return (entries, self.stats);
+            return Ok((entries, self.stats));
         }
         let mut bytes = Vec::new();
-        let stats = self
-            .write_to(&mut bytes)
-            .expect("reading the build's temporary runs");
+        let stats = self.write_to(&mut bytes)?;
         let entries = bytes
             .chunks_exact(crate::ENTRY_SIZE)
-            .map(|c| Entry::from_bytes(c.try_into().expect("16 bytes")))
+            .filter_map(|c| c.try_into().ok().map(Entry::from_bytes))
             .collect();
-        (entries, stats)
+        Ok((entries, stats))
     }
 
     /// Writes the finished book to `w` (sorted, ready to save) and returns the statistics. A
@@ -788,7 +783,7 @@ mod tests {
         let mut b = BookBuilder::new(options);
         b.add_pgn(chessfmt_pgn::PgnReader::new(pgn.as_bytes()), |_| {})
             .unwrap();
-        b.finish()
+        b.finish().unwrap()
     }
 
     #[test]
@@ -858,7 +853,7 @@ mod tests {
             plies: vec![ply(1)],
             first_mover_points: 2,
         });
-        let (entries, _) = b.finish();
+        let (entries, _) = b.finish().unwrap();
         // Move 1: n 16384 -> 8192, sum 16385 -> 8193. Move 2: sum 2 -> 1.
         assert_eq!(
             entries
@@ -946,6 +941,20 @@ mod tests {
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 
+    /// A memory-limited build whose temporary folder is gone reports the error from
+    /// `finish` (issue 31: it panicked).
+    #[test]
+    fn finish_reports_a_spill_that_failed() {
+        let games = synthetic_games();
+        let dir = tempfile::tempdir().unwrap();
+        let gone = dir.path().join("gone");
+        let mut b = BookBuilder::with_memory_limit(BuildOptions::default(), 0, &gone);
+        for g in &games {
+            b.add(g);
+        }
+        assert!(b.finish().is_err());
+    }
+
     #[test]
     fn memory_limited_build_that_fits_never_spills() {
         let games = &synthetic_games()[..100];
@@ -956,8 +965,8 @@ mod tests {
             b.add(g);
             m.add(g);
         }
-        let (eb, sb) = b.finish();
-        let (em, _) = m.finish();
+        let (eb, sb) = b.finish().unwrap();
+        let (em, _) = m.finish().unwrap();
         assert_eq!(eb, em);
         assert_eq!(sb.bytes_spilled, 0);
     }
