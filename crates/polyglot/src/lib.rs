@@ -7,13 +7,32 @@
 //! byte-for-byte like `polyglot make-book`, merges books, and prints the book tree as
 //! `polyglot dump-book` / `info-book` do ([`ops::tree`]).
 //!
-//! # Example
+//! # Examples
+//!
+//! Read a book from its bytes (what works without default features, on any target):
 //!
 //! ```
 //! use polyglot_book::shakmaty::{Chess, Move, Role, Square};
+//! use polyglot_book::{Book, Entry, OpenMode, moves::encode_move, polyglot_key};
+//!
+//! let start = Chess::default();
+//! let e4 = Move::Normal { role: Role::Pawn, from: Square::E2, capture: None, to: Square::E4, promotion: None };
+//! let bytes = Entry { key: polyglot_key(&start), raw_move: encode_move(e4), weight: 10, learn: 0 }.to_bytes();
+//!
+//! let book = Book::new(&bytes[..], OpenMode::Strict)?;
+//! let probe = book.probe(&start)?.expect("the start position is in the book");
+//! assert_eq!((probe.moves[0].mv, probe.moves[0].weight), (e4, 10));
+//! # Ok::<(), polyglot_book::Error>(())
+//! ```
+//!
+//! With the feature `std` (on by default), write a book atomically and open it as a file:
+//!
+//! ```
+//! # #[cfg(feature = "std")]
+//! # fn main() -> Result<(), polyglot_book::Error> {
+//! use polyglot_book::shakmaty::{Chess, Move, Role, Square};
 //! use polyglot_book::{Book, Entry, OpenMode, moves::encode_move, polyglot_key, write};
 //!
-//! // Write a one-entry book (1. e4, weight 10), open it and probe the start position.
 //! let start = Chess::default();
 //! let e4 = Move::Normal { role: Role::Pawn, from: Square::E2, capture: None, to: Square::E4, promotion: None };
 //! let entry = Entry { key: polyglot_key(&start), raw_move: encode_move(e4), weight: 10, learn: 0 };
@@ -21,10 +40,12 @@
 //! write::save(&path, &[entry], true)?;
 //!
 //! let book = Book::open(&path, OpenMode::Strict)?;
-//! let probe = book.probe(&start)?.expect("the start position is in the book");
-//! assert_eq!((probe.moves[0].mv, probe.moves[0].weight), (e4, 10));
+//! assert_eq!(book.probe(&start)?.expect("in the book").moves[0].mv, e4);
 //! # std::fs::remove_file(&path).ok();
-//! # Ok::<(), polyglot_book::Error>(())
+//! # Ok(())
+//! # }
+//! # #[cfg(not(feature = "std"))]
+//! # fn main() {}
 //! ```
 //!
 //! # Features
