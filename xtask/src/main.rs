@@ -12,8 +12,13 @@ type Task = fn(&[String]) -> bool;
 const TASKS: &[(&str, &str, Task)] = &[
     (
         "test",
-        "fmt check, clippy -D warnings, tests (snapshots checked, never written), docs, cargo-deny, light dependencies, wasm32 build, cargo package, corpus goldens",
+        "fmt check, clippy -D warnings, tests (snapshots checked, never written), docs, cargo-deny, light dependencies, wasm32 build, feature pairs, minimal doc tests, cargo package, corpus goldens",
         test,
+    ),
+    (
+        "features",
+        "each library with each feature and each pair of features; doc tests without default features (part of test)",
+        |_| feature_powerset() & minimal_doc_tests(),
     ),
     (
         "bench",
@@ -194,6 +199,8 @@ fn test(_args: &[String]) -> bool {
 
     results.push(("light", Some(light_dependencies())));
     results.push(("wasm", Some(wasm_build())));
+    results.push(("features", Some(feature_powerset())));
+    results.push(("minimal docs", Some(minimal_doc_tests())));
 
     // On a machine with little disk (CI sets XTASK_LOW_DISK=1), the debug build is not needed
     // by any later step: free it before verification builds the family again.
@@ -386,6 +393,98 @@ fn light_dependencies() -> bool {
     }
     eprintln!("<== dependencies: {}", if ok { "ok" } else { "FAILED" });
     ok
+}
+
+/// Where each library's manifest is.
+fn library_dir(lib: &str) -> PathBuf {
+    let dir = match lib {
+        "polyglot-book" => "polyglot",
+        other => other,
+    };
+    root().join("crates").join(dir)
+}
+
+/// The features a library declares (its `[features]` table, `default` left out), in order.
+fn library_features(lib: &str) -> Vec<String> {
+    let manifest = std::fs::read_to_string(library_dir(lib).join("Cargo.toml")).unwrap_or_default();
+    let mut in_features = false;
+    let mut features = Vec::new();
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            in_features = line == "[features]";
+            continue;
+        }
+        if !in_features || line.starts_with('#') {
+            continue;
+        }
+        if let Some((name, _)) = line.split_once('=') {
+            let name = name.trim();
+            if !name.is_empty() && name != "default" {
+                features.push(name.to_string());
+            }
+        }
+    }
+    features
+}
+
+/// Every library builds with each of its features alone and with every pair of them, without
+/// the defaults: what `cargo hack --feature-powerset --depth 2` checks (shakmaty's CI checks a
+/// powerset), done here without installing it. In a target folder of its own, so that the
+/// other steps' builds are not invalidated.
+fn feature_powerset() -> bool {
+    eprintln!("==> every library with each feature and each pair of features");
+    let start = Instant::now();
+    let dir = target_dir().join("powerset");
+    let mut ok = true;
+    let mut checked = 0;
+    for lib in LIBRARIES {
+        let features = library_features(lib);
+        let mut sets: Vec<String> = features.clone();
+        for (i, a) in features.iter().enumerate() {
+            for b in &features[i + 1..] {
+                sets.push(format!("{a},{b}"));
+            }
+        }
+        for set in sets {
+            let status = cargo()
+                .args([
+                    "check",
+                    "--locked",
+                    "--lib",
+                    "--quiet",
+                    "--no-default-features",
+                ])
+                .args(["-p", lib, "--features", &set])
+                .env("CARGO_TARGET_DIR", &dir)
+                .status();
+            checked += 1;
+            if !status.is_ok_and(|s| s.success()) {
+                eprintln!("    {lib} --no-default-features --features {set}: FAILED");
+                ok = false;
+            }
+        }
+    }
+    if env::var_os("XTASK_LOW_DISK").is_some() {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    eprintln!(
+        "<== features: {checked} combinations {} in {:.1}s{}",
+        if ok { "ok" } else { "FAILED" },
+        start.elapsed().as_secs_f64(),
+        disk_note()
+    );
+    ok
+}
+
+/// Every library's doc examples (the crate docs and the README) compile and pass without
+/// default features: an example that needs a feature says so (`#[cfg(feature = ...)]`).
+fn minimal_doc_tests() -> bool {
+    let mut c = cargo();
+    c.args(["test", "--locked", "--doc", "--no-default-features"]);
+    for lib in LIBRARIES {
+        c.args(["-p", lib]);
+    }
+    step("cargo test --doc --no-default-features (libraries)", c)
 }
 
 /// Every library builds with `--no-default-features` for wasm32-unknown-unknown (reading

@@ -18,13 +18,18 @@
 //! # Example
 //!
 //! ```no_run
+//! # #[cfg(feature = "std")]
+//! # fn main() -> Result<(), chessbase_db::Error> {
 //! use chessbase_db::{Database, PgnOptions, pgn::game_to_pgn};
 //!
 //! // Opened by its .cbh; the .cbg, .cba and entity files are found beside it (any case).
 //! let db = Database::open("twic1134.cbh")?;
 //! println!("{} records", db.len());
 //! print!("{}", game_to_pgn(&db, 1, &PgnOptions::default())?);
-//! # Ok::<(), chessbase_db::Error>(())
+//! # Ok(())
+//! # }
+//! # #[cfg(not(feature = "std"))]
+//! # fn main() {}
 //! ```
 //!
 //! A database can also come from bytes in memory ([`Database::from_files`]):

@@ -19,6 +19,8 @@
 //! # Example
 //!
 //! ```no_run
+//! # #[cfg(feature = "std")]
+//! # fn main() -> Result<(), ctg::Error> {
 //! use ctg::shakmaty::{CastlingMode, Chess};
 //!
 //! // Any of the three files (or their common name) opens the book; any letter case.
@@ -34,7 +36,10 @@
 //!         }
 //!     }
 //! }
-//! # Ok::<(), ctg::Error>(())
+//! # Ok(())
+//! # }
+//! # #[cfg(not(feature = "std"))]
+//! # fn main() {}
 //! ```
 //!
 //! # Features

@@ -14,6 +14,8 @@
 //!   Polyglot.
 //!
 //! ```
+//! # #[cfg(feature = "pgn")]
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! use kvetka_book::{Book, Header, build::Builder, read::BookPaths, write::write_book};
 //! use chessfmt_pgn::PgnReader;
 //! use shakmaty::{Chess, Position, san::San};
@@ -35,7 +37,10 @@
 //! assert_eq!(e4.mv.to_string(), "e2-e4");
 //! // The mover's view: White won one game and drew one after 1. e4.
 //! assert_eq!(e4.stats.map(|s| (s.wins, s.draws, s.losses)), Some((1, 1, 0)));
-//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! # Ok(())
+//! # }
+//! # #[cfg(not(feature = "pgn"))]
+//! # fn main() {}
 //! ```
 
 #![deny(unsafe_code)]
