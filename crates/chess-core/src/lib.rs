@@ -10,7 +10,6 @@
 //!   tables as data;
 //! * [`polyglot_key()`]: the Polyglot Zobrist key;
 //! * [`bytes`] and [`error`]: panic-free endian readers and the error vocabulary;
-//! * [`parse`]: nom glue for the format crates' record layouts;
 //! * [`Wdl`]: wins, draws and losses from one side's view;
 //! * [`book`]: the opening-book probe as a trait, the breadth-first book walk and the weight
 //!   policy of conversions;
@@ -20,6 +19,16 @@
 //! decompression, parallel replay) and `chessfmt-files` (byte sources, companion-file sets and
 //! the journaled commit of multi-file sets). This crate has no features, no C code, no
 //! threads and no I/O of its own: it builds for `wasm32-unknown-unknown`.
+//!
+//! # Stability
+//!
+//! The encodings are data that files on disk depend on, so they are promised more than the
+//! API: within 0.x, the bytes of the Huffman board code ([`huffman`]), the Polyglot key
+//! ([`polyglot_key()`]), the normalisation ([`normalize`]) and the relative-move tables
+//! ([`relative_move`]) never change for the same input; a change would be a new function,
+//! not a new meaning. Each is pinned by tests against the reference files. The API itself
+//! follows SemVer (before 1.0, a minor version may break it, said in the CHANGELOG); the nom
+//! glue of the format crates (`parse`) is hidden and outside the promise.
 //!
 //! Public types are shakmaty's ([`shakmaty::Chess`], [`shakmaty::Move`], …).
 //!
@@ -51,6 +60,8 @@ pub mod fuzzing;
 pub mod huffman;
 pub mod limits;
 pub mod normalize;
+// nom glue of the format crates' raw layers: outside the stable API (it shows nom's types).
+#[doc(hidden)]
 pub mod parse;
 pub mod polyglot_key;
 pub mod relative_move;

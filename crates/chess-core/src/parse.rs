@@ -1,5 +1,9 @@
 //! nom glue for the `raw` layers of the format crates.
 //!
+//! **Not part of chess-core's stable API** (hidden from its documentation): it exposes nom's
+//! own types and follows nom's releases. The format crates use it inside their `raw`
+//! modules; their public signatures take and return slices, records and [`ParseError`].
+//!
 //! Record layouts are written as nom 8 parsers over `&[u8]` with the small error type
 //! [`NomError`] (nom's own plus the innermost [`context`] label, which becomes the error's
 //! "expected" text); [`run`] applies one to a slice and turns a failure into the family's
