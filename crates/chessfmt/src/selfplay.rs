@@ -285,7 +285,7 @@ fn open(path: &Path) -> Result<FileData, CliError> {
 }
 
 fn in_file(path: &Path) -> impl Fn(selfplay_format::Error) -> CliError + '_ {
-    move |e| CliError(format!("{}: {e}", path.display()))
+    move |e| CliError(e.in_file(path).to_string())
 }
 
 /// Writes `path` atomically (refusing to overwrite without `force`) through `f`.

@@ -266,11 +266,8 @@ pub fn stm_result(white_result: u8, turn: Color) -> f32 {
 /// The header of a framed game and its start position (an error for a bad header).
 pub(crate) fn game_start(view: &GameView<'_>) -> Result<(Header, Chess, CastlingMode), Error> {
     let header = view.header();
-    let (start, castling_mode) = start_position(&header).map_err(|kind| Error {
-        game: view.index + 1,
-        offset: view.offset,
-        kind,
-    })?;
+    let (start, castling_mode) =
+        start_position(&header).map_err(|kind| Error::new(view.index + 1, view.offset, kind))?;
     Ok((header, start, castling_mode))
 }
 
@@ -289,11 +286,7 @@ pub(crate) fn replay<E: From<Error>>(
     for rec in view.records() {
         let mv =
             check_record(&pos, &mut legal, rec.code, rec.visits.len()).map_err(|(at, kind)| {
-                Error {
-                    game: view.index + 1,
-                    offset: view.offset + (rec.offset + at) as u64,
-                    kind,
-                }
+                Error::new(view.index + 1, view.offset + (rec.offset + at) as u64, kind)
             })?;
         f(&pos, mv, &rec, legal.as_slice())?;
         pos.play_unchecked(mv);

@@ -1,5 +1,9 @@
 //! Errors: which game, which byte, what was expected.
 
+use std::path::{Path, PathBuf};
+
+use chess_core::Located;
+
 /// What went wrong with a game.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -58,14 +62,69 @@ pub enum HeaderProblem {
     Illegal(shakmaty::PositionErrorKinds),
 }
 
-/// An error in game `game` (1-based) at byte `offset` of the data.
+/// An error in game `game` (1-based) at byte `offset` of the data, and the file when the
+/// caller knows it ([`Error::in_file`]): the family's error design (as `chess_core`'s
+/// `ParseError`: file, byte offset, what was expected; [`Located`]). Data errors are all this
+/// crate reports, since its readers work on bytes; opening a file is [`crate::file`]'s
+/// `io::Error`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("game {game} at byte {offset}: {kind}")]
+#[error("{}game {game} at byte {offset}: {kind}", file.as_ref().map(|f| format!("{}: ", f.display())).unwrap_or_default())]
+#[non_exhaustive]
 pub struct Error {
+    /// The file, when known.
+    pub file: Option<PathBuf>,
     /// 1-based number of the game.
     pub game: u64,
     /// Byte offset of the problem in the data.
     pub offset: u64,
     /// What went wrong.
     pub kind: ErrorKind,
+}
+
+impl Error {
+    /// An error in game `game` (1-based) at byte `offset`, in data of no known file.
+    pub fn new(game: u64, offset: u64, kind: ErrorKind) -> Error {
+        Error {
+            file: None,
+            game,
+            offset,
+            kind,
+        }
+    }
+
+    /// The same error, said to be in `path`.
+    pub fn in_file(mut self, path: impl Into<PathBuf>) -> Error {
+        self.file = Some(path.into());
+        self
+    }
+}
+
+impl Located for Error {
+    fn path(&self) -> Option<&Path> {
+        self.file.as_deref()
+    }
+    fn offset(&self) -> Option<u64> {
+        Some(self.offset)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_file_leads_the_message_when_known() {
+        let e = Error::new(3, 120, ErrorKind::Truncated { expected: "a move" });
+        assert_eq!(
+            e.to_string(),
+            "game 3 at byte 120: truncated game: expected a move, found the end of the data"
+        );
+        assert_eq!((e.path(), e.offset()), (None, Some(120)));
+        let e = e.in_file("sp.bin");
+        assert!(
+            e.to_string().starts_with("sp.bin: game 3 at byte 120: "),
+            "{e}"
+        );
+        assert_eq!(e.path(), Some(Path::new("sp.bin")));
+    }
 }

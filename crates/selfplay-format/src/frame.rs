@@ -247,11 +247,7 @@ pub(crate) fn next_span<'a>(
         }
         Err((at, kind)) => {
             *done = true;
-            Some(Err(Error {
-                game: i + 1,
-                offset: base + (*pos + at) as u64,
-                kind,
-            }))
+            Some(Err(Error::new(i + 1, base + (*pos + at) as u64, kind)))
         }
     }
 }

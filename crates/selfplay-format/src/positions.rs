@@ -158,11 +158,11 @@ impl<R: Read> StreamFrames<R> {
                 Ok(k) => got += k,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(e) => {
-                    return Err(Error {
-                        game: self.index + 1,
-                        offset: self.offset + (start + got) as u64,
-                        kind: ErrorKind::Io(e.kind()),
-                    });
+                    return Err(Error::new(
+                        self.index + 1,
+                        self.offset + (start + got) as u64,
+                        ErrorKind::Io(e.kind()),
+                    ));
                 }
             }
         }
@@ -172,11 +172,11 @@ impl<R: Read> StreamFrames<R> {
         if got == 0 && start == 0 {
             return Ok(false);
         }
-        Err(Error {
-            game: self.index + 1,
-            offset: self.offset + (start + got) as u64,
-            kind: ErrorKind::Truncated { expected },
-        })
+        Err(Error::new(
+            self.index + 1,
+            self.offset + (start + got) as u64,
+            ErrorKind::Truncated { expected },
+        ))
     }
 
     fn read_game(&mut self) -> Result<Option<usize>, Error> {
@@ -255,11 +255,8 @@ impl GameBuf {
         self.legal.clear();
         self.visits.clear();
         self.index = view.index;
-        let err = |offset: usize, kind| Error {
-            game: view.index + 1,
-            offset: view.offset + offset as u64,
-            kind,
-        };
+        let err =
+            |offset: usize, kind| Error::new(view.index + 1, view.offset + offset as u64, kind);
         let header = view.header();
         self.header = Some(header);
         let (mut pos, _) = start_position(&header).map_err(|k| err(0, k))?;
@@ -575,11 +572,8 @@ impl<S: GameSource> Positions<S> {
         }
         loop {
             if st.in_game {
-                let err = |offset: usize, kind| Error {
-                    game: st.index + 1,
-                    offset: st.offset + offset as u64,
-                    kind,
-                };
+                let err =
+                    |offset: usize, kind| Error::new(st.index + 1, st.offset + offset as u64, kind);
                 let rec = read_record(&st.bytes, st.cursor)
                     .map_err(|expected| err(st.bytes.len(), ErrorKind::Truncated { expected }))?;
                 let Some(rec) = rec else {
@@ -604,11 +598,8 @@ impl<S: GameSource> Positions<S> {
             st.offset = view.offset;
             let header = view.header();
             st.header = Some(header);
-            let (pos, _) = start_position(&header).map_err(|kind| Error {
-                game: view.index + 1,
-                offset: view.offset,
-                kind,
-            })?;
+            let (pos, _) = start_position(&header)
+                .map_err(|kind| Error::new(view.index + 1, view.offset, kind))?;
             st.pos = pos;
             st.cursor = GAME_HEADER_LEN;
             st.ply = 0;

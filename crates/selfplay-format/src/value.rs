@@ -186,11 +186,7 @@ impl ValueGame {
 /// Decodes a value game, checking every move's legality.
 pub fn decode_value_game(view: &ValueGameView<'_>) -> Result<ValueGame, Error> {
     let header = view.header();
-    let err = |offset: usize, kind| Error {
-        game: view.index + 1,
-        offset: view.offset + offset as u64,
-        kind,
-    };
+    let err = |offset: usize, kind| Error::new(view.index + 1, view.offset + offset as u64, kind);
     let (start, _) = start_position(&header).map_err(|k| err(0, k))?;
     let mut pos = start.clone();
     let mut list = CodeList::new();
