@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use chessbase_db::{Database, Header, pgn::PgnOptions};
+use chessbase_db::{Database, Header};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
 fn twic() -> Option<Database> {
@@ -46,10 +46,9 @@ fn benches(c: &mut Criterion) {
             out.clear();
             chessbase_db::pgn::export(
                 &db,
-                1..=n,
-                &PgnOptions::default(),
-                false,
-                0,
+                &chessbase_db::ExportOptions::default()
+                    .records(1..=n)
+                    .threads(0),
                 &mut out,
                 |_| {},
             )
@@ -63,10 +62,9 @@ fn benches(c: &mut Criterion) {
             out.clear();
             chessbase_db::pgn::export(
                 &db,
-                1..=n,
-                &PgnOptions::default(),
-                false,
-                1,
+                &chessbase_db::ExportOptions::default()
+                    .records(1..=n)
+                    .threads(1),
                 &mut out,
                 |_| {},
             )

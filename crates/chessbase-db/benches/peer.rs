@@ -11,7 +11,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use cbvault::bridge::{self, GameRef, GameSink};
-use chessbase_db::{Database, pgn::PgnOptions};
+use chessbase_db::Database;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 
 struct Count(u64);
@@ -56,10 +56,9 @@ fn ours_export(db: &Database, threads: usize) -> u64 {
     let mut out = Count(0);
     chessbase_db::pgn::export(
         db,
-        1..=db.len(),
-        &PgnOptions::default(),
-        false,
-        threads,
+        &chessbase_db::ExportOptions::default()
+            .records(1..=db.len())
+            .threads(threads),
         &mut out,
         |_| {},
     )

@@ -223,7 +223,10 @@ impl Archive {
         };
         // Errors name the member inside the archive: `twic1134.cbv/twic1134.cbh`.
         let name = self.path.join(cbh.name().replace('\\', "/"));
-        Database::from_files_with_encoding(name, files, encoding)
+        Database::options()
+            .encoding(encoding)
+            .name(name)
+            .from_files(files)
     }
 
     /// Writes every member under `dir` (folders as stored), as one set: each member is

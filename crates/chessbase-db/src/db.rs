@@ -163,30 +163,95 @@ fn entities<T: EntityData>(
     }
 }
 
+/// How a database is opened ([`Database::options`]): the code page of texts that are not
+/// UTF-8, the limits of its readers, and the name of a database made from memory.
+#[derive(Debug, Clone)]
+#[must_use]
+pub struct OpenOptions {
+    encoding: TextEncoding,
+    limits: Limits,
+    name: Option<PathBuf>,
+}
+
+impl Default for OpenOptions {
+    /// The code page guessed, the default limits, `memory.cbh` for a database from memory.
+    fn default() -> Self {
+        OpenOptions {
+            encoding: TextEncoding::Detect,
+            limits: Limits::default(),
+            name: None,
+        }
+    }
+}
+
+impl OpenOptions {
+    /// Texts that are not UTF-8 decoded as `encoding` says (guessed by default).
+    pub fn encoding(mut self, encoding: TextEncoding) -> Self {
+        self.encoding = encoding;
+        self
+    }
+
+    /// The limits the database's readers work under.
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// The name errors and [`Database::path`] give a database made by
+    /// [`OpenOptions::from_files`] (an archive member's, for instance).
+    pub fn name(mut self, cbh_path: impl Into<PathBuf>) -> Self {
+        self.name = Some(cbh_path.into());
+        self
+    }
+
+    /// [`Database::open`] with these options (an archive included).
+    #[cfg(feature = "std")]
+    pub fn open(&self, path: impl AsRef<Path>) -> Result<Database, Error> {
+        let path = path.as_ref();
+        #[cfg(feature = "archive")]
+        if crate::archive::is_archive(path) {
+            let db =
+                crate::archive::Archive::open(path, None)?.database_with_encoding(self.encoding)?;
+            return Ok(db.with_limits(self.limits));
+        }
+        Ok(Database::open_with(path, Loader::READ, self.encoding)?.with_limits(self.limits))
+    }
+
+    /// [`Database::open_mapped`] with these options (not of an archive).
+    ///
+    /// # Safety
+    ///
+    /// As for [`Database::open_mapped`].
+    #[cfg(feature = "mmap")]
+    #[allow(unsafe_code)]
+    pub unsafe fn open_mapped(&self, path: impl AsRef<Path>) -> Result<Database, Error> {
+        // SAFETY: forwarded to the caller (this function's contract).
+        let loader = unsafe { Loader::mapped() };
+        Ok(Database::open_with(path.as_ref(), loader, self.encoding)?.with_limits(self.limits))
+    }
+
+    /// [`Database::from_files`] with these options.
+    pub fn from_files(&self, files: Files) -> Result<Database, Error> {
+        let name = self
+            .name
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("memory.cbh"));
+        Ok(Database::from_files_with(name, files, self.encoding)?.with_limits(self.limits))
+    }
+}
+
 impl Database {
     /// Opens the database whose `.cbh` file is `path`; the other files are looked for beside
-    /// it, in any letter case. Files are read into memory.
+    /// it, in any letter case. Files are read into memory. The code page of texts that are
+    /// not UTF-8 is guessed, and the default [`Limits`] apply: see [`Database::options`] to
+    /// choose them.
     ///
     /// A `.cbv` archive (with the `archive` feature) is opened too: the database in it is
     /// extracted into memory ([`crate::archive::Archive::database`]); a password-protected
     /// `.cbz` needs [`crate::archive::Archive::open`] with its password.
     #[cfg(feature = "std")]
     pub fn open(path: impl AsRef<Path>) -> Result<Database, Error> {
-        #[cfg(feature = "archive")]
-        if crate::archive::is_archive(path.as_ref()) {
-            return crate::archive::Archive::open(path.as_ref(), None)?.database();
-        }
-        Self::open_with(path.as_ref(), Loader::READ, TextEncoding::Detect)
-    }
-
-    /// [`Database::open`] (not of an archive) with texts that are not UTF-8 decoded as
-    /// `encoding` says.
-    #[cfg(feature = "std")]
-    pub fn open_with_encoding(
-        path: impl AsRef<Path>,
-        encoding: TextEncoding,
-    ) -> Result<Database, Error> {
-        Self::open_with(path.as_ref(), Loader::READ, encoding)
+        OpenOptions::default().open(path)
     }
 
     /// [`Database::open`] with the files memory-mapped (nothing is read until used).
@@ -199,26 +264,34 @@ impl Database {
     #[allow(unsafe_code)]
     pub unsafe fn open_mapped(path: impl AsRef<Path>) -> Result<Database, Error> {
         // SAFETY: forwarded to the caller (this function's contract).
-        Self::open_with(
-            path.as_ref(),
-            unsafe { Loader::mapped() },
-            TextEncoding::Detect,
-        )
+        unsafe { OpenOptions::default().open_mapped(path) }
     }
 
-    /// [`Database::open_mapped`] with texts that are not UTF-8 decoded as `encoding` says.
+    /// A database from files in memory (tests, fuzzing, data not on disk), named
+    /// `memory.cbh`.
+    pub fn from_files(files: Files) -> Result<Database, Error> {
+        OpenOptions::default().from_files(files)
+    }
+
+    /// How to open a database other than by default: its code page, its limits, the name of
+    /// one made from memory. The one way to choose them, for every source.
     ///
-    /// # Safety
+    /// ```
+    /// use chessbase_db::{Database, Limits, TextEncoding};
     ///
-    /// As for [`Database::open_mapped`].
-    #[cfg(feature = "mmap")]
-    #[allow(unsafe_code)]
-    pub unsafe fn open_mapped_with_encoding(
-        path: impl AsRef<Path>,
-        encoding: TextEncoding,
-    ) -> Result<Database, Error> {
-        // SAFETY: forwarded to the caller (this function's contract).
-        Self::open_with(path.as_ref(), unsafe { Loader::mapped() }, encoding)
+    /// let mut limits = Limits::default();
+    /// limits.variation_depth = 32;
+    /// let russian = TextEncoding::from_label("windows-1251").unwrap();
+    /// let options = Database::options().encoding(russian).limits(limits).name("from-memory.cbh");
+    /// // `Database::open`'s files, here from memory: an empty database.
+    /// # let files = chessbase_db::fuzzing::games_database(5, &[]).unwrap();
+    /// let db = options.from_files(files)?;
+    /// assert_eq!((db.len(), db.limits().variation_depth), (0, 32));
+    /// assert_eq!(db.path(), std::path::Path::new("from-memory.cbh"));
+    /// # Ok::<(), chessbase_db::Error>(())
+    /// ```
+    pub fn options() -> OpenOptions {
+        OpenOptions::default()
     }
 
     #[cfg(feature = "std")]
@@ -273,20 +346,8 @@ impl Database {
         )
     }
 
-    /// A database from files in memory (tests, fuzzing, data not on disk).
-    pub fn from_files(files: Files) -> Result<Database, Error> {
-        Self::from_files_named(PathBuf::from("memory.cbh"), files)
-    }
-
-    /// [`Database::from_files`] with the name errors and [`Database::path`] give it (an
-    /// archive member's, for instance).
-    pub fn from_files_named(cbh_path: PathBuf, files: Files) -> Result<Database, Error> {
-        Self::from_files_with_encoding(cbh_path, files, TextEncoding::Detect)
-    }
-
-    /// [`Database::from_files_named`] with texts that are not UTF-8 decoded as `encoding`
-    /// says.
-    pub fn from_files_with_encoding(
+    /// A database from files in memory named `cbh_path`, texts decoded as `encoding` says.
+    fn from_files_with(
         cbh_path: PathBuf,
         files: Files,
         encoding: TextEncoding,

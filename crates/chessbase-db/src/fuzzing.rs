@@ -161,10 +161,10 @@ pub fn exercise(db: &Database) {
     let _ = db.counts();
     let _ = crate::pgn::export(
         db,
-        1..=db.len(),
-        &PgnOptions::default(),
-        true,
-        1,
+        &crate::pgn::ExportOptions::default()
+            .records(1..=db.len())
+            .include_deleted(true)
+            .threads(1),
         &mut std::io::sink(),
         |_| {},
     );

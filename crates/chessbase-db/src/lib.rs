@@ -58,7 +58,8 @@
 //! # Features
 //!
 //! `std` (files), `mmap` ([`Database::open_mapped`], an `unsafe` opt-in), `parallel` (parallel
-//! PGN export with rayon), all on by default. `default-features = false` reads databases
+//! PGN export with rayon), `archive` (`.cbv`/`.cbz` archives, [`archive`]), `pgn` (importing
+//! PGN, [`import`]), all on by default. `default-features = false` reads databases
 //! from bytes in memory: no C code, no threads. Errors follow the family's design
 //! ([`Located`]: file and byte offset; typed, `#[non_exhaustive]` kinds).
 
@@ -90,14 +91,14 @@ pub mod writer;
 pub use annotations::{Annotation, Colour, Item};
 pub use chess_core::Located;
 pub use chess_core::limits::{LimitExceeded, Limits};
-pub use db::{Counts, Database, Files};
+pub use db::{Counts, Database, Files, OpenOptions};
 pub use error::{
     ArchiveError, ArchiveProblem, Error, GameError, GameErrorKind, MoveProblem, RecordProblem,
     SetupProblem,
 };
 pub use game::{Game, MainLine, MoveTree, Node, NodeId, PlainGame, Start};
 pub use header::{Eco, GameHeader, Header, Outcome, TextHeader};
-pub use pgn::{ExportSummary, PgnOptions};
+pub use pgn::{ExportOptions, ExportSummary, PgnOptions};
 pub use raw::CBH_RECORD_SIZE;
 pub use shakmaty;
 pub use text::Date;

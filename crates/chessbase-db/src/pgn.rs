@@ -16,7 +16,7 @@ use crate::game::{Game, MoveTree, NodeId, PlainLine, Start};
 use crate::header::{GameHeader, Header};
 
 /// Export options.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct PgnOptions {
     /// Write comments, NAGs and graphical commands.
@@ -31,6 +31,69 @@ impl Default for PgnOptions {
             annotations: true,
             line_width: 80,
         }
+    }
+}
+
+/// What [`export`] writes and how: which records, the PGN options, deleted games, threads.
+/// Start from [`ExportOptions::default`] (every record, annotations, no deleted games, all
+/// cores) and change what differs with the builder methods.
+///
+/// ```
+/// use chessbase_db::pgn::ExportOptions;
+///
+/// let opts = ExportOptions::default().records(1..=100).threads(2);
+/// assert_eq!((opts.records, opts.threads, opts.include_deleted), (1..=100, 2, false));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ExportOptions {
+    /// How each game is written.
+    pub pgn: PgnOptions,
+    /// The records exported (1-based, inclusive; records past the database's end are not
+    /// there to export). Default: all.
+    pub records: std::ops::RangeInclusive<u32>,
+    /// Export games marked deleted too (default: they are counted and left out).
+    pub include_deleted: bool,
+    /// Worker threads: 0 (the default) for one per core, 1 for none (the caller's thread
+    /// only). The family's threading contract: an explicit count, a pool of that size built
+    /// for the call; without the `parallel` feature, always the caller's thread.
+    pub threads: usize,
+}
+
+impl Default for ExportOptions {
+    fn default() -> Self {
+        ExportOptions {
+            pgn: PgnOptions::default(),
+            records: 1..=u32::MAX,
+            include_deleted: false,
+            threads: 0,
+        }
+    }
+}
+
+impl ExportOptions {
+    /// How each game is written.
+    pub fn pgn(mut self, pgn: PgnOptions) -> Self {
+        self.pgn = pgn;
+        self
+    }
+
+    /// The records exported (1-based, inclusive).
+    pub fn records(mut self, records: std::ops::RangeInclusive<u32>) -> Self {
+        self.records = records;
+        self
+    }
+
+    /// Whether games marked deleted are exported.
+    pub fn include_deleted(mut self, yes: bool) -> Self {
+        self.include_deleted = yes;
+        self
+    }
+
+    /// Worker threads (0: one per core).
+    pub fn threads(mut self, threads: usize) -> Self {
+        self.threads = threads;
+        self
     }
 }
 
@@ -1039,18 +1102,20 @@ pub fn write_game_to<W: Write>(
     }))
 }
 
-/// Exports records `range` (1-based, inclusive) to `out` in record order, using `threads`
-/// worker threads (0 = all cores; without the `parallel` feature, one thread). `progress` is
-/// called with the number of records done.
+/// Exports the records `options` names to `out` as PGN, in record order, on its threads
+/// ([`ExportOptions`]). `progress` is called with the number of records done.
 pub fn export<W: Write>(
     db: &Database,
-    range: std::ops::RangeInclusive<u32>,
-    opts: &PgnOptions,
-    include_deleted: bool,
-    threads: usize,
+    options: &ExportOptions,
     out: &mut W,
     mut progress: impl FnMut(u64),
 ) -> io::Result<ExportSummary> {
+    let (range, opts, include_deleted, threads) = (
+        options.records.clone(),
+        &options.pgn,
+        options.include_deleted,
+        options.threads,
+    );
     // One thread needs no pool (building one costs more than a small database's export).
     #[cfg(feature = "parallel")]
     let pool = match threads {

@@ -1,7 +1,7 @@
 //! Annotations are never dropped silently: a record that names another game is attached and
 //! reported; a damaged record and annotations past the moves are reported by the export.
 
-use chessbase_db::pgn::{PgnOptions, export};
+use chessbase_db::pgn::export;
 use chessbase_db::{Database, GameErrorKind, fuzzing};
 
 fn one_game() -> Vec<u8> {
@@ -34,10 +34,9 @@ fn a_record_naming_another_game_is_attached_and_reported() {
     let mut out = Vec::new();
     let s = export(
         &db,
-        1..=1,
-        &PgnOptions::default(),
-        false,
-        1,
+        &chessbase_db::ExportOptions::default()
+            .records(1..=1)
+            .threads(1),
         &mut out,
         |_| {},
     )
@@ -83,18 +82,16 @@ fn comments_are_decoded_in_the_databases_code_page() {
         .position(|w| w == ascii.as_bytes())
         .unwrap();
     cba[at..at + bytes.len()].copy_from_slice(&bytes);
-    let forced = Database::from_files_with_encoding(
-        "x.cbh".into(),
-        files.clone(),
-        TextEncoding::Fixed(encoding_rs::WINDOWS_1251),
-    )
-    .unwrap();
+    let forced = Database::options()
+        .encoding(TextEncoding::Fixed(encoding_rs::WINDOWS_1251))
+        .name("x.cbh")
+        .from_files(files.clone())
+        .unwrap();
     assert_eq!(first(&forced), cyrillic);
-    let latin = Database::from_files_with_encoding(
-        "x.cbh".into(),
-        files,
-        TextEncoding::Fixed(encoding_rs::WINDOWS_1252),
-    )
-    .unwrap();
+    let latin = Database::options()
+        .encoding(TextEncoding::Fixed(encoding_rs::WINDOWS_1252))
+        .name("x.cbh")
+        .from_files(files)
+        .unwrap();
     assert_ne!(first(&latin), cyrillic);
 }

@@ -170,10 +170,11 @@ pub fn run(args: CbhArgs) -> CliResult {
                 let mut w = io::BufWriter::with_capacity(1 << 20, w);
                 let s = export(
                     &db,
-                    range.clone(),
-                    &opts,
-                    include_deleted,
-                    crate::args::threads(threads),
+                    &chessbase_db::ExportOptions::default()
+                        .records(range.clone())
+                        .pgn(opts)
+                        .include_deleted(include_deleted)
+                        .threads(crate::args::threads(threads)),
                     &mut w,
                     |n| bar.set_position(n),
                 )?;

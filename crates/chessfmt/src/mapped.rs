@@ -116,7 +116,11 @@ pub fn chessbase(
         return Ok(archive.database_with_encoding(encoding)?);
     }
     // SAFETY: as for `polyglot`.
-    let db = unsafe { chessbase_db::Database::open_mapped_with_encoding(path, encoding) }?;
+    let db = unsafe {
+        chessbase_db::Database::options()
+            .encoding(encoding)
+            .open_mapped(path)
+    }?;
     chessfmt_files::failpoint::shrink_after_map(path);
     Ok(db)
 }

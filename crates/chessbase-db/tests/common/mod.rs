@@ -19,9 +19,16 @@ use chessbase_db::pgn::{ExportSummary, PgnOptions};
 pub fn export_pgn(db: &Database, threads: usize) -> (ExportSummary, Vec<u8>) {
     let mut out = Vec::new();
     let opts = PgnOptions::default();
-    let summary =
-        chessbase_db::pgn::export(db, 1..=db.len(), &opts, false, threads, &mut out, |_| {})
-            .expect("writing to memory does not fail");
+    let summary = chessbase_db::pgn::export(
+        db,
+        &chessbase_db::ExportOptions::default()
+            .records(1..=db.len())
+            .pgn(opts)
+            .threads(threads),
+        &mut out,
+        |_| {},
+    )
+    .expect("writing to memory does not fail");
     (summary, out)
 }
 

@@ -45,10 +45,9 @@ pub fn cbh_structured(data: &[u8]) {
     let mut sink = std::io::sink();
     let summary = chessbase_db::pgn::export(
         &db,
-        1..=records,
-        &Default::default(),
-        false,
-        1,
+        &chessbase_db::ExportOptions::default()
+            .records(1..=records)
+            .threads(1),
         &mut sink,
         |_| {},
     )

@@ -46,12 +46,11 @@ pub fn cbh_writer(data: &[u8]) -> (usize, usize) {
     for (h, g) in &games {
         w.add_game(h, g).expect("a generated game is writable");
     }
-    let db = Database::from_files_with_encoding(
-        "fuzz.cbh".into(),
-        w.finish(),
-        chessbase_db::TextEncoding::Fixed(code_page),
-    )
-    .expect("a written database opens");
+    let db = Database::options()
+        .encoding(chessbase_db::TextEncoding::Fixed(code_page))
+        .name("fuzz.cbh")
+        .from_files(w.finish())
+        .expect("a written database opens");
     assert_eq!(db.len() as usize, games.len());
     for (i, (h, g)) in games.iter().enumerate() {
         let n = i as u32 + 1;
