@@ -7,6 +7,24 @@
 //! moves on the real board ([`BookProbe`]). On that, [`walk`] visits a book breadth-first from
 //! any root, once per position, and conversions weigh moves with one [`WeightPolicy`].
 //!
+//! # The builder contract
+//!
+//! Each book crate builds books from games the same way, in its `build::Builder`:
+//!
+//! * `Builder::new(BuildOptions)`: the options are a `#[non_exhaustive]` struct with
+//!   `Default` and `with_*` methods (a memory ceiling, where the builder can spill, is one of
+//!   them: [`MemoryLimit`]);
+//! * `add_game(&RawGame)` counts one game (replayed there; an illegal game is skipped and
+//!   counted in the statistics), `add_pgn(input, progress)` every game of a PGN input (a
+//!   stream or bytes, plain or compressed), returning the games it left out;
+//! * `stats()` says what was counted; `finish()` gives the book in memory, `save(path,
+//!   overwrite)` writes it (atomically, refusing to replace a file unless `overwrite`).
+//!
+//! Threads: a builder works on the caller's rayon pool (`pool.install(|| builder.add_pgn(…))`
+//! bounds it; without one, rayon's global pool). The same contract holds for the other
+//! parallel jobs of the family (the ChessBase export): the caller's pool, never one the
+//! library builds behind its back.
+//!
 //! ```
 //! use chess_core::book::{BookProbe, OpeningBook, walk};
 //! use shakmaty::{Chess, Move, Position};
@@ -228,4 +246,25 @@ pub fn normalised_moves<'a, C: Copy + 'a>(
             child,
         })
     })
+}
+
+/// A memory ceiling for a book build: the builder keeps its tables near `bytes` and spills
+/// sorted runs to temporary files in `dir` beyond it (put them on a disk, not a RAM-backed
+/// `/tmp`). The book is the one an unlimited build gives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MemoryLimit {
+    /// The ceiling, in bytes.
+    pub bytes: usize,
+    /// Where the temporary runs go.
+    pub dir: std::path::PathBuf,
+}
+
+impl MemoryLimit {
+    /// A ceiling of `bytes`, spilling to `dir`.
+    pub fn new(bytes: usize, dir: impl Into<std::path::PathBuf>) -> MemoryLimit {
+        MemoryLimit {
+            bytes,
+            dir: dir.into(),
+        }
+    }
 }

@@ -466,7 +466,8 @@ fn build(args: &BuildArgs) -> CliResult {
             for input in &args.inputs {
                 crate::pgn_input::check_pgn_input(input)?;
             }
-            let mut builder = Builder::new(args.max_ply);
+            let mut builder =
+                Builder::new(ctg::build::BuildOptions::default().with_max_ply(args.max_ply));
             let bar = progress::spinner("games");
             let mut skipped = 0u64;
             for input in &args.inputs {

@@ -210,7 +210,7 @@ pub struct BuildArgs {
 }
 
 fn build(args: &BuildArgs) -> CliResult {
-    use polyglot_book::ops::build::{BookBuilder, BuildOptions};
+    use polyglot_book::ops::build::{BuildOptions, Builder};
     for path in &args.pgn {
         crate::pgn_input::check_pgn_input(path)?;
     }
@@ -249,21 +249,19 @@ fn build(args: &BuildArgs) -> CliResult {
         .build()
         .map_err(|e| CliError(e.to_string()))?;
     let start = std::time::Instant::now();
-    let mut builder = match args.memory_limit {
-        Some(mib) => {
-            // Runs go beside the output, or to the temporary directory when the output is a
-            // device or a pipe.
-            let dir = match args.out.output.parent() {
-                _ if to_stdout || chessfmt_files::atomic::is_special(&args.out.output) => {
-                    std::env::temp_dir()
-                }
-                Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-                _ => PathBuf::from("."),
-            };
-            BookBuilder::with_memory_limit(options, mib.saturating_mul(1 << 20), dir)
-        }
-        None => BookBuilder::new(options),
-    };
+    options.memory_limit = args.memory_limit.map(|mib| {
+        // Runs go beside the output, or to the temporary directory when the output is a
+        // device or a pipe.
+        let dir = match args.out.output.parent() {
+            _ if to_stdout || chessfmt_files::atomic::is_special(&args.out.output) => {
+                std::env::temp_dir()
+            }
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        polyglot_book::ops::build::MemoryLimit::new(mib.saturating_mul(1 << 20), dir)
+    });
+    let mut builder = Builder::new(options);
     let bar = crate::progress::spinner("games");
     for path in &args.pgn {
         let input = crate::pgn_input::open(path)?;

@@ -98,11 +98,37 @@ impl MoveCounts {
     }
 }
 
+/// Options of a [`Builder`]: start from [`BuildOptions::default`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct BuildOptions {
+    /// Only the first `max_ply` half-moves of each game are counted (default 40, as
+    /// `chessfmt ctg build`).
+    pub max_ply: usize,
+}
+
+impl Default for BuildOptions {
+    fn default() -> Self {
+        BuildOptions { max_ply: 40 }
+    }
+}
+
+impl BuildOptions {
+    /// Counts only the first `plies` half-moves of each game.
+    #[must_use]
+    pub fn with_max_ply(mut self, plies: usize) -> Self {
+        self.max_ply = plies;
+        self
+    }
+}
+
 /// Counts of a build.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct BuildStats {
     /// Games added.
     pub games: u64,
+    /// Games left out, by reason (not replayable, unreadable, cut off).
+    pub skipped: SkipStats,
     /// Moves CTG has no code for (skipped).
     pub uncodable_moves: u64,
     /// Positions whose moves exceeded 127 (the least played were dropped).
@@ -249,17 +275,17 @@ fn elo(game: &Game, color: Color) -> Option<u32> {
 }
 
 impl Builder {
-    /// A builder that counts the first `max_ply` plies of each game.
-    pub fn new(max_ply: usize) -> Builder {
+    /// An empty builder.
+    pub fn new(options: BuildOptions) -> Builder {
         Builder {
-            max_ply,
+            max_ply: options.max_ply,
             ..Builder::default()
         }
     }
 
     /// The counts so far.
-    pub fn stats(&self) -> BuildStats {
-        self.stats
+    pub fn stats(&self) -> &BuildStats {
+        &self.stats
     }
 
     /// Number of distinct (stored) positions so far.
@@ -272,8 +298,17 @@ impl Builder {
         self.positions.is_empty()
     }
 
-    /// Adds one game.
-    pub fn add_game(&mut self, game: &Game) {
+    /// Adds one game (replayed here; [`Builder::add_pgn`] replays in parallel). A game that
+    /// cannot be replayed is counted in [`BuildStats::skipped`] and left out.
+    pub fn add_game(&mut self, game: &RawGame) {
+        match game.resolve() {
+            Ok(g) => self.add_replayed(&g),
+            Err(e) => self.stats.skipped.record(e),
+        }
+    }
+
+    /// Adds one game already replayed.
+    pub fn add_replayed(&mut self, game: &Game) {
         self.add_contribution(&Contribution::of(game, self.max_ply));
     }
 
@@ -346,6 +381,7 @@ impl Builder {
             progress,
         )?;
         mine.merge(skipped);
+        self.stats.skipped.merge(mine.clone());
         Ok(mine)
     }
 

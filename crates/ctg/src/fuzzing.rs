@@ -111,9 +111,10 @@ pub fn build_from_pgn(data: &[u8]) {
 /// once for the three builders).
 #[cfg(feature = "pgn")]
 pub fn build_from_games(games: &[chessfmt_pgn::RawGame]) {
-    let mut builder = crate::build::Builder::new(16);
-    for g in games.iter().filter_map(|raw| raw.resolve().ok()) {
-        builder.add_game(&g);
+    let mut builder =
+        crate::build::Builder::new(crate::build::BuildOptions::default().with_max_ply(16));
+    for g in games {
+        builder.add_game(g);
     }
     let (records, _) = builder.finish();
     let Ok([ctg, cto, ctb]) = to_bytes(&records, 0) else {

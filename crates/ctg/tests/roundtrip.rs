@@ -82,11 +82,11 @@ struct Count {
 
 /// Checks a book built from `games` against a plain in-memory count.
 fn check_against_count(games: &[Game], max_ply: usize) {
-    let mut b = Builder::new(max_ply);
+    let mut b = Builder::new(ctg::build::BuildOptions::default().with_max_ply(max_ply));
     for g in games {
-        b.add_game(g);
+        b.add_replayed(g);
     }
-    let stats = b.stats();
+    let stats = b.stats().clone();
     let (records, _) = b.finish();
     let book = book_of(&records);
     let mut counts: HashMap<String, Count> = HashMap::new();
@@ -190,9 +190,9 @@ fn moves_from_repeated_positions_are_all_kept() {
     }
     check_against_count(&games, 30);
     // The start position has Nf3 and the later first moves.
-    let mut b = Builder::new(30);
+    let mut b = Builder::new(ctg::build::BuildOptions::default().with_max_ply(30));
     for g in &games {
-        b.add_game(g);
+        b.add_replayed(g);
     }
     let (records, _) = b.finish();
     let book = book_of(&records);
@@ -299,8 +299,8 @@ fn vector_positions_are_found_from_their_real_positions() {
 #[test]
 fn probes_past_the_end_of_the_directory() {
     let game = random_game(42, 10, 0);
-    let mut b = Builder::new(10);
-    b.add_game(&game);
+    let mut b = Builder::new(ctg::build::BuildOptions::default().with_max_ply(10));
+    b.add_replayed(&game);
     let (records, _) = b.finish();
     let [ctg, mut cto, mut ctb] = write::to_bytes(&records, 1).unwrap();
     // One page; make the walk go through every level and cut the directory after entry 0.
@@ -319,8 +319,8 @@ fn probes_past_the_end_of_the_directory() {
 
 #[test]
 fn garbage_after_the_used_bytes_is_never_read() {
-    let mut b = Builder::new(4);
-    b.add_game(&random_game(7, 4, 0));
+    let mut b = Builder::new(ctg::build::BuildOptions::default().with_max_ply(4));
+    b.add_replayed(&random_game(7, 4, 0));
     let (records, _) = b.finish();
     let [mut ctg, cto, ctb] = write::to_bytes(&records, 1).unwrap();
     let used = u16::from_be_bytes([ctg[PAGE_SIZE + 2], ctg[PAGE_SIZE + 3]]) as usize;
@@ -345,9 +345,9 @@ fn garbage_after_the_used_bytes_is_never_read() {
 
 #[test]
 fn corrupt_pages_are_reported_and_skipped() {
-    let mut b = Builder::new(30);
+    let mut b = Builder::new(ctg::build::BuildOptions::default().with_max_ply(30));
     for i in 0..200 {
-        b.add_game(&random_game(i * 31 + 5, 30, i));
+        b.add_replayed(&random_game(i * 31 + 5, 30, i));
     }
     let (records, _) = b.finish();
     let [mut ctg, cto, ctb] = write::to_bytes(&records, 1).unwrap();
@@ -374,8 +374,8 @@ fn build_from_the_gnuchess_pgn_and_write_to_disk() {
         .map(Result::unwrap)
         .collect();
     check_against_count(&games, 16);
-    let mut b = Builder::new(16);
-    games.iter().for_each(|g| b.add_game(g));
+    let mut b = Builder::new(ctg::build::BuildOptions::default().with_max_ply(16));
+    games.iter().for_each(|g| b.add_replayed(g));
     let (records, _) = b.finish();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("g.ctg");

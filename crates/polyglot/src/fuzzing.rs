@@ -77,8 +77,8 @@ pub fn build_from_games(games: &[chessfmt_pgn::RawGame]) {
 
 #[cfg(feature = "pgn")]
 fn build_here(games: &[chessfmt_pgn::RawGame]) {
-    use crate::ops::build::{BookBuilder, BuildOptions, KeyedGame};
-    let mut builder = BookBuilder::new(BuildOptions::default());
+    use crate::ops::build::{BuildOptions, Builder, KeyedGame};
+    let mut builder = Builder::new(BuildOptions::default());
     let max_ply = builder.options().max_ply;
     for raw in games {
         if let Ok(g) = KeyedGame::from_raw(raw, max_ply) {

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use chessfmt_pgn::fuzzing::returning_game;
 use polyglot_book::moves::encode_move;
-use polyglot_book::ops::build::{BookBuilder, BuildOptions};
+use polyglot_book::ops::build::{BuildOptions, Builder};
 use proptest::prelude::*;
 use shakmaty::{Color, Position};
 
@@ -30,7 +30,7 @@ fn check(seeds: &[u64]) {
             e.1 += points;
         }
     }
-    let mut b = BookBuilder::new(BuildOptions::default().with_min_game(1));
+    let mut b = Builder::new(BuildOptions::default().with_min_game(1));
     b.add_pgn(chessfmt_pgn::PgnReader::new(pgn.as_bytes()), |_| {})
         .unwrap();
     let (entries, _) = b.finish().unwrap();

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use chessfmt_pgn::PgnReader;
 use polyglot_book::{
     Entry,
-    ops::build::{BookBuilder, BuildOptions},
+    ops::build::{BuildOptions, Builder},
 };
 use shakmaty::Color;
 
@@ -57,7 +57,7 @@ fn make_book_variants_are_byte_identical() {
         ("first10000_minscore60.bin", d().with_min_score(60.0)),
     ];
     for (golden, options) in variants {
-        let mut b = BookBuilder::new(options);
+        let mut b = Builder::new(options);
         b.add_pgn(PgnReader::open(&pgn).unwrap(), |_| {}).unwrap();
         let (entries, stats) = b.finish().unwrap();
         assert_eq!(stats.games_read, 10_000);
@@ -81,7 +81,9 @@ fn memory_limited_make_book_is_byte_identical() {
     let Some(dir) = corpus() else { return };
     let pgn = dir.join("pgn/gnuchess-book_1.02-first10000.pgn");
     let tmp = tempfile::tempdir().unwrap();
-    let mut b = BookBuilder::with_memory_limit(BuildOptions::default(), 0, tmp.path());
+    let mut b = Builder::new(BuildOptions::default().with_memory_limit(Some(
+        polyglot_book::ops::build::MemoryLimit::new(0, tmp.path()),
+    )));
     b.add_pgn(PgnReader::open(&pgn).unwrap(), |_| {}).unwrap();
     let mut got = Vec::new();
     let stats = b.write_to(&mut got).unwrap();

@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use chessfmt_pgn::PgnReader;
-use polyglot_book::ops::build::{BookBuilder, BuildOptions};
+use polyglot_book::ops::build::{BuildOptions, Builder};
 
 #[test]
 #[ignore = "release-mode corpus test, run by `cargo xtask test`"]
@@ -22,7 +22,7 @@ fn full_gnuchess_book_is_byte_identical() {
         return;
     }
     let start = std::time::Instant::now();
-    let mut b = BookBuilder::new(BuildOptions::default());
+    let mut b = Builder::new(BuildOptions::default());
     b.add_pgn(
         PgnReader::open(dir.join("pgn/gnuchess-book_1.02.pgn.xz")).unwrap(),
         |_| {},

@@ -11,16 +11,16 @@
 //! Unlike the reference tool, games starting from a `[FEN]` are used (not garbage), illegal
 //! games are skipped and counted instead of aborting the run, and the moves of the games are
 //! replayed on all cores; the table is updated in input order, so the result does not depend on
-//! the number of threads. With a memory limit ([`BookBuilder::with_memory_limit`]) the plies of
+//! the number of threads. With a memory limit ([`BuildOptions::memory_limit`]) the plies of
 //! all but the most frequent positions go to sorted runs on disk and are merged at the end;
 //! the book is the same, byte for byte.
 
 use std::{
     io::{self, Read, Write},
     ops::ControlFlow,
-    path::PathBuf,
 };
 
+pub use chess_core::book::MemoryLimit;
 use chess_core::polyglot_key;
 use chessfmt_pgn::{GameError, GameResult, PgnInput, RawGame, SkipStats};
 use rayon::prelude::*;
@@ -32,7 +32,7 @@ use crate::{moves::encode_move, raw::Entry, write::sort_entries};
 /// The count at which a position's statistics are halved (as the reference tool does).
 pub const COUNT_MAX: u32 = 16384;
 
-/// Options of [`BookBuilder`], with the reference tool's defaults.
+/// Options of [`Builder`], with the reference tool's defaults.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct BuildOptions {
@@ -46,6 +46,10 @@ pub struct BuildOptions {
     pub only: Option<Color>,
     /// All weights 1.
     pub uniform: bool,
+    /// Keep memory near this ceiling by spilling plies to temporary files (none by default).
+    /// Finish such a build with [`Builder::write_to`] or [`Builder::save`], which stream the
+    /// book instead of holding it.
+    pub memory_limit: Option<MemoryLimit>,
 }
 
 impl BuildOptions {
@@ -83,6 +87,13 @@ impl BuildOptions {
         self.uniform = uniform;
         self
     }
+
+    /// Keeps memory near `limit` ([`BuildOptions::memory_limit`]).
+    #[must_use]
+    pub fn with_memory_limit(mut self, limit: Option<MemoryLimit>) -> Self {
+        self.memory_limit = limit;
+        self
+    }
 }
 
 impl Default for BuildOptions {
@@ -93,6 +104,7 @@ impl Default for BuildOptions {
             min_score: 0.0,
             only: None,
             uniform: false,
+            memory_limit: None,
         }
     }
 }
@@ -363,8 +375,8 @@ impl Table {
     }
 }
 
-/// Accumulates games into (position, move) statistics; [`BookBuilder::finish`] gives the book.
-pub struct BookBuilder {
+/// Accumulates games into (position, move) statistics; [`Builder::finish`] gives the book.
+pub struct Builder {
     options: BuildOptions,
     /// Pairs sharded by position key. Updates of different positions commute, and the output
     /// is sorted by key, so only the order within a position matters — which each shard keeps.
@@ -387,42 +399,43 @@ fn shard_of(key: u64) -> usize {
     (key >> 60) as usize % SHARDS
 }
 
-impl std::fmt::Debug for BookBuilder {
+impl std::fmt::Debug for Builder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("BookBuilder")
+        f.debug_struct("Builder")
             .field("options", &self.options)
             .field("pairs", &self.shards.iter().map(Table::len).sum::<usize>())
             .finish_non_exhaustive()
     }
 }
 
-impl BookBuilder {
-    /// An empty builder.
+impl Builder {
+    /// An empty builder. With a [`BuildOptions::memory_limit`], it keeps its memory near the
+    /// limit by spilling plies to temporary files in the limit's folder (deleted when the
+    /// build ends).
     pub fn new(options: BuildOptions) -> Self {
-        BookBuilder {
+        // Three quarters of what the pipeline leaves go to the buffer of plies; the rest is for
+        // the resident positions, the merge and the allocator.
+        let spill = options.memory_limit.as_ref().map(|m| {
+            let budget = m.bytes.saturating_sub(PIPELINE_RESERVE) / 4 * 3;
+            Spill::new(m.dir.clone(), budget)
+        });
+        Builder {
             options,
             shards: (0..SHARDS).map(|_| Table::default()).collect(),
             stats: BuildStats::default(),
-            spill: None,
+            spill,
             spill_error: None,
         }
-    }
-
-    /// A builder that keeps its memory near `limit` bytes by spilling plies to temporary files
-    /// in `dir` (deleted when the build ends; put them on a disk, not a RAM-backed `/tmp`).
-    /// Finish it with [`BookBuilder::write_to`], which streams the book instead of holding it.
-    pub fn with_memory_limit(options: BuildOptions, limit: usize, dir: impl Into<PathBuf>) -> Self {
-        let mut b = Self::new(options);
-        // Three quarters of what the pipeline leaves go to the buffer of plies; the rest is for the
-        // resident positions, the merge and the allocator.
-        let budget = limit.saturating_sub(PIPELINE_RESERVE) / 4 * 3;
-        b.spill = Some(Spill::new(dir.into(), budget));
-        b
     }
 
     /// The options.
     pub fn options(&self) -> &BuildOptions {
         &self.options
+    }
+
+    /// The counts so far.
+    pub fn stats(&self) -> &BuildStats {
+        &self.stats
     }
 
     /// Counts one replayed game (games must be added in input order for reference-identical
@@ -630,7 +643,7 @@ impl BookBuilder {
         entries
     }
 
-    /// Adds one game (replayed here; [`BookBuilder::add_pgn`] replays in parallel). A game
+    /// Adds one game (replayed here; [`Builder::add_pgn`] replays in parallel). A game
     /// that cannot be replayed is counted in [`BuildStats::skipped`] and left out.
     pub fn add_game(&mut self, game: &RawGame) {
         let keyed = KeyedGame::from_raw(game, self.options.max_ply);
@@ -638,7 +651,7 @@ impl BookBuilder {
     }
 
     /// Writes the finished book to `path` atomically (streaming a memory-limited build's runs;
-    /// see [`BookBuilder::write_to`]). Refuses to replace an existing file unless `overwrite`.
+    /// see [`Builder::write_to`]). Refuses to replace an existing file unless `overwrite`.
     pub fn save(
         self,
         path: impl AsRef<std::path::Path>,
@@ -656,7 +669,7 @@ impl BookBuilder {
 
     /// The finished, sorted entries and the statistics of the build. A memory-limited build
     /// reads its runs back into memory here (an error when its temporary files cannot be
-    /// written or read back); use [`BookBuilder::write_to`] to stream instead.
+    /// written or read back); use [`Builder::write_to`] to stream instead.
     pub fn finish(mut self) -> io::Result<(Vec<Entry>, BuildStats)> {
         if self.spill.is_none() {
             let entries = self.finish_in_memory();
@@ -780,7 +793,7 @@ mod tests {
     use super::*;
 
     fn build(pgn: &str, options: BuildOptions) -> (Vec<Entry>, BuildStats) {
-        let mut b = BookBuilder::new(options);
+        let mut b = Builder::new(options);
         b.add_pgn(chessfmt_pgn::PgnReader::new(pgn.as_bytes()), |_| {})
             .unwrap();
         b.finish().unwrap()
@@ -829,7 +842,7 @@ mod tests {
 
     #[test]
     fn halves_a_position_at_count_max() {
-        let mut b = BookBuilder::new(BuildOptions {
+        let mut b = Builder::new(BuildOptions {
             min_game: 1,
             ..Default::default()
         });
@@ -911,13 +924,14 @@ mod tests {
             ..Default::default()
         };
         let games = synthetic_games();
-        let mut memory = BookBuilder::new(options.clone());
+        let mut memory = Builder::new(options.clone());
         for g in &games {
             memory.add(g);
         }
         let dir = tempfile::tempdir().unwrap();
         // The smallest buffer: dozens of runs.
-        let mut spilled = BookBuilder::with_memory_limit(options, 0, dir.path());
+        let mut spilled =
+            Builder::new(options.with_memory_limit(Some(MemoryLimit::new(0, dir.path()))));
         for g in &games {
             spilled.add(g);
         }
@@ -948,7 +962,9 @@ mod tests {
         let games = synthetic_games();
         let dir = tempfile::tempdir().unwrap();
         let gone = dir.path().join("gone");
-        let mut b = BookBuilder::with_memory_limit(BuildOptions::default(), 0, &gone);
+        let mut b = Builder::new(
+            BuildOptions::default().with_memory_limit(Some(MemoryLimit::new(0, &gone))),
+        );
         for g in &games {
             b.add(g);
         }
@@ -959,8 +975,10 @@ mod tests {
     fn memory_limited_build_that_fits_never_spills() {
         let games = &synthetic_games()[..100];
         let dir = tempfile::tempdir().unwrap();
-        let mut b = BookBuilder::with_memory_limit(BuildOptions::default(), 1 << 30, dir.path());
-        let mut m = BookBuilder::new(BuildOptions::default());
+        let mut b = Builder::new(
+            BuildOptions::default().with_memory_limit(Some(MemoryLimit::new(1 << 30, dir.path()))),
+        );
+        let mut m = Builder::new(BuildOptions::default());
         for g in games {
             b.add(g);
             m.add(g);
