@@ -596,19 +596,26 @@ fn build(args: &BuildArgs) -> CliResult {
     for p in &args.pgn {
         crate::pgn_input::check_pgn_input(p)?;
     }
-    let mut builder =
-        Builder::with_memory_limit(header, args.memory_limit.saturating_mul(1 << 20), dir);
+    let mut builder = Builder::new(
+        kvetka_book::build::BuildOptions::default()
+            .with_header(header)
+            .with_split_size(args.split_size)
+            .with_memory_limit(Some(kvetka_book::build::MemoryLimit::new(
+                args.memory_limit.saturating_mul(1 << 20),
+                dir,
+            ))),
+    );
     let bar = progress::spinner("games");
     for p in &args.pgn {
         // A plain file is mapped and its games tokenised in parallel.
         let input = crate::pgn_input::open(p)?;
-        let skipped = add_pgn!(input, |pgn| builder
-            .add_pgn_input(p, pgn, |n| bar.set_position(n)))?;
+        builder.begin_source(kvetka_book::build::source_address(p));
+        let skipped = add_pgn!(input, |pgn| builder.add_pgn(pgn, |n| bar.set_position(n)))?;
         bar.suspend(|| crate::pgn_input::warn_skipped(Some(p), &skipped));
         crate::pgn_input::check_strict(args.strict, p, &skipped)?;
     }
     bar.finish_and_clear();
-    let (stats, w) = builder.write(&paths, args.split_size, args.out.force)?;
+    let (stats, w) = builder.save(paths.base(), args.out.force)?;
     let json_value = {
         warn_uncodable(&stats);
         let mut v = summary_json(&stats);

@@ -76,9 +76,12 @@ fn bench_gnuchess(c: &mut Criterion) {
     };
     g.bench_function("build_10k_games_in_memory", |b| {
         b.iter(|| {
-            let mut builder = Builder::new(header.clone());
-            builder.add_pgn(&pgn, |_| {}).unwrap();
-            let (h, mut elements, sources, _) = builder.finish();
+            let mut builder = Builder::new(
+                kvetka_book::build::BuildOptions::default().with_header(header.clone()),
+            );
+            builder.add_pgn_file(&pgn, |_| {}).unwrap();
+            let (built, _) = builder.finish().unwrap();
+            let (h, mut elements, sources) = (built.header, built.elements, built.sources);
             let (files, _) =
                 BookFiles::build(&h, &mut elements, sources.as_ref(), DEFAULT_SPLIT_SIZE).unwrap();
             files.kobs.len()

@@ -35,6 +35,113 @@ use crate::{
     raw::{Element, Header, Key, MAX_MOVE_ALL, SourceRef},
 };
 
+pub use chess_core::book::MemoryLimit;
+
+/// Options of a [`Builder`]: start from [`BuildOptions::default`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct BuildOptions {
+    /// The book's header: its filters (four Elo minima), `max_move`, `element_type` and
+    /// `links` apply to the build, and it is the header of the book written. Default:
+    /// [`Header::default`].
+    pub header: Header,
+    /// The number of the first source (to grow a book that has that many sources). Default 0.
+    pub first_source: usize,
+    /// Keep the position table near this ceiling by spilling sorted runs to anonymous
+    /// temporary files (gone with the process, even after a crash); [`Builder::save`]
+    /// merges them as it writes, so the whole build needs the limit plus two `.kob` files of
+    /// memory, and the book is byte-identical to an in-memory build. A book with the
+    /// header's `links` flag needs every position at once for its links pass: its runs are
+    /// merged back into memory. None by default.
+    pub memory_limit: Option<MemoryLimit>,
+    /// The most bytes of one `.kob` file (on block boundaries). Default
+    /// [`crate::write::DEFAULT_SPLIT_SIZE`] (20 MB, as Kvetka).
+    pub split_size: u64,
+}
+
+impl Default for BuildOptions {
+    fn default() -> Self {
+        BuildOptions {
+            header: Header::default(),
+            first_source: 0,
+            memory_limit: None,
+            split_size: crate::write::DEFAULT_SPLIT_SIZE,
+        }
+    }
+}
+
+impl BuildOptions {
+    /// The book's header ([`BuildOptions::header`]).
+    #[must_use]
+    pub fn with_header(mut self, header: Header) -> Self {
+        self.header = header;
+        self
+    }
+
+    /// Sources numbered from `first` on ([`BuildOptions::first_source`]).
+    #[must_use]
+    pub fn with_first_source(mut self, first: usize) -> Self {
+        self.first_source = first;
+        self
+    }
+
+    /// A memory ceiling ([`BuildOptions::memory_limit`]).
+    #[must_use]
+    pub fn with_memory_limit(mut self, limit: Option<MemoryLimit>) -> Self {
+        self.memory_limit = limit;
+        self
+    }
+
+    /// The most bytes of one `.kob` file ([`BuildOptions::split_size`]).
+    #[must_use]
+    pub fn with_split_size(mut self, bytes: u64) -> Self {
+        self.split_size = bytes;
+        self
+    }
+}
+
+/// A book built in memory ([`Builder::finish`]): what [`crate::write::write_book`] writes.
+#[derive(Debug, Clone)]
+pub struct Built {
+    /// The header.
+    pub header: Header,
+    /// The elements, sorted by key.
+    pub elements: Vec<Element>,
+    /// The sources, when the book stores games.
+    pub sources: Option<Sources>,
+    /// The most bytes of one `.kob` file.
+    pub split_size: u64,
+}
+
+impl Built {
+    /// Writes the book at `path` (any of its files or its base name; committed as one set).
+    /// Refuses to replace existing files unless `overwrite`.
+    pub fn save(
+        &mut self,
+        path: impl AsRef<Path>,
+        overwrite: bool,
+    ) -> Result<crate::write::WriteStats, Error> {
+        let paths = crate::read::BookPaths::from_any(path.as_ref());
+        crate::write::write_book(
+            &paths,
+            &self.header,
+            &mut self.elements,
+            self.sources.as_ref(),
+            self.split_size,
+            overwrite,
+        )
+    }
+}
+
+/// The address a source file is recorded under in the `.ksf` (its canonical path, or the
+/// path as given when it has none: standard input, a file gone).
+pub fn source_address(path: &Path) -> String {
+    std::fs::canonicalize(path)
+        .unwrap_or_else(|_| path.to_path_buf())
+        .display()
+        .to_string()
+}
+
 /// Counts of a build.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct BuildStats {
@@ -202,6 +309,7 @@ pub struct Builder {
     stats: BuildStats,
     spill: Option<Spill>,
     spill_error: Option<Error>,
+    split_size: u64,
 }
 
 /// Bytes of memory a position of the table is counted for (key, accumulator, hash-table
@@ -210,7 +318,7 @@ pub struct Builder {
 const BYTES_PER_POSITION: usize = 256;
 
 /// Sorted runs of positions written to anonymous temporary files when the table passes the
-/// memory limit ([`Builder::with_memory_limit`]).
+/// memory limit ([`BuildOptions::memory_limit`]).
 #[derive(Debug)]
 struct Spill {
     max_positions: usize,
@@ -219,45 +327,26 @@ struct Spill {
 }
 
 impl Builder {
-    /// A builder for a book with this header (its filters, `max_move`, `element_type` and
-    /// `links` apply).
-    pub fn new(header: Header) -> Builder {
-        Builder::continuing(header, 0)
-    }
-
-    /// A builder whose sources are numbered from `first_source` on (to grow a book that has
-    /// that many sources).
-    pub fn continuing(header: Header, first_source: usize) -> Builder {
-        Builder {
-            header,
+    /// An empty builder (see [`BuildOptions`]).
+    pub fn new(options: BuildOptions) -> Builder {
+        let mut b = Builder {
+            header: options.header,
             positions: PartedTable::new(),
             sources: Sources::default(),
-            first_source,
+            first_source: options.first_source,
             stats: BuildStats::default(),
             spill: None,
             spill_error: None,
+            split_size: options.split_size,
+        };
+        if let Some(m) = &options.memory_limit {
+            b.limit_memory(m.bytes, &m.dir);
         }
-    }
-
-    /// A builder whose position table stays under about `limit` bytes: when it would pass
-    /// it, the table is written, sorted, to an anonymous temporary file in `dir` (gone
-    /// with the process, even after a crash) and emptied. [`Builder::write`] merges the runs
-    /// into the book as it writes, so the whole build needs the limit plus two `.kob` files
-    /// of memory. The book is byte-identical to an in-memory build. A book with the header's
-    /// `links` flag needs every position at once for its links pass: its runs are merged
-    /// back into memory.
-    pub fn with_memory_limit(
-        header: Header,
-        limit: usize,
-        dir: impl Into<std::path::PathBuf>,
-    ) -> Builder {
-        let mut b = Builder::new(header);
-        b.limit_memory(limit, &dir.into());
         b
     }
 
-    /// Puts a builder under a memory limit (see [`Builder::with_memory_limit`]).
-    pub(crate) fn limit_memory(&mut self, limit: usize, dir: &Path) {
+    /// Puts a builder under a memory limit (see [`BuildOptions::memory_limit`]).
+    fn limit_memory(&mut self, limit: usize, dir: &Path) {
         self.spill = Some(Spill {
             max_positions: (limit / BYTES_PER_POSITION).max(1),
             dir: dir.to_path_buf(),
@@ -402,51 +491,60 @@ impl Builder {
         }
     }
 
-    /// Adds every game of a PGN file (plain or compressed) as a new source; `progress` gets
-    /// the number of games read so far.
+    /// Adds every game of a PGN input — a stream, plain or compressed, or bytes in memory,
+    /// cut into games and tokenised in parallel ([`chessfmt_pgn::PgnBytes`]) — to the current
+    /// source (begun by [`Builder::begin_source`]; one named `-` when none was); `progress`
+    /// gets the number of games read so far.
     ///
-    /// Returns the games of this file that were left out (not replayable, unreadable, cut off
-    /// by the end of the input: see [`PgnReader`]); they are also added to
+    /// Returns the games of this input that were left out (not replayable, unreadable, cut
+    /// off by the end of the input: see [`PgnReader`]); they are also added to
     /// [`BuildStats::skipped`]. Only I/O errors end the call with an error.
-    pub fn add_pgn(&mut self, path: &Path, progress: impl FnMut(u64)) -> Result<SkipStats, Error> {
-        let reader = PgnReader::open(path).map_err(|e| Error::io(path, e))?;
-        self.add_pgn_input(path, reader, progress)
-    }
-
-    /// [`Builder::add_pgn`] of an input already opened — a stream, plain or compressed, or
-    /// bytes in memory, cut into games and tokenised in parallel
-    /// ([`chessfmt_pgn::PgnBytes`]) — recorded as the source `path` (the file the games'
-    /// offsets refer to).
-    pub fn add_pgn_input<'a, R: Read + Send>(
+    pub fn add_pgn<'a, R: Read + Send>(
         &mut self,
-        path: &Path,
         input: impl Into<PgnInput<'a, R>>,
         mut progress: impl FnMut(u64),
     ) -> Result<SkipStats, Error> {
+        if self.sources.sources.is_empty() {
+            self.begin_source("-");
+        }
         let before = std::mem::take(&mut self.stats.skipped);
-        let result = self.add_pgn_counted(path, input.into(), &mut progress);
+        let result = self.add_pgn_counted(input.into(), &mut progress);
         let mine = std::mem::replace(&mut self.stats.skipped, before);
         self.stats.skipped.merge(mine.clone());
         result.map(|()| mine)
     }
 
+    /// Adds every game of a PGN file (plain or compressed) as a new source, recorded under
+    /// its [`source_address`]: [`Builder::begin_source`] and [`Builder::add_pgn`].
+    pub fn add_pgn_file(
+        &mut self,
+        path: impl AsRef<Path>,
+        progress: impl FnMut(u64),
+    ) -> Result<SkipStats, Error> {
+        let path = path.as_ref();
+        let reader = PgnReader::open(path).map_err(|e| Error::io(path, e))?;
+        self.begin_source(source_address(path));
+        self.add_pgn(reader, progress)
+    }
+
     fn add_pgn_counted<R: Read + Send>(
         &mut self,
-        path: &Path,
         input: PgnInput<'_, R>,
         progress: &mut impl FnMut(u64),
     ) -> Result<(), Error> {
-        let address = std::fs::canonicalize(path)
-            .unwrap_or_else(|_| path.to_path_buf())
-            .display()
-            .to_string();
+        // I/O errors name the source being read.
+        let source = self
+            .sources
+            .sources
+            .last()
+            .map_or_else(|| "-".to_string(), |s| s.address.clone());
+        let path = Path::new(&source);
         let reader = input.with_header_filter(|name| {
             chessfmt_pgn::essential_header(name)
                 || [&b"White"[..], b"Black", b"WhiteElo", b"BlackElo"]
                     .iter()
                     .any(|h| h.eq_ignore_ascii_case(name))
         });
-        self.begin_source(address);
         let header = self.header.clone();
         let read_before = self.stats.games_read;
         let skipped = chessfmt_pgn::replay_in_order(
@@ -555,30 +653,23 @@ impl Builder {
         (table, self.sources, self.stats)
     }
 
-    /// Writes the book at `paths` (committed as one set) and returns the counts. Without the
-    /// `links` flag the elements go to the files as they come out of the merge of the spilled
-    /// runs ([`crate::write::StreamWriter`]); with it, through [`Builder::finish`].
-    pub fn write(
+    /// Writes the book at `path` (any of its files or its base name; committed as one set)
+    /// and returns the counts. Refuses to replace existing files unless `overwrite`. Without
+    /// the `links` flag the elements go to the files as they come out of the merge of the
+    /// spilled runs ([`crate::write::StreamWriter`]); with it, through [`Builder::finish`].
+    pub fn save(
         mut self,
-        paths: &crate::read::BookPaths,
-        split_size: u64,
+        path: impl AsRef<Path>,
         overwrite: bool,
     ) -> Result<(BuildStats, crate::write::WriteStats), Error> {
+        let paths = crate::read::BookPaths::from_any(path.as_ref());
         if self.header.links != 0 || self.spill.as_ref().is_none_or(|s| s.runs.is_empty()) {
-            self.unspill()?;
-            let (header, mut elements, sources, stats) = self.finish();
-            let w = crate::write::write_book(
-                paths,
-                &header,
-                &mut elements,
-                sources.as_ref(),
-                split_size,
-                overwrite,
-            )?;
+            let (mut built, stats) = self.finish()?;
+            let w = built.save(paths.base(), overwrite)?;
             return Ok((stats, w));
         }
         let mut writer =
-            crate::write::StreamWriter::new(paths, &self.header, split_size, overwrite)?;
+            crate::write::StreamWriter::new(&paths, &self.header, self.split_size, overwrite)?;
         self.drain_sorted(|key, acc| writer.push(element_of(key, acc)))?;
         let sources = self.header.stores_games().then_some(&self.sources);
         let w = writer.finish(sources)?;
@@ -601,10 +692,15 @@ impl Builder {
         Ok(())
     }
 
-    /// The header, the elements sorted by key, the sources (when the book stores games) and
-    /// the counts. With the header's `links` flag, the links pass runs first. (A builder with
-    /// a memory limit that spilled: use [`Builder::write`].)
-    pub fn finish(self) -> (Header, Vec<Element>, Option<Sources>, BuildStats) {
+    /// The book in memory (the header, the elements sorted by key, the sources when the book
+    /// stores games) and the counts. With the header's `links` flag, the links pass runs
+    /// first. A builder under a memory limit reads its spilled runs back here (an error when
+    /// they cannot be read); [`Builder::save`] streams them instead.
+    pub fn finish(mut self) -> Result<(Built, BuildStats), Error> {
+        if let Some(e) = self.spill_error.take() {
+            return Err(e);
+        }
+        self.unspill()?;
         let header = self.header.clone();
         let (sources, mut stats) = (self.sources, self.stats);
         let mut elements = sorted_elements(self.positions.into_entries());
@@ -612,7 +708,13 @@ impl Builder {
             stats.linked_moves += link(&mut elements);
         }
         let sources = header.stores_games().then_some(sources);
-        (header, elements, sources, stats)
+        let built = Built {
+            header,
+            elements,
+            sources,
+            split_size: self.split_size,
+        };
+        Ok((built, stats))
     }
 }
 

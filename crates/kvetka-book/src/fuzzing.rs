@@ -108,12 +108,19 @@ pub fn build_from_games(games: &[chessfmt_pgn::RawGame]) {
         element_type: 1,
         ..Header::default()
     };
-    let mut builder = crate::build::Builder::new(header);
+    let mut builder =
+        crate::build::Builder::new(crate::build::BuildOptions::default().with_header(header));
     builder.begin_source("fuzz.pgn");
     builder.add_games(games);
-    let (header, mut elements, sources, _) = builder.finish();
-    let Ok((files, stats)) = BookFiles::build(&header, &mut elements, sources.as_ref(), 1 << 16)
-    else {
+    let Ok((mut built, _)) = builder.finish() else {
+        return;
+    };
+    let Ok((files, stats)) = BookFiles::build(
+        &built.header,
+        &mut built.elements,
+        built.sources.as_ref(),
+        1 << 16,
+    ) else {
         return;
     };
     let book = from_bytes(files.kobs, Some(files.kin), files.ksf).expect("a written book opens");

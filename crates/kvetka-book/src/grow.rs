@@ -25,7 +25,7 @@ use chessfmt_files::atomic::FileSet;
 use crate::{
     Book, Error,
     accumulate::{Acc, element_of},
-    build::{BuildStats, Builder, link},
+    build::{BuildOptions, BuildStats, Builder, MemoryLimit, link},
     ksf::Sources,
     raw::{BLOCK_SIZE, Element, KEY_LEN, Key},
     read::BookPaths,
@@ -173,7 +173,7 @@ pub struct AddOptions {
     /// out: not replayable, unreadable, or cut off by the end of a file. Otherwise the good
     /// games are added and the others counted in [`BuildStats::skipped`].
     pub strict: bool,
-    /// Memory for the table of new positions, in bytes ([`Builder::with_memory_limit`]):
+    /// Memory for the table of new positions, in bytes ([`BuildOptions::memory_limit`]):
     /// past it, sorted runs go to temporary files beside the book. `None`: no limit.
     pub memory_limit: Option<usize>,
 }
@@ -222,15 +222,23 @@ pub fn add_pgn_with(
         Some(s) => s?.clone(),
         None => Sources::default(),
     };
-    let mut builder = Builder::continuing(header.clone(), old_sources.sources.len());
-    if let Some(limit) = options.memory_limit {
-        builder.limit_memory(
-            limit,
-            paths.anchor().parent().unwrap_or(std::path::Path::new(".")),
-        );
-    }
+    let dir = paths
+        .anchor()
+        .parent()
+        .unwrap_or(std::path::Path::new("."))
+        .to_path_buf();
+    let mut builder = Builder::new(
+        BuildOptions::default()
+            .with_header(header.clone())
+            .with_first_source(old_sources.sources.len())
+            .with_memory_limit(
+                options
+                    .memory_limit
+                    .map(|bytes| MemoryLimit::new(bytes, dir)),
+            ),
+    );
     for p in pgns {
-        builder.add_pgn(p, &mut progress)?;
+        builder.add_pgn_file(p, &mut progress)?;
     }
     if options.strict && builder.stats().skipped.total() > 0 {
         return Err(Error::InputSkipped(builder.stats().skipped.clone()));

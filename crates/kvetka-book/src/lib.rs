@@ -16,21 +16,18 @@
 //! ```
 //! # #[cfg(feature = "pgn")]
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! use kvetka_book::{Book, Header, build::Builder, read::BookPaths, write::write_book};
-//! use chessfmt_pgn::PgnReader;
-//! use shakmaty::{Chess, Position, san::San};
+//! use kvetka_book::{Book, build::{BuildOptions, Builder}};
+//! use shakmaty::Chess;
 //!
 //! let pgn = b"[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 1-0\n\n[Result \"1/2-1/2\"]\n\n1. e4 c5 1/2-1/2\n";
-//! let games = PgnReader::new(&pgn[..]).next_batch(10)?;
-//! let mut builder = Builder::new(Header::default());
-//! builder.add_games(&games);
-//! let (header, mut elements, sources, _stats) = builder.finish();
+//! let mut builder = Builder::new(BuildOptions::default());
+//! builder.add_pgn(chessfmt_pgn::PgnReader::new(&pgn[..]), |_| {})?;
 //!
 //! let dir = tempfile::tempdir()?;
-//! let paths = BookPaths::from_any(dir.path().join("demo"));
-//! write_book(&paths, &header, &mut elements, sources.as_ref(), kvetka_book::write::DEFAULT_SPLIT_SIZE, false)?;
+//! let path = dir.path().join("demo");
+//! builder.save(&path, false)?;
 //!
-//! let book = Book::open(paths.base())?;
+//! let book = Book::open(&path)?;
 //! let probe = book.probe(&Chess::default())?.expect("the start position is in the book");
 //! assert_eq!((probe.stats.wins, probe.stats.draws, probe.stats.losses), (1, 1, 0));
 //! let e4 = &probe.moves[0];

@@ -25,14 +25,25 @@ fn build(pgn: &Path, header: &Header, limit: Option<usize>, split: u64) -> Vec<(
     let paths = BookPaths::from_any(dir.path().join("book"));
     match limit {
         Some(limit) => {
-            let mut b = Builder::with_memory_limit(header.clone(), limit, dir.path());
-            b.add_pgn(pgn, |_| {}).unwrap();
-            b.write(&paths, split, false).unwrap();
+            let mut b = Builder::new(
+                kvetka_book::build::BuildOptions::default()
+                    .with_header(header.clone())
+                    .with_memory_limit(Some(kvetka_book::build::MemoryLimit::new(
+                        limit,
+                        dir.path(),
+                    )))
+                    .with_split_size(split),
+            );
+            b.add_pgn_file(pgn, |_| {}).unwrap();
+            b.save(paths.base(), false).unwrap();
         }
         None => {
-            let mut b = Builder::new(header.clone());
-            b.add_pgn(pgn, |_| {}).unwrap();
-            let (h, mut elements, sources, _) = b.finish();
+            let mut b = Builder::new(
+                kvetka_book::build::BuildOptions::default().with_header(header.clone()),
+            );
+            b.add_pgn_file(pgn, |_| {}).unwrap();
+            let (built, _) = b.finish().unwrap();
+            let (h, mut elements, sources) = (built.header, built.elements, built.sources);
             write_book(&paths, &h, &mut elements, sources.as_ref(), split, false).unwrap();
         }
     }
@@ -115,9 +126,13 @@ fn spilled_growth_is_byte_identical() {
         let grown = |limit: Option<usize>| {
             let dir = tempfile::tempdir().unwrap();
             let paths = BookPaths::from_any(dir.path().join("book"));
-            let mut builder = Builder::new(header.clone());
-            builder.add_pgn(&a, |_| {}).unwrap();
-            builder.write(&paths, 16 * 1024, false).unwrap();
+            let mut builder = Builder::new(
+                kvetka_book::build::BuildOptions::default()
+                    .with_header(header.clone())
+                    .with_split_size(16 * 1024),
+            );
+            builder.add_pgn_file(&a, |_| {}).unwrap();
+            builder.save(paths.base(), false).unwrap();
             let mut options = kvetka_book::grow::AddOptions::default();
             options.split_size = 16 * 1024;
             options.memory_limit = limit;

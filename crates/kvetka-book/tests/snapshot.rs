@@ -12,14 +12,17 @@ fn small_pgn() -> PathBuf {
 
 #[test]
 fn small_book_decoded() {
-    let mut b = Builder::new(Header {
-        caption: "small".into(),
-        max_move: 0xff,
-        element_type: 1,
-        ..Header::default()
-    });
-    b.add_pgn(&small_pgn(), |_| {}).unwrap();
-    let (header, mut elements, mut sources, stats) = b.finish();
+    let mut b = Builder::new(
+        kvetka_book::build::BuildOptions::default().with_header(Header {
+            caption: "small".into(),
+            max_move: 0xff,
+            element_type: 1,
+            ..Header::default()
+        }),
+    );
+    b.add_pgn_file(small_pgn(), |_| {}).unwrap();
+    let (built, stats) = b.finish().unwrap();
+    let (header, mut elements, mut sources) = (built.header, built.elements, built.sources);
     assert_eq!((stats.games_read, stats.games_added), (6, 5));
     // The .ksf address is the absolute path of the file: pin only its name.
     let s = sources.as_mut().unwrap();

@@ -23,10 +23,11 @@ const GAMES: &[u8] = b"[White \"A\"]\n[Black \"B\"]\n[WhiteElo \"2500\"]\n[Black
 
 fn small_book(header: Header) -> BookFiles {
     let games = PgnReader::new(GAMES).next_batch(100).unwrap();
-    let mut b = Builder::new(header);
+    let mut b = Builder::new(kvetka_book::build::BuildOptions::default().with_header(header));
     b.begin_source("games.pgn");
     b.add_games(&games);
-    let (header, mut elements, sources, _) = b.finish();
+    let (built, _) = b.finish().unwrap();
+    let (header, mut elements, sources) = (built.header, built.elements, built.sources);
     BookFiles::build(&header, &mut elements, sources.as_ref(), 1 << 20)
         .unwrap()
         .0
@@ -52,7 +53,7 @@ fn open(files: &BookFiles) -> Result<Book<Vec<u8>>, Error> {
 fn elo_filters_and_unknown_results() {
     let count = |header: Header| {
         let games = PgnReader::new(GAMES).next_batch(100).unwrap();
-        let mut b = Builder::new(header);
+        let mut b = Builder::new(kvetka_book::build::BuildOptions::default().with_header(header));
         b.add_games(&games);
         let s = b.stats().clone();
         (s.games_added, s.games_filtered, s.games_without_result)

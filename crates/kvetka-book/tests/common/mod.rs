@@ -65,11 +65,12 @@ pub fn header(max_move: u8, with_games: bool, links: bool) -> Header {
 
 /// Builds a book from PGN files into `dir/name`; returns its paths.
 pub fn build(pgns: &[&Path], header: Header, dir: &Path, name: &str, split: u64) -> BookPaths {
-    let mut b = Builder::new(header);
+    let mut b = Builder::new(kvetka_book::build::BuildOptions::default().with_header(header));
     for p in pgns {
-        b.add_pgn(p, |_| {}).unwrap();
+        b.add_pgn_file(p, |_| {}).unwrap();
     }
-    let (header, mut elements, sources, _) = b.finish();
+    let (built, _) = b.finish().unwrap();
+    let (header, mut elements, sources) = (built.header, built.elements, built.sources);
     let paths = BookPaths::from_any(dir.join(name));
     write_book(
         &paths,
