@@ -147,3 +147,21 @@ fn spilled_growth_is_byte_identical() {
         assert!(whole == spilled, "games={with_games}: bytes differ");
     }
 }
+
+/// `finish` of a build that spilled reads its runs back: the elements of an in-memory
+/// build (issue 31: the spilled positions were left out).
+#[test]
+fn finish_of_a_spilled_build_keeps_every_position() {
+    let pgn = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/kvetka/small.pgn");
+    let dir = tempfile::tempdir().unwrap();
+    let elements = |limit: Option<usize>| {
+        let options = kvetka_book::build::BuildOptions::default()
+            .with_memory_limit(limit.map(|l| kvetka_book::build::MemoryLimit::new(l, dir.path())));
+        let mut b = Builder::new(options);
+        b.add_pgn_file(&pgn, |_| {}).unwrap();
+        b.finish().unwrap().0.elements
+    };
+    let whole = elements(None);
+    assert!(whole.len() > 50, "{}", whole.len());
+    assert_eq!(elements(Some(1)), whole);
+}
