@@ -54,15 +54,19 @@ fn databases() -> Vec<(&'static str, PathBuf)> {
 
 fn ours_export(db: &Database, threads: usize) -> u64 {
     let mut out = Count(0);
-    chessbase_db::pgn::export(
-        db,
-        &chessbase_db::ExportOptions::default()
-            .records(1..=db.len())
-            .threads(threads),
-        &mut out,
-        |_| {},
-    )
-    .unwrap();
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap()
+        .install(|| {
+            chessbase_db::pgn::export(
+                db,
+                &chessbase_db::ExportOptions::default().records(1..=db.len()),
+                &mut out,
+                |_| {},
+            )
+        })
+        .unwrap();
     out.0
 }
 

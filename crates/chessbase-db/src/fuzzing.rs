@@ -159,15 +159,30 @@ pub fn pgn_import(data: &[u8]) {
 /// one decode), then lists and decodes the first 16 records one by one.
 pub fn exercise(db: &Database) {
     let _ = db.counts();
-    let _ = crate::pgn::export(
-        db,
-        &crate::pgn::ExportOptions::default()
-            .records(1..=db.len())
-            .include_deleted(true)
-            .threads(1),
-        &mut std::io::sink(),
-        |_| {},
-    );
+    let export = || {
+        crate::pgn::export(
+            db,
+            &crate::pgn::ExportOptions::default()
+                .records(1..=db.len())
+                .include_deleted(true),
+            &mut std::io::sink(),
+            |_| {},
+        )
+    };
+    // One worker: the export's parallel decoding would cost more in thread hand-offs than
+    // the few records of a fuzz input.
+    #[cfg(feature = "parallel")]
+    {
+        static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
+        let _ = match POOL
+            .get_or_init(|| rayon::ThreadPoolBuilder::new().num_threads(1).build().ok())
+        {
+            Some(pool) => pool.install(export),
+            None => export(),
+        };
+    }
+    #[cfg(not(feature = "parallel"))]
+    let _ = export();
     for n in 1..=db.len().min(16) {
         if let Ok(crate::header::Header::Game(h)) = db.header(n) {
             let _ = db.main_line(n);

@@ -34,15 +34,15 @@ impl Default for PgnOptions {
     }
 }
 
-/// What [`export`] writes and how: which records, the PGN options, deleted games, threads.
-/// Start from [`ExportOptions::default`] (every record, annotations, no deleted games, all
-/// cores) and change what differs with the builder methods.
+/// What [`export`] writes: which records, the PGN options, deleted games. Start from
+/// [`ExportOptions::default`] (every record, annotations, no deleted games) and change what
+/// differs with the builder methods. Threads are the caller's: see [`export`].
 ///
 /// ```
 /// use chessbase_db::pgn::ExportOptions;
 ///
-/// let opts = ExportOptions::default().records(1..=100).threads(2);
-/// assert_eq!((opts.records, opts.threads, opts.include_deleted), (1..=100, 2, false));
+/// let opts = ExportOptions::default().records(1..=100).include_deleted(true);
+/// assert_eq!((opts.records, opts.include_deleted), (1..=100, true));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -54,10 +54,6 @@ pub struct ExportOptions {
     pub records: std::ops::RangeInclusive<u32>,
     /// Export games marked deleted too (default: they are counted and left out).
     pub include_deleted: bool,
-    /// Worker threads: 0 (the default) for one per core, 1 for none (the caller's thread
-    /// only). The family's threading contract: an explicit count, a pool of that size built
-    /// for the call; without the `parallel` feature, always the caller's thread.
-    pub threads: usize,
 }
 
 impl Default for ExportOptions {
@@ -66,7 +62,6 @@ impl Default for ExportOptions {
             pgn: PgnOptions::default(),
             records: 1..=u32::MAX,
             include_deleted: false,
-            threads: 0,
         }
     }
 }
@@ -87,12 +82,6 @@ impl ExportOptions {
     /// Whether games marked deleted are exported.
     pub fn include_deleted(mut self, yes: bool) -> Self {
         self.include_deleted = yes;
-        self
-    }
-
-    /// Worker threads (0: one per core).
-    pub fn threads(mut self, threads: usize) -> Self {
-        self.threads = threads;
         self
     }
 }
@@ -1102,33 +1091,26 @@ pub fn write_game_to<W: Write>(
     }))
 }
 
-/// Exports the records `options` names to `out` as PGN, in record order, on its threads
-/// ([`ExportOptions`]). `progress` is called with the number of records done.
+/// Exports the records `options` names to `out` as PGN, in record order. `progress` is
+/// called with the number of records done.
+///
+/// Threads (the family's contract, `chess_core::book`): the games are decoded on the
+/// caller's rayon pool — `pool.install(|| export(…))` with a pool of the size wanted, rayon's
+/// global pool otherwise; in a pool of one thread (or without the `parallel` feature), on the
+/// caller's thread alone.
 pub fn export<W: Write>(
     db: &Database,
     options: &ExportOptions,
     out: &mut W,
     mut progress: impl FnMut(u64),
 ) -> io::Result<ExportSummary> {
-    let (range, opts, include_deleted, threads) = (
+    let (range, opts, include_deleted) = (
         options.records.clone(),
         &options.pgn,
         options.include_deleted,
-        options.threads,
     );
-    // One thread needs no pool (building one costs more than a small database's export).
     #[cfg(feature = "parallel")]
-    let pool = match threads {
-        1 => None,
-        n => Some(
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(n)
-                .build()
-                .map_err(io::Error::other)?,
-        ),
-    };
-    #[cfg(not(feature = "parallel"))]
-    let _ = threads;
+    let parallel = rayon::current_num_threads() > 1;
     let mut summary = ExportSummary::default();
     let (lo, hi) = (*range.start(), *range.end());
     // Games in flight at once: at most CHUNK records and at most the database's
@@ -1157,9 +1139,10 @@ pub fn export<W: Write>(
         }
         let one = |n| export_one(db, n, opts, include_deleted, &shared);
         #[cfg(feature = "parallel")]
-        let pieces: Vec<Piece> = match &pool {
-            Some(pool) => pool.install(|| (start..=end).into_par_iter().map(one).collect()),
-            None => (start..=end).map(one).collect(),
+        let pieces: Vec<Piece> = if parallel {
+            (start..=end).into_par_iter().map(one).collect()
+        } else {
+            (start..=end).map(one).collect()
         };
         #[cfg(not(feature = "parallel"))]
         let pieces: Vec<Piece> = (start..=end).map(one).collect();

@@ -32,15 +32,19 @@ fn a_record_naming_another_game_is_attached_and_reported() {
         "attached all the same"
     );
     let mut out = Vec::new();
-    let s = export(
-        &db,
-        &chessbase_db::ExportOptions::default()
-            .records(1..=1)
-            .threads(1),
-        &mut out,
-        |_| {},
-    )
-    .unwrap();
+    let s = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap()
+        .install(|| {
+            export(
+                &db,
+                &chessbase_db::ExportOptions::default().records(1..=1),
+                &mut out,
+                |_| {},
+            )
+        })
+        .unwrap();
     assert_eq!(s.exported, 1);
     assert_eq!(s.annotation_problems.len(), 1);
     assert!(

@@ -89,15 +89,19 @@ fn records_sharing_one_game_are_exported_once() {
     assert_eq!(shared.len(), 49);
     assert!(shared.values().all(|&first| first == 1));
     let mut out = Vec::new();
-    let s = chessbase_db::pgn::export(
-        &db,
-        &chessbase_db::ExportOptions::default()
-            .records(1..=50)
-            .threads(2),
-        &mut out,
-        |_| {},
-    )
-    .unwrap();
+    let s = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap()
+        .install(|| {
+            chessbase_db::pgn::export(
+                &db,
+                &chessbase_db::ExportOptions::default().records(1..=50),
+                &mut out,
+                |_| {},
+            )
+        })
+        .unwrap();
     assert_eq!((s.exported, s.skipped.len()), (1, 49));
     assert!(
         s.skipped[0]
@@ -127,15 +131,19 @@ fn a_deep_game_is_exported_to_the_limit_and_the_rest_of_the_database_too() {
     let db =
         Database::from_files(games_database(5, &[&plain, &deep, &plain, &plain]).unwrap()).unwrap();
     let mut out = Vec::new();
-    let s = chessbase_db::pgn::export(
-        &db,
-        &chessbase_db::ExportOptions::default()
-            .records(1..=4)
-            .threads(2),
-        &mut out,
-        |_| {},
-    )
-    .unwrap();
+    let s = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap()
+        .install(|| {
+            chessbase_db::pgn::export(
+                &db,
+                &chessbase_db::ExportOptions::default().records(1..=4),
+                &mut out,
+                |_| {},
+            )
+        })
+        .unwrap();
     assert_eq!((s.exported, s.skipped.len(), s.truncated.len()), (4, 0, 1));
     assert_eq!(s.truncated[0].game, 2);
     assert!(

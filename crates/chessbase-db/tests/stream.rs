@@ -58,16 +58,21 @@ fn streamed_games_are_the_trees_pgn() {
     );
     // The export streams games 1, 3 and 4 (over 1 MiB) among the others, in record order.
     let mut out = Vec::new();
-    let summary = export(
-        &db,
-        &chessbase_db::ExportOptions::default()
-            .records(1..=4)
-            .pgn(opts)
-            .threads(2),
-        &mut out,
-        |_| {},
-    )
-    .unwrap();
+    let summary = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap()
+        .install(|| {
+            export(
+                &db,
+                &chessbase_db::ExportOptions::default()
+                    .records(1..=4)
+                    .pgn(opts),
+                &mut out,
+                |_| {},
+            )
+        })
+        .unwrap();
     assert_eq!(summary.exported, 4);
     assert_eq!(summary.truncated.len(), 1);
     assert_eq!(summary.truncated[0].game, 4);

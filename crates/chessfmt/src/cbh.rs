@@ -152,6 +152,12 @@ pub fn run(args: CbhArgs) -> CliResult {
         } => {
             let json = json_flag;
             let path = db;
+            // The export decodes on the caller's pool: the global one, of `--threads` workers,
+            // set up before anything of this command could start it.
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(crate::args::threads(threads))
+                .build_global()
+                .map_err(|e| CliError(format!("--threads: {e}")))?;
             let db = crate::mapped::chessbase(&path, password, encoding)?;
             // Without the .cbg there are no moves: every game would be skipped and the PGN
             // empty. Refuse before writing anything.
@@ -173,8 +179,7 @@ pub fn run(args: CbhArgs) -> CliResult {
                     &chessbase_db::ExportOptions::default()
                         .records(range.clone())
                         .pgn(opts)
-                        .include_deleted(include_deleted)
-                        .threads(crate::args::threads(threads)),
+                        .include_deleted(include_deleted),
                     &mut w,
                     |n| bar.set_position(n),
                 )?;

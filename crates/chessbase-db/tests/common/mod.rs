@@ -19,16 +19,21 @@ use chessbase_db::pgn::{ExportSummary, PgnOptions};
 pub fn export_pgn(db: &Database, threads: usize) -> (ExportSummary, Vec<u8>) {
     let mut out = Vec::new();
     let opts = PgnOptions::default();
-    let summary = chessbase_db::pgn::export(
-        db,
-        &chessbase_db::ExportOptions::default()
-            .records(1..=db.len())
-            .pgn(opts)
-            .threads(threads),
-        &mut out,
-        |_| {},
-    )
-    .expect("writing to memory does not fail");
+    let summary = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap()
+        .install(|| {
+            chessbase_db::pgn::export(
+                db,
+                &chessbase_db::ExportOptions::default()
+                    .records(1..=db.len())
+                    .pgn(opts),
+                &mut out,
+                |_| {},
+            )
+        })
+        .expect("writing to memory does not fail");
     (summary, out)
 }
 
