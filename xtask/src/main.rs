@@ -16,6 +16,11 @@ const TASKS: &[(&str, &str, Task)] = &[
         test,
     ),
     (
+        "publish-check",
+        "every crate packaged and built from its package, in dependency order, carrying only what it needs (part of test)",
+        publish_check,
+    ),
+    (
         "features",
         "each library with each feature and each pair of features; doc tests without default features (part of test)",
         |_| feature_powerset() & minimal_doc_tests(),
@@ -211,24 +216,7 @@ fn test(_args: &[String]) -> bool {
         eprintln!("    (XTASK_LOW_DISK: debug build removed{})", disk_note());
     }
 
-    // Packages of the same version from an earlier run are cached by their version: clear
-    // them, or verification would build against stale sources.
-    let target = target_dir();
-    // A target directory of its own, emptied first: registry crates (which our packaged
-    // crates are, during verification) are never rebuilt once built, whatever their source.
-    let verify_dir = target.join("package-verify");
-    let _ = std::fs::remove_dir_all(&verify_dir);
-    clear_packaged_sources();
-    let mut package = cargo();
-    package
-        .args(["package", "--workspace", "--locked", "--allow-dirty"])
-        .env("CARGO_TARGET_DIR", &verify_dir);
-    results.push((
-        "package",
-        Some(step("cargo package --workspace (verified)", package)),
-    ));
-    // Verification built the whole family once more; the disk is needed for the release steps.
-    let _ = std::fs::remove_dir_all(&verify_dir);
+    results.push(("package", Some(publish_check(&[]))));
 
     let corpus = root().join("../shared/corpus");
     if corpus.is_dir() {
@@ -301,6 +289,61 @@ fn test(_args: &[String]) -> bool {
         if ok { "PASS" } else { "FAIL" },
         summary.join(", ")
     );
+    ok
+}
+
+/// What `cargo publish --dry-run` checks, for every crate at once in dependency order: each
+/// is packaged and the packages are built from their own sources (`cargo package
+/// --workspace`, verified), and no package carries files it does not need (tests, benches,
+/// fixtures: they read data that is not packaged).
+fn publish_check(_args: &[String]) -> bool {
+    // Packages of the same version from an earlier run are cached by their version: clear
+    // them, or verification would build against stale sources.
+    let target = target_dir();
+    // A target directory of its own, emptied first: registry crates (which our packaged
+    // crates are, during verification) are never rebuilt once built, whatever their source.
+    let verify_dir = target.join("package-verify");
+    let _ = std::fs::remove_dir_all(&verify_dir);
+    clear_packaged_sources();
+    let mut package = cargo();
+    package
+        .args(["package", "--workspace", "--locked", "--allow-dirty"])
+        .env("CARGO_TARGET_DIR", &verify_dir);
+    let mut ok = step("cargo package --workspace (verified)", package);
+    // Verification built the whole family once more; the disk is needed for the release steps.
+    let _ = std::fs::remove_dir_all(&verify_dir);
+    for name in LIBRARIES.iter().chain(&["chessfmt"]) {
+        let out = cargo()
+            .args(["package", "--list", "--locked", "--allow-dirty", "-p", name])
+            .output();
+        let Ok(out) = out else {
+            eprintln!("    could not run cargo package --list -p {name}");
+            ok = false;
+            continue;
+        };
+        let listed = String::from_utf8_lossy(&out.stdout);
+        let extra: Vec<&str> = listed
+            .lines()
+            .filter(|f| {
+                !(f.starts_with("src/")
+                    || matches!(
+                        *f,
+                        "Cargo.toml"
+                            | "Cargo.toml.orig"
+                            | "Cargo.lock"
+                            | ".cargo_vcs_info.json"
+                            | "README.md"
+                            | "CHANGELOG.md"
+                            | "LICENSE"
+                    ))
+            })
+            .collect();
+        if !out.status.success() || !extra.is_empty() {
+            eprintln!("    {name}: the package carries {extra:?}");
+            ok = false;
+        }
+    }
+    eprintln!("<== publish check: {}", if ok { "ok" } else { "FAILED" });
     ok
 }
 

@@ -12,7 +12,7 @@
 //! crates: `ctg::position` (a header byte, flags at the end of the last byte) and
 //! `kvetka_book::position` (exactly 22 bytes).
 //!
-//! See `specs/NOTES.md`, "Shared by several formats".
+//! See the chessfmt format notes, "Shared by several formats".
 
 use bitvec::prelude::*;
 use shakmaty::{

@@ -3,7 +3,7 @@
 //! shakmaty's [`Zobrist64`] uses Polyglot's random numbers; it equals the Polyglot key only with
 //! [`EnPassantMode::PseudoLegal`]: the en-passant file is hashed when an enemy pawn stands
 //! beside the pawn that just moved two squares, even if that pawn is pinned (see
-//! `specs/NOTES.md`).
+//! the chessfmt format notes).
 
 use shakmaty::{EnPassantMode, Position, zobrist::Zobrist64};
 

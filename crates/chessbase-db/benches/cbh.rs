@@ -1,6 +1,9 @@
 //! Throughput on twic1134 (6,117 games, 502,402 plies) from ../shared/corpus: main-line decoding
 //! with replay on one core, PGN export on all cores, header listing without `.cbg`.
 
+// criterion_group! makes public functions with no place for documentation.
+#![allow(missing_docs)]
+
 use std::path::PathBuf;
 
 use chessbase_db::{Database, Header};
@@ -29,7 +32,7 @@ fn benches(c: &mut Criterion) {
                 plies += db.main_line(i).unwrap().moves.len();
             }
             plies
-        })
+        });
     });
     g.bench_function("full_tree_decode_one_core", |b| {
         b.iter(|| {
@@ -38,7 +41,7 @@ fn benches(c: &mut Criterion) {
                 nodes += db.game(i).unwrap().tree.len();
             }
             nodes
-        })
+        });
     });
     // The export runs on the caller's rayon pool: the global one (all cores), and a pool of
     // one thread (the caller's thread alone), each built once.
@@ -54,7 +57,7 @@ fn benches(c: &mut Criterion) {
             )
             .unwrap()
             .exported
-        })
+        });
     });
     let one = rayon::ThreadPoolBuilder::new()
         .num_threads(1)
@@ -74,7 +77,7 @@ fn benches(c: &mut Criterion) {
             })
             .unwrap()
             .exported
-        })
+        });
     });
     g.bench_function("header_listing", |b| {
         b.iter(|| {
@@ -88,7 +91,7 @@ fn benches(c: &mut Criterion) {
                 }
             }
             elo
-        })
+        });
     });
     g.finish();
 }

@@ -4,6 +4,9 @@
 //! with shifted offsets, written once into `target/bench-data`). Set `CHESSFMT_BENCH_SMALL=1`
 //! to skip the large database. PGN goes to a sink that counts bytes.
 
+// criterion_group! makes public functions with no place for documentation.
+#![allow(missing_docs)]
+
 #[path = "support/repeat.rs"]
 mod repeat;
 
@@ -85,10 +88,10 @@ fn benches(c: &mut Criterion) {
         g.throughput(Throughput::Elements(u64::from(db.len())));
         for threads in [1, 2] {
             g.bench_function(BenchmarkId::new("export/chessfmt", threads), |b| {
-                b.iter(|| ours_export(&db, threads))
+                b.iter(|| ours_export(&db, threads));
             });
             g.bench_function(BenchmarkId::new("export/cbvault", threads), |b| {
-                b.iter(|| cbvault_export(&path, threads))
+                b.iter(|| cbvault_export(&path, threads));
             });
         }
         g.bench_function("main_line/chessfmt", |b| {
@@ -98,14 +101,14 @@ fn benches(c: &mut Criterion) {
                     plies += db.main_line(n).map_or(0, |l| l.moves.len());
                 }
                 plies
-            })
+            });
         });
         g.bench_function("main_line/cbvault", |b| {
             b.iter(|| {
                 let mut sink = Plies(0);
                 bridge::for_each_game(&peer, &mut sink).unwrap();
                 sink.0
-            })
+            });
         });
         g.finish();
     }

@@ -803,7 +803,7 @@ impl Database {
                         file: "cba",
                         offset: e.offset,
                         kind: GameErrorKind::BadAnnotations(e),
-                    })
+                    });
                 }
             }
         }

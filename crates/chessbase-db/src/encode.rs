@@ -5,9 +5,9 @@
 //! moves where a piece has no slot or a pawn under-promotes), or in mode 10 when it is a
 //! Chess960 game (castling as the king's target square to itself). A start other than the
 //! standard position is stored as a set-up record. Variations follow the stream layout of
-//! `specs/NOTES.md`: at a position with several continuations, each but the last is written
-//! between `FE` and `FF`, in order (the main continuation first), and the last continues the
-//! enclosing line. The walk is iterative: the stack does not grow with the nesting.
+//! the chessfmt format notes: at a position with several continuations, each but the last is
+//! written between `FE` and `FF`, in order (the main continuation first), and the last continues
+//! the enclosing line. The walk is iterative: the stack does not grow with the nesting.
 
 use encoding_rs::Encoding;
 use shakmaty::{CastlingSide, Chess, Color, Position, Role, Square};

@@ -787,7 +787,7 @@ mod tests {
     /// The documented memory bound of a move tree (issue 20, F6): 24 bytes per move.
     #[test]
     fn a_node_takes_24_bytes() {
-        assert_eq!(std::mem::size_of::<Node>(), 24);
+        assert_eq!(size_of::<Node>(), 24);
     }
 
     #[test]

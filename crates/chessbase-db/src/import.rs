@@ -574,13 +574,13 @@ impl Visitor for Importer {
                 h.white_team = Some(Team {
                     title: v,
                     ..Team::default()
-                })
+                });
             }
             b"BlackTeam" => {
                 h.black_team = Some(Team {
                     title: v,
                     ..Team::default()
-                })
+                });
             }
             b"Termination" => {
                 self.termination = Some(v.clone());
@@ -596,7 +596,7 @@ impl Visitor for Importer {
                         losses.push(Loss::Result);
                         Outcome::Line
                     }
-                })
+                });
             }
             _ => {
                 if other.len() < self.limits.pgn_tags {

@@ -12,8 +12,9 @@
 //! * [`Database`]: opening by the `.cbh` path, memory-mapped, any letter case.
 //!
 //! One damaged game is a [`GameError`] naming the game and byte offset; the rest of the
-//! database reads normally. The format's facts are in the repository's `specs/NOTES.md`
-//! (section "ChessBase database") and `specs/cbg-mode-tables.md`.
+//! database reads normally. The format's facts are in the chessfmt format notes (kept beside the
+//! repository, not in it; each decision is also stated where it applies in these docs) (section
+//! "ChessBase database") and `specs/cbg-mode-tables.md`.
 //!
 //! # Example
 //!

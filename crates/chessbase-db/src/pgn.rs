@@ -512,7 +512,7 @@ impl Cursor for Chess {
     fn null(&mut self) {
         let pos = std::mem::take(self);
         let mode = pos.castles().mode();
-        let mut setup = pos.to_setup(shakmaty::EnPassantMode::Legal);
+        let mut setup = pos.to_setup(EnPassantMode::Legal);
         if setup.turn == Color::Black {
             setup.fullmoves = setup.fullmoves.saturating_add(1);
         }
@@ -678,7 +678,7 @@ impl Writer<'_> {
             let tree = self.tree;
             self.text
                 .numbered_move(&mut pos, need_number, n.mv, |pos, m, out| {
-                    pos.san(tree, child, m, out)
+                    pos.san(tree, child, m, out);
                 });
             need_number = false;
             if annotated {
@@ -749,7 +749,7 @@ impl PlainText {
     fn push(&mut self, (mv, flags): (Option<shakmaty::Move>, u8)) {
         self.text
             .numbered_move(&mut self.counter, self.first, mv, |counter, m, out| {
-                counter.play_san(m, flags, out)
+                counter.play_san(m, flags, out);
             });
         self.first = false;
     }

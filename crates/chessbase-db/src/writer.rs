@@ -3,7 +3,7 @@
 //! one set.
 //!
 //! What is written (decided from the description and the corpus's databases, see
-//! `specs/NOTES.md`):
+//! the chessfmt format notes):
 //!
 //! * `.cbh` (header and one record per game), `.cbg` and `.cba` (26-byte headers holding the
 //!   file length, then the game and annotation records), and the entity files `.cbp .cbt

@@ -67,9 +67,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("mapped.bin");
         std::fs::write(&p, b"12345").unwrap();
-        // SAFETY (of the test): no other test of this crate reads this variable.
+        // SAFETY: no other test of this crate reads or writes this variable.
         unsafe { std::env::set_var("CHESSFMT_FAILPOINT_SHRINK", &p) };
         super::shrink_after_map(&p);
+        // SAFETY: as above.
         unsafe { std::env::remove_var("CHESSFMT_FAILPOINT_SHRINK") };
         let len = std::fs::metadata(&p).unwrap().len();
         assert_eq!(len, if cfg!(feature = "failpoints") { 0 } else { 5 });

@@ -272,7 +272,7 @@ pub fn find_any_case(path: &Path) -> Option<PathBuf> {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
-    std::fs::read_dir(dir).ok()?.flatten().find_map(|entry| {
+    fs::read_dir(dir).ok()?.flatten().find_map(|entry| {
         let p = entry.path();
         let same = entry
             .file_name()
@@ -363,7 +363,7 @@ mod tests {
     #[test]
     fn finds_other_letter_case() {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("BOOK_0.KOB"), b"x").unwrap();
+        fs::write(dir.path().join("BOOK_0.KOB"), b"x").unwrap();
         let found = find_any_case(&dir.path().join("book_0.kob")).unwrap();
         assert_eq!(found.file_name().unwrap(), "BOOK_0.KOB");
         assert_eq!(
@@ -376,8 +376,8 @@ mod tests {
     #[test]
     fn companion_set_from_any_member() {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("my.book.CTG"), b"g").unwrap();
-        std::fs::write(dir.path().join("my.book.cto"), b"o").unwrap();
+        fs::write(dir.path().join("my.book.CTG"), b"g").unwrap();
+        fs::write(dir.path().join("my.book.cto"), b"o").unwrap();
         let exts = &["ctg", "cto", "ctb"];
         for given in ["my.book.cto", "my.book.CTG", "my.book.ctb", "my.book"] {
             let set = CompanionSet::find(dir.path().join(given), exts);
@@ -394,7 +394,7 @@ mod tests {
     fn read_and_map_agree() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("f");
-        std::fs::write(&p, b"hello").unwrap();
+        fs::write(&p, b"hello").unwrap();
         let r = FileData::read(&p).unwrap();
         assert_eq!(&*r, b"hello");
         assert!(!r.is_mapped());
@@ -410,7 +410,7 @@ mod tests {
             assert_eq!(mapped_file_at(addr), Some(p.as_os_str().as_encoded_bytes()));
             drop(m);
             assert_eq!(mapped_file_at(addr), None);
-            std::fs::write(&p, b"").unwrap();
+            fs::write(&p, b"").unwrap();
             // SAFETY: as above.
             #[allow(unsafe_code)]
             let empty = unsafe { FileData::map(&p).unwrap() };

@@ -198,7 +198,7 @@ mod tests {
         assert!(table.is_empty());
         assert!(table.drain_entries().is_empty());
         table.update((0..10u32).map(|i| (part_of(&i), i, 0)), |part, i, _| {
-            *part.entry(i).or_default() += 1
+            *part.entry(i).or_default() += 1;
         });
         let mut again = table.take_entries();
         again.sort();

@@ -1133,7 +1133,7 @@ pub fn replay_in_order<'a, R, T>(
     input: impl Into<PgnInput<'a, R>>,
     batch: usize,
     map: impl Fn(&RawGame) -> T + Sync,
-    sink: impl FnMut(Vec<T>) -> std::ops::ControlFlow<()> + Send,
+    sink: impl FnMut(Vec<T>) -> ControlFlow<()> + Send,
     progress: impl FnMut(u64),
 ) -> io::Result<SkipStats>
 where
@@ -1154,7 +1154,7 @@ fn replay_bytes<T: Send>(
     bytes: PgnBytes<'_>,
     batch: usize,
     map: impl Fn(&RawGame) -> T + Sync,
-    mut sink: impl FnMut(Vec<T>) -> std::ops::ControlFlow<()> + Send,
+    mut sink: impl FnMut(Vec<T>) -> ControlFlow<()> + Send,
     mut progress: impl FnMut(u64),
 ) -> SkipStats {
     use rayon::prelude::*;
@@ -1246,7 +1246,7 @@ fn replay_stream<R, T>(
     reader: PgnReader<R>,
     batch: usize,
     map: impl Fn(&RawGame) -> T + Sync,
-    mut sink: impl FnMut(Vec<T>) -> std::ops::ControlFlow<()> + Send,
+    mut sink: impl FnMut(Vec<T>) -> ControlFlow<()> + Send,
     mut progress: impl FnMut(u64),
 ) -> io::Result<SkipStats>
 where

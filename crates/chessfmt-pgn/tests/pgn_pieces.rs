@@ -64,14 +64,14 @@ fn pieces_read_as_one_stream() {
             1 => {
                 text += &format!(
                     "[Event \"g{i}\"]\r\n[Result \"*\"]\r\n\r\n1. d4 {{a\n\n[Event \"no\"]\n}} d5 *\r\n\r\n"
-                )
+                );
             }
             2 => text += &format!("[Event \"g{i}\"]\n[Result \"0-1\"]\n\n1. e5 0-1\n\n"),
             3 => {
                 text += &format!(
                     "[Event \"g{i}\"]\n[Big \"{}\"]\n\n1. c4 *\n\n",
                     "x".repeat(70_000)
-                )
+                );
             }
             4 => text += &format!("[Event \"g{i}\"]\n1. Nf3 *\n[Event \"h{i}\"]\n\n1. g3 *\n\n"),
             _ => text += &format!("[Event \"g{i}\"]\n\n1. e4 c5 2. Nf3 d6 3. d4 cxd4 *\n\n"),

@@ -1,6 +1,9 @@
 //! CTG throughput on Perfect2021 (from ../shared/corpus; skipped when absent): probe with
 //! child statistics, full record scan, lookup alone, conversion to Polyglot, and writing.
 
+// criterion_group! makes public functions with no place for documentation.
+#![allow(missing_docs)]
+
 use std::{hint::black_box, path::PathBuf};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
@@ -33,7 +36,7 @@ fn bench(c: &mut Criterion) {
                     .map_or(0, |p| p.moves.len());
             }
             moves
-        })
+        });
     });
     g.bench_function("find_position", |b| {
         b.iter(|| {
@@ -41,7 +44,7 @@ fn bench(c: &mut Criterion) {
                 .iter()
                 .filter(|p| book.find_position(black_box(p)).is_some())
                 .count()
-        })
+        });
     });
     g.throughput(Throughput::Elements(records));
     g.bench_function("scan_records", |b| {
@@ -50,14 +53,14 @@ fn bench(c: &mut Criterion) {
                 .filter_map(Result::ok)
                 .map(|r| r.raw.stats().games as u64)
                 .sum::<u64>()
-        })
+        });
     });
     let all: Vec<write::RecordData> = book
         .records()
         .map(|r| write::RecordData::from_raw(&r.unwrap().raw))
         .collect();
     g.bench_function("write_in_memory", |b| {
-        b.iter(|| write::to_bytes(black_box(&all), 1).unwrap()[0].len())
+        b.iter(|| write::to_bytes(black_box(&all), 1).unwrap()[0].len());
     });
     g.throughput(Throughput::Elements(positions.len() as u64));
     g.bench_function("to_polyglot", |b| {
@@ -65,7 +68,7 @@ fn bench(c: &mut Criterion) {
             ctg::convert::to_polyglot(&book, Chess::default(), None, Policy::DroidFish)
                 .0
                 .len()
-        })
+        });
     });
     g.finish();
 }

@@ -5,7 +5,7 @@
 //! bitmap (bit `c` set = node `c` was split; LSB-first within each byte). A position lives in
 //! the page of the first node `c = (h & n) + n`, `n = 0, 1, 3, 7, …`, whose bit is clear.
 //! Readers that do not use the bitmap walk every candidate from `lower` up to the first
-//! `c ≥ upper` ([`candidate_nodes`], as `specs/NOTES.md` describes).
+//! `c ≥ upper` ([`candidate_nodes`], as the chessfmt format notes describes).
 
 /// ndbm's hash table, as CTG uses it.
 const TABLE: [u32; 64] = [

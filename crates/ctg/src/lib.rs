@@ -13,8 +13,9 @@
 //! choice), [`convert`] (to Polyglot), [`write`](mod@write) (page bucketing and the three files) and
 //! [`build`] (records from games).
 //!
-//! The format's facts and the decisions taken are in the repository's `specs/NOTES.md`
-//! (section "CTG").
+//! The format's facts and the decisions taken are in the chessfmt format notes (kept beside the
+//! repository, not in it; each decision is also stated where it applies in these docs) (section
+//! "CTG").
 //!
 //! # Example
 //!

@@ -4,7 +4,7 @@
 //! Codes 0x1A and 0xF9 both mean "2nd queen, +6 ranks" in every known table (the description's
 //! "+6 files" for 0xF9 is a typo there, and "+6 files" has no code). A reader tries the other
 //! meaning when the first is illegal; the writer never emits "+6 files"
-//! (`specs/NOTES.md`, CTG).
+//! (the chessfmt format notes, CTG).
 
 use std::sync::LazyLock;
 
@@ -16,7 +16,7 @@ fn p(role: Role, index: u8, dx: i32, dy: i32) -> C {
 }
 
 /// The table of the description (`specs/ctg.ru.txt`), code → (piece kind, 0-based n-th piece
-/// in file-major order, dx, dy), with 0xF9 corrected as `specs/NOTES.md` says.
+/// in file-major order, dx, dy), with 0xF9 corrected as the chessfmt format notes say.
 fn entries() -> Vec<(u8, C)> {
     use Role::*;
     vec![

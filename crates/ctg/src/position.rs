@@ -3,7 +3,7 @@
 //! header, [`EP_FLAG`] = en-passant bits present, [`CASTLING_FLAG`] = castling bits present),
 //! the board bits, zero padding, then the flag bits flush at the end of the last byte
 //! (en-passant file in 3 bits, then 4 castling bits). Without flags at least one padding bit
-//! is added. See `specs/NOTES.md`, "CTG".
+//! is added. See the chessfmt format notes, "CTG".
 //!
 //! [`encode`]/[`decode`] work on a [`HuffmanPosition`] (already normalised); [`key_of`] is the
 //! allocation-free encoding of any position, normalised on the fly (the probe path).

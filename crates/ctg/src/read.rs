@@ -318,7 +318,7 @@ impl<D: AsRef<[u8]>> Book<D> {
             }
             match bytes.get(at + l) {
                 Some(&m) if l >= 2 && m % 2 == 1 => {
-                    at += l + usize::from(m) + crate::raw::STATS_LEN
+                    at += l + usize::from(m) + crate::raw::STATS_LEN;
                 }
                 m => {
                     return Err(Damage::Record {

@@ -345,7 +345,7 @@ pub fn write_ctg(
                     }
                 }
             });
-            for buf in full_rx.iter() {
+            for buf in &full_rx {
                 w.write_all(&buf)?;
                 let _ = empty_tx.send(buf);
             }

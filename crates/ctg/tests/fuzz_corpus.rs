@@ -17,8 +17,7 @@ fn replay_corpus_and_mutations() {
 /// PGN replayed into this crate's builder (fuzz/corpus/pgn_builders, target pgn_builders).
 #[test]
 fn replay_pgn_builders_corpus() {
-    let dir =
-        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/pgn_builders");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/pgn_builders");
     let seeds = chess_core::fuzzing::replay_corpus(&dir, 20, ctg::fuzzing::build_from_pgn);
     assert!(seeds >= 3);
 }
@@ -26,8 +25,7 @@ fn replay_pgn_builders_corpus() {
 /// The position codec's corpus (fuzz/corpus/ctg_position) and pseudo-random inputs.
 #[test]
 fn replay_ctg_position_corpus() {
-    let dir =
-        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/ctg_position");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/ctg_position");
     let seeds = chess_core::fuzzing::replay_corpus(&dir, 100, ctg::fuzzing::position);
     assert!(seeds >= 1);
     for data in chess_core::fuzzing::pseudo_random_inputs(0x9e37_79b9_7f4a_7c15, 400, 1) {

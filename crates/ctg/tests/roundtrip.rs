@@ -364,7 +364,7 @@ fn corrupt_pages_are_reported_and_skipped() {
 
 #[test]
 fn build_from_the_gnuchess_pgn_and_write_to_disk() {
-    let Some(pgn) = common::corpus("../polyglot/pgn/gnuchess-book_1.02-first10000.pgn") else {
+    let Some(pgn) = corpus("../polyglot/pgn/gnuchess-book_1.02-first10000.pgn") else {
         return;
     };
     let games: Vec<Game> = chessfmt_pgn::PgnReader::open(&pgn)

@@ -2,6 +2,9 @@
 //! absent), probing real positions with child statistics, key lookups, and growing synthetic
 //! books of 100,000 and 1,000,000 positions by 1,000 games.
 
+// criterion_group! makes public functions with no place for documentation.
+#![allow(missing_docs)]
+
 use std::{fmt::Write as _, hint::black_box, path::Path};
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
@@ -85,7 +88,7 @@ fn bench_gnuchess(c: &mut Criterion) {
             let (files, _) =
                 BookFiles::build(&h, &mut elements, sources.as_ref(), DEFAULT_SPLIT_SIZE).unwrap();
             files.kobs.len()
-        })
+        });
     });
 
     // Probe: every position of the first 2,000 games (both sides to move), in a whole-game book.
@@ -117,7 +120,7 @@ fn bench_gnuchess(c: &mut Criterion) {
                     .map_or(0, |p| p.moves.len());
             }
             moves
-        })
+        });
     });
     g.bench_function("position_stats", |b| {
         b.iter(|| {
@@ -126,14 +129,14 @@ fn bench_gnuchess(c: &mut Criterion) {
                 .filter_map(|p| kvetka_book::position::key_of(black_box(p)))
                 .filter(|k| book.stats(k).unwrap().is_some())
                 .count()
-        })
+        });
     });
     g.bench_function("stats_by_key", |b| {
         b.iter(|| {
             keys.iter()
                 .filter(|k| book.stats(black_box(k)).unwrap().is_some())
                 .count()
-        })
+        });
     });
     g.bench_function("key_of_position", |b| {
         b.iter(|| {
@@ -141,7 +144,7 @@ fn bench_gnuchess(c: &mut Criterion) {
                 .iter()
                 .filter_map(|p| kvetka_book::position::key_of(black_box(p)))
                 .count()
-        })
+        });
     });
     g.finish();
 }
@@ -201,7 +204,7 @@ fn bench_grow(c: &mut Criterion) {
                         s.elements_added
                     },
                     BatchSize::PerIteration,
-                )
+                );
             });
         }
     }

@@ -1,6 +1,6 @@
 //! Building a book from games, honouring the header's filters, as Kvetka adds games.
 //!
-//! Rules (`specs/NOTES.md`, Kvetka, and the decisions marked so):
+//! Rules (the chessfmt format notes, Kvetka, and the decisions marked so):
 //! * a game is added only when its result is known and it passes the four Elo minima of the
 //!   header (0 = no filter; a missing Elo counts as 0);
 //! * `max_move` = N: the positions before each of the first N half-moves go in with the move;
@@ -251,7 +251,7 @@ fn prepare(raw: &RawGame, header: &Header) -> Prepared {
             Some(key) => entries.push((key, code, outcome(pos.turn()))),
             None => unencodable += 1,
         }
-        std::ops::ControlFlow::Continue(())
+        ControlFlow::Continue(())
     });
     // The position after the last move (every move is visited: none breaks).
     let last = match replay {

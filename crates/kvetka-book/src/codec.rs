@@ -3,9 +3,9 @@
 //! * `CompactInt`: base-128 digits, most significant first; bit 7 set on every byte but the
 //!   last. The writer emits the shortest form; the reader accepts leading zero digits and
 //!   refuses values beyond `u64`.
-//! * Strings: a big-endian u32 length, then the characters. **Decision** (`specs/NOTES.md`,
-//!   Kvetka): Unicode strings are UTF-16LE code units (length counts code units), ANSI strings
-//!   are Windows-1251 bytes. Both choices live only in this module.
+//! * Strings: a big-endian u32 length, then the characters. **Decision** (the chessfmt format
+//! notes,   Kvetka): Unicode strings are UTF-16LE code units (length counts code units), ANSI
+//! strings   are Windows-1251 bytes. Both choices live only in this module.
 
 use chess_core::ParseError;
 use chess_core::parse::{NomResult, Parser, be_u32, expected, run, take};
@@ -154,7 +154,7 @@ mod tests {
         p: impl Parser<&'a [u8], Output = T, Error = chess_core::parse::NomError<'a>>,
         data: &'a [u8],
     ) -> Result<T, ParseError> {
-        chess_core::parse::run(data, 0, "a value", p).map(|(v, _)| v)
+        run(data, 0, "a value", p).map(|(v, _)| v)
     }
     use proptest::prelude::*;
 
@@ -203,8 +203,7 @@ mod tests {
         // Characters outside Windows-1251 become '?'.
         assert_eq!(ansi_bytes("Dübek 日"), b"D?bek ?");
         // A length beyond the data is an error naming the offset, not an allocation.
-        let e =
-            chess_core::parse::run(&[0xff, 0xff, 0xff, 0xff], 40, "a string", unicode).unwrap_err();
+        let e = run(&[0xff, 0xff, 0xff, 0xff], 40, "a string", unicode).unwrap_err();
         assert_eq!(e.offset, 40);
         assert!(parse(ansi, &[0, 0, 0, 5, b'a']).is_err());
     }

@@ -2,9 +2,10 @@
 //!
 //! Kvetka's books are the richest of the opening-book formats: win/draw/loss statistics per
 //! position, opening names (`ECO|opening|variation` comments) and references back to the
-//! games. This crate reads, writes, builds and grows them; the format's facts are in the
-//! repository's `specs/kvetka.ru.txt` and the decisions where it is silent in `specs/NOTES.md`
-//! (section "Kvetka"). Each decision lives in one place in the code, with a comment.
+//! games. This crate reads, writes, builds and grows them; the format's facts are in its
+//! description (in Russian) and the decisions where it is silent in the chessfmt format notes
+//! (section "Kvetka"), both kept beside the repository; each decision lives in one place in
+//! the code, with a comment that states it.
 //!
 //! * [`raw`]: on-disk layout (header, elements, game references); [`codec`]: `CompactInt` and
 //!   strings; [`ksf`]: the sources file; [`moves`]: the move table.

@@ -4,9 +4,9 @@
 //! The table of `specs/kvetka.ru.txt` is regular, so it is written below as the description
 //! lists it: per piece, its steps in the listed order. Codes 0x3A, 0x48, 0x80, 0x9C and 0xB8 are
 //! absent on purpose: a bishop or queen step (+4, +4) equals (+4, −4) mod 8, so the second
-//! diagonal skips it (`specs/NOTES.md`, Kvetka). A pawn reaching the last rank always becomes a
-//! queen; under-promotions, a fourth queen and a third knight, bishop or rook have no code
-//! (such moves are skipped and counted by the builders).
+//! diagonal skips it (the chessfmt format notes, Kvetka). A pawn reaching the last rank always
+//! becomes a queen; under-promotions, a fourth queen and a third knight, bishop or rook have no
+//! code (such moves are skipped and counted by the builders).
 
 use std::sync::LazyLock;
 

@@ -1,7 +1,7 @@
 //! On-disk layout: the `.kob` header, blocks, elements and game references.
 //!
 //! All integers are big-endian. A book's `.kob` files are read as one byte stream: the header
-//! starts `name_0.kob` only, the other files hold whole blocks (`specs/NOTES.md`, Kvetka).
+//! starts `name_0.kob` only, the other files hold whole blocks (the chessfmt format notes, Kvetka).
 
 use chess_core::{
     ParseError,
@@ -180,7 +180,7 @@ pub struct Element {
     /// A short description, often `ECO|opening|variation` (see [`crate::Comment`]).
     pub comment: Option<String>,
     /// Games for which this is the last position stored in the book (stored only when the
-    /// book stores games). The list layout is a decision (`specs/NOTES.md`, Kvetka): a
+    /// book stores games). The list layout is a decision (the chessfmt format notes, Kvetka): a
     /// `CompactInt` count, then the references.
     pub links: Option<Vec<SourceRef>>,
     /// Flag bits 3–7, which the description reserves; their data is kept in [`Element::extra`].

@@ -61,7 +61,7 @@ fn spilled_builds_are_byte_identical() {
     } else {
         // Missing data fails while ../shared is present: a test never passes by skipping.
         assert!(
-            !std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared")).is_dir(),
+            !Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared")).is_dir(),
             "test data missing while ../shared is present",
         );
         eprintln!("skipping the lichess sample: ../shared/corpus absent");
@@ -106,7 +106,7 @@ fn spilled_growth_is_byte_identical() {
     .find(|p| p.exists()) else {
         // Missing data fails while ../shared is present: a test never passes by skipping.
         assert!(
-            !std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared")).is_dir(),
+            !Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared")).is_dir(),
             "test data missing while ../shared is present",
         );
         eprintln!("skipping: ../shared/corpus absent");

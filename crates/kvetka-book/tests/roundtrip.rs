@@ -83,7 +83,7 @@ fn check_against_count<D: AsRef<[u8]>>(book: &Book<D>, expected: &HashMap<[u8; 2
             losses: e.losses,
         };
         assert_eq!(got, want.stats);
-        let pos = kvetka_book::position::position_of(&e.key).unwrap();
+        let pos = position::position_of(&e.key).unwrap();
         let moves: HashSet<Move> = e
             .moves
             .iter()
@@ -310,7 +310,7 @@ fn several_kob_files_read_like_one() {
     let b: Vec<Element> = many_book.elements().map(|e| e.unwrap().1).collect();
     assert_eq!(a, b);
     for e in a.iter().step_by(7) {
-        let pos = kvetka_book::position::position_of(&e.key).unwrap();
+        let pos = position::position_of(&e.key).unwrap();
         assert_eq!(
             one_book.probe(&pos).unwrap(),
             many_book.probe(&pos).unwrap()

@@ -1,6 +1,9 @@
 //! Probe throughput on positions sampled from book lines (gnuchess-book_1.02.bin from the
 //! corpus, or the bundled testdata/polyglot/small.bin when the corpus is absent).
 
+// criterion_group! makes public functions with no place for documentation.
+#![allow(missing_docs)]
+
 use std::{hint::black_box, path::PathBuf};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
@@ -43,7 +46,7 @@ fn bench(c: &mut Criterion) {
                 n += book.moves(black_box(p)).len();
             }
             n
-        })
+        });
     });
     g.bench_function("key", |b| {
         b.iter(|| {
@@ -51,7 +54,7 @@ fn bench(c: &mut Criterion) {
                 .iter()
                 .map(|p| chess_core::polyglot_key(black_box(p)))
                 .fold(0, |a, k| a ^ k)
-        })
+        });
     });
     g.finish();
 }

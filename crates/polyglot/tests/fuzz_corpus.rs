@@ -20,8 +20,7 @@ fn polyglot_book_corpus() {
 /// PGN replayed into this crate's builder (fuzz/corpus/pgn_builders, target pgn_builders).
 #[test]
 fn replay_pgn_builders_corpus() {
-    let dir =
-        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/pgn_builders");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/pgn_builders");
     let seeds =
         chess_core::fuzzing::replay_corpus(&dir, 20, polyglot_book::fuzzing::build_from_pgn);
     assert!(seeds >= 3);

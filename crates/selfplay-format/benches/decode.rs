@@ -1,5 +1,8 @@
 //! Reading throughput side by side with montyformat 0.10.0 on the same synthetic data.
 
+// criterion_group! makes public functions with no place for documentation.
+#![allow(missing_docs)]
+
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
@@ -20,7 +23,7 @@ fn bench(c: &mut Criterion) {
             frames(black_box(&data))
                 .map(|v| v.unwrap().plies)
                 .sum::<usize>()
-        })
+        });
     });
     g.throughput(Throughput::Elements(positions as u64));
     g.bench_function("decode_game", |b| {
@@ -28,7 +31,7 @@ fn bench(c: &mut Criterion) {
             frames(black_box(&data))
                 .map(|v| decode_game(&v.unwrap()).unwrap().moves.len())
                 .sum::<usize>()
-        })
+        });
     });
     g.bench_function("positions", |b| {
         b.iter(|| {
@@ -39,7 +42,7 @@ fn bench(c: &mut Criterion) {
                 n += s.policy_codes().map(|(_, v)| usize::from(v)).sum::<usize>();
             }
             n
-        })
+        });
     });
     let mut g2 = Vec::new();
     g.bench_function("movegen_only", |b| {
@@ -62,7 +65,7 @@ fn bench(c: &mut Criterion) {
                 n += list.len();
             }
             n
-        })
+        });
     });
     g.bench_function("shakmaty_legal_only", |b| {
         let all = &g2[0];
@@ -72,7 +75,7 @@ fn bench(c: &mut Criterion) {
                 n += shakmaty::Position::legal_moves(black_box(p)).len();
             }
             n
-        })
+        });
     });
     for threads in [1usize, 2] {
         let chunks = selfplay_format::frame::chunks(&data, threads);
@@ -101,7 +104,7 @@ fn bench(c: &mut Criterion) {
                         .map(|h| h.join().unwrap())
                         .sum::<usize>()
                 })
-            })
+            });
         });
     }
     g.bench_function("montyformat_deserialise_from", |b| {
@@ -115,7 +118,7 @@ fn bench(c: &mut Criterion) {
                     .len();
             }
             n
-        })
+        });
     });
     let mut value = Vec::new();
     for v in frames(&data) {
@@ -130,7 +133,7 @@ fn bench(c: &mut Criterion) {
                 }
             }
             sum
-        })
+        });
     });
     g.bench_function("montyformat_value_deserialise_from", |b| {
         b.iter(|| {
@@ -143,7 +146,7 @@ fn bench(c: &mut Criterion) {
                 buf = g.moves;
             }
             n
-        })
+        });
     });
     g.finish();
 }

@@ -19,7 +19,7 @@
 //!
 //! [`write::GameWriter`] writes games, validating legality, scores and visits; a decoded
 //! [`decode::Game`] re-serialises byte for byte. Format facts and decisions: the repository's
-//! `specs/NOTES.md`, section "Self-play policy data".
+//! the chessfmt format notes, section "Self-play policy data".
 //!
 //! ```
 //! use selfplay_format::shakmaty::{Chess, Position, Square};

@@ -22,7 +22,7 @@ pub fn corpus(rel: &str) -> Option<PathBuf> {
     } else {
         // Missing data fails while ../shared is present: a test never passes by skipping.
         assert!(
-            !std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared")).is_dir(),
+            !Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared")).is_dir(),
             "test data missing while ../shared is present",
         );
         eprintln!(

@@ -60,7 +60,7 @@ pub(crate) struct Spill {
 impl Spill {
     /// A spill area in `dir` holding about `budget` bytes of plies in memory.
     pub fn new(dir: PathBuf, budget: usize) -> Self {
-        let cap = (budget / std::mem::size_of::<SpillPly>()).clamp(MIN_CAP, u32::MAX as usize >> 1);
+        let cap = (budget / size_of::<SpillPly>()).clamp(MIN_CAP, u32::MAX as usize >> 1);
         Spill {
             dir,
             cap,

@@ -179,7 +179,7 @@ impl<W: Write> DumpSink for TextDump<W> {
                 // `%.0f` of the C library and Rust's `{:.0}` both round half to even on the
                 // exact binary value.
                 Some(p) if mover == self.color => {
-                    write!(self.out, "{}{{{:.0}%}} ", m.san, 100.0 * p)?
+                    write!(self.out, "{}{{{:.0}%}} ", m.san, 100.0 * p)?;
                 }
                 _ => write!(self.out, "{} ", m.san)?,
             }
