@@ -4,8 +4,8 @@
 //!   last. The writer emits the shortest form; the reader accepts leading zero digits and
 //!   refuses values beyond `u64`.
 //! * Strings: a big-endian u32 length, then the characters. **Decision** (the chessfmt format
-//! notes,   Kvetka): Unicode strings are UTF-16LE code units (length counts code units), ANSI
-//! strings   are Windows-1251 bytes. Both choices live only in this module.
+//!   notes, Kvetka): Unicode strings are UTF-16LE code units (length counts code units), ANSI
+//!   strings are Windows-1251 bytes. Both choices live only in this module.
 
 use chess_core::ParseError;
 use chess_core::parse::{NomResult, Parser, be_u32, expected, run, take};
