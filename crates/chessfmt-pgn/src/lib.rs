@@ -19,18 +19,44 @@
 //! assert!(games.next().is_none()); // the second game has an illegal move: skipped
 //! assert_eq!(games.skipped().total(), 1);
 //! ```
+//!
+//! # How reading works
+//!
+//! [`PgnReader`] streams games from any [`Read`](std::io::Read) (or a path: `.pgn`, `.pgn.gz`,
+//! `.pgn.zst`, `.pgn.xz`, recognised by their magic bytes). Reading is split in two steps so that
+//! the expensive one can run in parallel:
+//!
+//! 1. [`PgnReader::next_raw`] tokenises one game into a [`RawGame`] (headers, SAN tokens,
+//!    termination marker, byte span): cheap, sequential.
+//! 2. [`RawGame::resolve`] plays the moves on the start position (`[FEN]`/`[SetUp]`, Chess960
+//!    from `[Variant]`) and yields a [`Game`] with shakmaty [`Move`](shakmaty::Move)s, or a
+//!    [`GameError`] saying why the game is unusable. `RawGame` is `Send`: hand batches to rayon
+//!    workers and collect in order.
+//!
+//! [`PgnReader::games`] does both in one iterator that skips bad games and counts them by
+//! reason in [`SkipStats`]; only I/O errors end it.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod cut;
+mod decompress;
+mod fen;
 #[doc(hidden)]
 pub mod fuzzing;
+mod game;
 #[cfg(feature = "parallel")]
 pub mod parts;
-mod pgn;
+mod reader;
+mod replay;
 pub mod san_fast;
 
-pub use pgn::*;
+pub use cut::*;
+pub use decompress::*;
+pub use fen::*;
+pub use game::*;
+pub use reader::*;
+pub use replay::*;
 
 /// The README's examples, compiled and run as doctests.
 #[cfg(doctest)]

@@ -100,7 +100,7 @@ mod tests {
     use shakmaty::{File, fen::Fen};
 
     fn pos(fen: &str) -> Chess {
-        crate::pgn::position_from_fen(fen, false).unwrap().1
+        crate::position_from_fen(fen, false).unwrap().1
     }
 
     /// Every SAN shape over every target square: the fast answer, when there is one, is

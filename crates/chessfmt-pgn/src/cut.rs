@@ -1,0 +1,107 @@
+//! PGN bytes in memory cut at game boundaries, so that the pieces are tokenised in parallel
+//! ([`PgnBytes`]).
+
+use chess_core::limits::Limits;
+
+use crate::{PgnReader, RawGame, SkipStats};
+
+/// PGN bytes in memory (an uncompressed file, mapped): [`replay_in_order`](crate::replay_in_order)
+/// cuts them at game boundaries and tokenises the pieces in parallel, where a stream is tokenised
+/// on one thread. The games, their numbers and byte offsets, and the skipped games are the same as
+/// [`PgnReader`] gives on the same bytes.
+#[derive(Debug, Clone, Copy)]
+pub struct PgnBytes<'a> {
+    // Read only by the parallel tokeniser.
+    #[cfg_attr(not(feature = "parallel"), allow(dead_code))]
+    pub(crate) data: &'a [u8],
+    limits: Limits,
+    keep_header: fn(&[u8]) -> bool,
+    piece: usize,
+}
+
+impl<'a> PgnBytes<'a> {
+    /// PGN text in memory, under the default [`Limits`](chess_core::limits::Limits).
+    pub fn new(data: &'a [u8]) -> Self {
+        PgnBytes {
+            data,
+            limits: Limits::default(),
+            keep_header: |_| true,
+            piece: 1 << 20,
+        }
+    }
+
+    /// Under `limits` (see [`PgnReader::with_limits`]).
+    #[must_use]
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Keeps only the headers `keep` accepts (see [`PgnReader::with_header_filter`]).
+    #[must_use]
+    pub fn with_header_filter(mut self, keep: fn(&[u8]) -> bool) -> Self {
+        self.keep_header = keep;
+        self
+    }
+
+    /// The size of the pieces tokenised in parallel (1 MiB by default; tests use small ones).
+    #[doc(hidden)]
+    #[must_use]
+    pub fn with_piece_size(mut self, bytes: usize) -> Self {
+        self.piece = bytes.max(1);
+        self
+    }
+
+    /// The pieces: byte ranges cut just before a line `[Event ` that follows an empty line
+    /// outside a comment (where one game ends and the next begins), each at least the piece
+    /// size long (the last excepted). Text without such lines stays one piece.
+    #[cfg_attr(not(feature = "parallel"), allow(dead_code))]
+    pub(crate) fn pieces(&self) -> Vec<std::ops::Range<usize>> {
+        let finder = memchr::memmem::Finder::new(b"\n[Event ");
+        let mut out = Vec::new();
+        let mut start = 0;
+        while start < self.data.len() {
+            let mut from = (start + self.piece).min(self.data.len());
+            let cut = loop {
+                match finder.find(&self.data[from..]) {
+                    None => break self.data.len(),
+                    Some(i) => {
+                        let nl = from + i;
+                        // An empty line before ("\n\n" or "\n\r\n"), and not inside a brace
+                        // comment: the nearest brace before is not an opening one (a comment
+                        // holds no "}"). A "{" in a tag value or a ";" comment only costs a
+                        // larger piece; a comment holding an empty line and "[Event" more
+                        // than 64 KiB long is caught when its piece reads a cut-off game.
+                        let before = &self.data[..nl];
+                        let window = &before[before.len().saturating_sub(1 << 16)..];
+                        let in_comment =
+                            memchr::memrchr2(b'{', b'}', window).is_some_and(|i| window[i] == b'{');
+                        if (before.ends_with(b"\n") || before.ends_with(b"\n\r")) && !in_comment {
+                            break nl + 1;
+                        }
+                        from = nl + 1;
+                    }
+                }
+            };
+            out.push(start..cut);
+            start = cut;
+        }
+        out
+    }
+
+    /// Tokenises one piece: its games and skipped games numbered from 0 at its start, and how
+    /// many game numbers it used.
+    #[cfg_attr(not(feature = "parallel"), allow(dead_code))]
+    pub(crate) fn tokenise(&self, range: std::ops::Range<usize>) -> (Vec<RawGame>, SkipStats, u64) {
+        let mut reader = PgnReader::with_limits(&self.data[range], self.limits)
+            .with_header_filter(self.keep_header);
+        let mut games = Vec::new();
+        // In-memory input: the only errors are pgn-reader's own, which end the piece as they
+        // end a stream (the games before are kept).
+        while let Ok(Some(g)) = reader.next_raw() {
+            games.push(g);
+        }
+        let used = reader.next_index;
+        (games, reader.take_skipped(), used)
+    }
+}

@@ -1,0 +1,243 @@
+//! The ordered parallel replay every PGN-driven builder uses ([`PgnInput`],
+//! [`replay_in_order`](crate::replay_in_order)).
+
+use std::io::Read;
+#[cfg(feature = "parallel")]
+use std::{io, ops::ControlFlow};
+
+use crate::{PgnBytes, PgnReader};
+#[cfg(feature = "parallel")]
+use crate::{RawGame, SkipStats};
+
+/// The PGN input of [`replay_in_order`](crate::replay_in_order): a stream or bytes in memory.
+#[derive(Debug)]
+pub enum PgnInput<'a, R> {
+    /// A stream (a file, standard input, a decompressor), tokenised on one thread.
+    Reader(PgnReader<R>),
+    /// Bytes in memory, tokenised in parallel.
+    Bytes(PgnBytes<'a>),
+}
+
+impl<R> From<PgnReader<R>> for PgnInput<'_, R> {
+    fn from(r: PgnReader<R>) -> Self {
+        PgnInput::Reader(r)
+    }
+}
+
+impl<'a> From<PgnBytes<'a>> for PgnInput<'a, &'a [u8]> {
+    fn from(b: PgnBytes<'a>) -> Self {
+        PgnInput::Bytes(b)
+    }
+}
+
+impl<'a, R: Read> PgnInput<'a, R> {
+    /// Keeps only the headers `keep` accepts, whichever the input.
+    #[must_use]
+    pub fn with_header_filter(self, keep: fn(&[u8]) -> bool) -> Self {
+        match self {
+            PgnInput::Reader(r) => PgnInput::Reader(r.with_header_filter(keep)),
+            PgnInput::Bytes(b) => PgnInput::Bytes(b.with_header_filter(keep)),
+        }
+    }
+}
+
+/// Reads `input` in batches of `batch` games, maps every game with `map` in parallel on the
+/// current rayon pool, and hands each mapped batch to `sink` **in input order** (batch k is
+/// sunk on this thread while batch k + 1 is mapped by the pool): the ordered parallel replay
+/// that every PGN-driven builder of the family uses. A stream ([`PgnReader`]) is tokenised on
+/// a thread of its own; bytes in memory ([`PgnBytes`]) are cut at game boundaries and
+/// tokenised in parallel too, with the same games, numbers and offsets.
+///
+/// `sink` may stop the run early with `ControlFlow::Break` (a builder whose spill failed, for
+/// instance). Returns the games the reader itself left out (unreadable, cut off by the end of
+/// the input); only an I/O error of the reader ends the call with an error. `progress` is
+/// called after every batch with the number of games read so far.
+///
+/// ```
+/// use chessfmt_pgn::{PgnReader, replay_in_order};
+/// use std::ops::ControlFlow;
+///
+/// let pgn = "1. e4 e5 2. Nf3 *\n\n1. d4 d5 *\n\n1. e4 c5 *\n";
+/// let mut plies = Vec::new();
+/// let skipped = replay_in_order(
+///     PgnReader::new(pgn.as_bytes()),
+///     2,
+///     |raw| raw.resolve().map(|g| g.moves.len()),
+///     |batch| {
+///         plies.extend(batch.into_iter().map(Result::unwrap));
+///         ControlFlow::Continue(())
+///     },
+///     |_| {},
+/// )?;
+/// assert_eq!((plies, skipped.total()), (vec![3, 2, 2], 0));
+/// # Ok::<(), std::io::Error>(())
+/// ```
+#[cfg(feature = "parallel")]
+pub fn replay_in_order<'a, R, T>(
+    input: impl Into<PgnInput<'a, R>>,
+    batch: usize,
+    map: impl Fn(&RawGame) -> T + Sync,
+    sink: impl FnMut(Vec<T>) -> ControlFlow<()> + Send,
+    progress: impl FnMut(u64),
+) -> io::Result<SkipStats>
+where
+    R: Read + Send,
+    T: Send,
+{
+    match input.into() {
+        PgnInput::Reader(reader) => replay_stream(reader, batch, map, sink, progress),
+        PgnInput::Bytes(bytes) => Ok(replay_bytes(bytes, batch, map, sink, progress)),
+    }
+}
+
+/// [`replay_in_order`](crate::replay_in_order) of bytes in memory: pieces cut at game boundaries
+/// are tokenised and replayed in parallel, a group of pieces (one per worker) at a time, while the
+/// previous group is sunk; the games are renumbered as one input before they are mapped.
+#[cfg(feature = "parallel")]
+fn replay_bytes<T: Send>(
+    bytes: PgnBytes<'_>,
+    batch: usize,
+    map: impl Fn(&RawGame) -> T + Sync,
+    mut sink: impl FnMut(Vec<T>) -> ControlFlow<()> + Send,
+    mut progress: impl FnMut(u64),
+) -> SkipStats {
+    use rayon::prelude::*;
+    use std::ops::ControlFlow;
+    let pieces = bytes.pieces();
+    // Four pieces a worker: work stealing evens out pieces of unequal cost.
+    let group_size = 4 * rayon::current_num_threads().max(1);
+    let mut skipped = SkipStats::default();
+    let (mut next_index, mut read) = (0u64, 0u64);
+    let mut pending: Option<Vec<T>> = None;
+    // A group's games go to the sink in one batch (a group is a few MiB of text a worker):
+    // fewer, larger batches let a sink that works in parallel itself fork and join less.
+    let _ = batch;
+    let mut sink_all = |mapped: Vec<T>| -> ControlFlow<()> {
+        if mapped.is_empty() {
+            ControlFlow::Continue(())
+        } else {
+            sink(mapped)
+        }
+    };
+    let mut at = 0;
+    while at < pieces.len() {
+        let base = next_index;
+        let group_end = (at + group_size).min(pieces.len());
+        let mut next_piece = group_end;
+        let (flow, (mapped, group_skipped, used)) = rayon::join(
+            || {
+                pending
+                    .take()
+                    .map_or(ControlFlow::Continue(()), &mut sink_all)
+            },
+            || {
+                let mut tokenised: std::collections::VecDeque<_> = pieces[at..group_end]
+                    .par_iter()
+                    .map(|r| (r.clone(), bytes.tokenise(r.clone())))
+                    .collect();
+                let (mut games, mut skipped, mut index) = (Vec::new(), SkipStats::default(), base);
+                while let Some((mut range, mut piece)) = tokenised.pop_front() {
+                    // A piece whose last game is cut off was cut inside a comment holding an
+                    // empty line and "[Event": join the next piece and read both again.
+                    while piece.1.truncated() && range.end < bytes.data.len() {
+                        let next = match tokenised.pop_front() {
+                            Some((r, _)) => r,
+                            None => {
+                                next_piece += 1;
+                                pieces[next_piece - 1].clone()
+                            }
+                        };
+                        range = range.start..next.end;
+                        piece = bytes.tokenise(range.clone());
+                    }
+                    let (g, mut s, used) = piece;
+                    let start = range.start as u64;
+                    games.extend(g.into_iter().map(|mut g| {
+                        g.index += index;
+                        g.offset += start;
+                        g
+                    }));
+                    for e in &mut s.examples {
+                        e.index += index;
+                        e.offset += start;
+                    }
+                    skipped.merge(s);
+                    index += used;
+                }
+                let mapped: Vec<T> = games.par_iter().map(&map).collect();
+                (mapped, skipped, index)
+            },
+        );
+        at = next_piece;
+        read += mapped.len() as u64;
+        next_index = used;
+        skipped.merge(group_skipped);
+        progress(read);
+        if flow.is_break() {
+            return skipped;
+        }
+        pending = Some(mapped);
+    }
+    if let Some(p) = pending {
+        let _ = sink_all(p);
+    }
+    skipped
+}
+
+/// [`replay_in_order`](crate::replay_in_order) of a stream: tokenised on a thread of its own.
+#[cfg(feature = "parallel")]
+fn replay_stream<R, T>(
+    reader: PgnReader<R>,
+    batch: usize,
+    map: impl Fn(&RawGame) -> T + Sync,
+    mut sink: impl FnMut(Vec<T>) -> ControlFlow<()> + Send,
+    mut progress: impl FnMut(u64),
+) -> io::Result<SkipStats>
+where
+    R: Read + Send,
+    T: Send,
+{
+    use rayon::prelude::*;
+    use std::ops::ControlFlow;
+    let batch = batch.max(1);
+    let mut reader = reader;
+    std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<io::Result<Vec<RawGame>>>(8);
+        let tokeniser = scope.spawn(move || {
+            loop {
+                let games = reader.next_batch(batch);
+                let done = matches!(&games, Ok(b) if b.len() < batch) || games.is_err();
+                if tx.send(games).is_err() || done {
+                    break;
+                }
+            }
+            reader.take_skipped()
+        });
+        let mut read = 0u64;
+        let mut pending: Option<Vec<T>> = None;
+        let mut stopped = false;
+        for games in &rx {
+            let games = games?;
+            read += games.len() as u64;
+            let (flow, mapped) = rayon::join(
+                || match pending.take() {
+                    Some(p) => sink(p),
+                    None => ControlFlow::Continue(()),
+                },
+                || games.par_iter().map(&map).collect::<Vec<T>>(),
+            );
+            progress(read);
+            if flow.is_break() {
+                stopped = true;
+                break;
+            }
+            pending = Some(mapped);
+        }
+        // Dropping the receiver stops the tokeniser at its next send.
+        drop(rx);
+        if !stopped && let Some(p) = pending {
+            let _ = sink(p);
+        }
+        Ok(tokeniser.join().unwrap_or_default())
+    })
+}
