@@ -697,12 +697,13 @@ fn positions(file: &Path, n: Option<u64>, lenient: bool, json: bool) -> CliResul
 fn validate(file: &Path, lenient: bool, threads: usize, json: bool) -> CliResult {
     let data = open(file)?;
     let mode = if lenient { Mode::Lenient } else { Mode::Strict };
-    let threads = match threads {
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        n => n,
-    };
+    // Validation runs on the caller's pool: one of `--threads` workers (0: one per core).
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(crate::args::threads(Some(threads)))
+        .build()
+        .map_err(|e| CliError(e.to_string()))?;
     let bar = crate::progress::working("validating");
-    let v = tools::validate_parallel(&data, mode, threads);
+    let v = pool.install(|| tools::validate_parallel(&data, mode));
     bar.finish_and_clear();
     if !lenient && let Some(e) = v.errors.first() {
         return Err(in_file(file)(e.clone()));

@@ -493,27 +493,31 @@ pub fn validate(data: &[u8], mode: Mode) -> Validation {
     validate_framed(frames(data), mode)
 }
 
-/// [`validate`] on up to `threads` threads: the data is cut into parts on game boundaries
-/// ([`crate::frame::chunks`], a framing pass) and the parts are checked at once; the result is
-/// the one [`validate`] gives (strict mode: the games before the first bad one, and that
-/// one's error). Lenient mode runs on one thread: after a bad game it resynchronises at the
-/// next offset where a game decodes, which may lie past a part's end.
-pub fn validate_parallel(data: &[u8], mode: Mode, threads: usize) -> Validation {
-    // (WebAssembly without threads: one.)
-    if mode == Mode::Lenient || threads <= 1 || cfg!(target_family = "wasm") {
+/// [`validate`] on the caller's rayon pool (feature `parallel`; the family's threading
+/// contract, `chess_core::book`): the data is cut into one part per thread of the pool on game
+/// boundaries ([`crate::frame::chunks`], a framing pass) and the parts are checked at once;
+/// the result is the one [`validate`] gives (strict mode: the games before the first bad one,
+/// and that one's error). Lenient mode, a pool of one thread and builds without the feature
+/// run on the caller's thread: after a bad game, lenient mode resynchronises at the next
+/// offset where a game decodes, which may lie past a part's end.
+pub fn validate_parallel(data: &[u8], mode: Mode) -> Validation {
+    #[cfg(feature = "parallel")]
+    let threads = rayon::current_num_threads();
+    #[cfg(not(feature = "parallel"))]
+    let threads = 1;
+    if mode == Mode::Lenient || threads <= 1 {
         return validate(data, mode);
     }
-    let parts = crate::frame::chunks(data, threads);
-    let results: Vec<Validation> = std::thread::scope(|s| {
-        let handles: Vec<_> = parts
-            .iter()
-            .map(|part| s.spawn(move || validate_framed(part.frames(), mode)))
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+    #[cfg(feature = "parallel")]
+    let results: Vec<Validation> = {
+        use rayon::prelude::*;
+        crate::frame::chunks(data, threads)
+            .par_iter()
+            .map(|part| validate_framed(part.frames(), mode))
             .collect()
-    });
+    };
+    #[cfg(not(feature = "parallel"))]
+    let results: Vec<Validation> = Vec::new();
     let mut all = Validation {
         valid: 0,
         positions: 0,
@@ -562,222 +566,8 @@ fn validate_framed(it: crate::frame::Frames<'_>, mode: Mode) -> Validation {
     }
 }
 
-/// How many of the most visited moves a PGN comment lists.
-pub const PGN_TOP_MOVES: usize = 3;
-
-/// Games of at most this many stored bytes are written as PGN from one decoding pass into a
-/// buffer (dropped when the game turns out bad); a larger game is checked in a first pass and
-/// then streamed, so a game's text is never held whole (issue 20, F7: one 100 MB game took
-/// 1.32 GB). Either way a bad game writes nothing.
-pub const PGN_BUFFERED_GAME: usize = 1 << 20;
-
-/// The PGN result token of a header's result byte (White's view).
-fn pgn_result(result: u8) -> &'static str {
-    match result {
-        0 => "0-1",
-        1 => "1/2-1/2",
-        2 => "1-0",
-        _ => "*",
-    }
-}
-
-/// The tag section of a game written as PGN, with the empty line after it.
-fn pgn_tags(out: &mut String, index: u64, result: u8, castling_mode: CastlingMode, start: &Chess) {
-    use std::fmt::Write as _;
-    let result = pgn_result(result);
-    let _ = writeln!(out, "[Event \"selfplay\"]");
-    let _ = writeln!(out, "[Site \"?\"]");
-    let _ = writeln!(out, "[Date \"????.??.??\"]");
-    let _ = writeln!(out, "[Round \"{}\"]", index + 1);
-    let _ = writeln!(out, "[White \"?\"]");
-    let _ = writeln!(out, "[Black \"?\"]");
-    let _ = writeln!(out, "[Result \"{result}\"]");
-    if castling_mode == CastlingMode::Chess960 {
-        let _ = writeln!(out, "[Variant \"Chess960\"]");
-    }
-    if *start != Chess::default() {
-        let fen = shakmaty::fen::Fen::from_position(start, EnPassantMode::Legal);
-        let _ = writeln!(out, "[SetUp \"1\"]");
-        let _ = writeln!(out, "[FEN \"{fen}\"]");
-    }
-    out.push('\n');
-}
-
-/// The [`PGN_TOP_MOVES`] most visited of `visits`, most visited first, ties in the given
-/// order (that of a stable sort), without allocating.
-fn top_visits<T: Copy>(
-    visits: impl Iterator<Item = (T, u8)>,
-) -> ([Option<(T, u8)>; PGN_TOP_MOVES], usize) {
-    let mut top = [None; PGN_TOP_MOVES];
-    let mut len = 0;
-    for (m, v) in visits {
-        // The first slot whose entry has fewer visits (equal ones stay ahead).
-        let at = top[..len]
-            .iter()
-            .position(|e| e.is_some_and(|(_, w)| w < v))
-            .unwrap_or(len);
-        if at < PGN_TOP_MOVES {
-            top.copy_within(at..PGN_TOP_MOVES - 1, at + 1);
-            top[at] = Some((m, v));
-            len = (len + 1).min(PGN_TOP_MOVES);
-        }
-    }
-    (top, len)
-}
-
-/// Movetext being written: tokens wrapped at 80 columns.
-struct Movetext {
-    line: String,
-    token: String,
-    /// No move written yet (a game starting with Black numbers its first move `N...`).
-    first: bool,
-}
-
-impl Movetext {
-    fn new() -> Self {
-        Movetext {
-            line: String::new(),
-            token: String::new(),
-            first: true,
-        }
-    }
-
-    /// Writes one move with its comment: the mover's score and the most visited moves
-    /// (`top`, already chosen) with their visit bytes.
-    fn push_move(
-        &mut self,
-        out: &mut String,
-        pos: &Chess,
-        mv: shakmaty::Move,
-        score: u16,
-        top: Option<&[Option<(shakmaty::Move, u8)>]>,
-    ) {
-        use std::fmt::Write as _;
-        let mut token = std::mem::take(&mut self.token);
-        token.clear();
-        let number = pos.fullmoves().get();
-        if pos.turn() == Color::White {
-            let _ = write!(token, "{number}. ");
-        } else if self.first {
-            let _ = write!(token, "{number}... ");
-        }
-        self.first = false;
-        let score = f32::from(score) / f32::from(u16::MAX);
-        let san = SanPlus::from_move(pos.clone(), mv);
-        let _ = write!(token, "{san} {{score {score:.3}");
-        if let Some(top) = top {
-            token.push_str(", top");
-            for &(m, visits) in top.iter().flatten() {
-                let s = shakmaty::san::San::from_move(pos, m);
-                let _ = write!(token, " {s} {visits}");
-            }
-        }
-        token.push('}');
-        push_wrapped(out, &mut self.line, &token);
-        self.token = token;
-    }
-
-    /// Writes the result token and ends the game.
-    fn finish(&mut self, out: &mut String, result: u8) {
-        push_wrapped(out, &mut self.line, pgn_result(result));
-        out.push_str(&self.line);
-        out.push_str("\n\n");
-    }
-}
-
-/// Appends a game as PGN: the seven-tag roster (Event "selfplay", Round = game number from
-/// 1), `SetUp`/`FEN` when it does not start from the standard position, `Variant
-/// "Chess960"` for Chess960 castling; after each move a comment with the side to move's score
-/// and the most visited moves with their visit bytes.
-pub fn write_pgn(game: &Game, index: u64, out: &mut String) {
-    pgn_tags(
-        out,
-        index,
-        game.header.result,
-        game.castling_mode,
-        &game.start,
-    );
-    let mut pos = game.start.clone();
-    let mut text = Movetext::new();
-    for m in &game.moves {
-        let top = m.visits.as_ref().map(|v| top_visits(v.iter().copied()).0);
-        text.push_move(out, &pos, m.mv, m.score, top.as_ref().map(|t| &t[..]));
-        pos.play_unchecked(m.mv);
-    }
-    text.finish(out, game.header.result);
-}
-
-/// Writes one framed game as PGN (see [`write_pgn`]) straight from its records: no `Game` is
-/// built, and the text goes to `out` every 64 KiB when `stream` (the game must then have been
-/// checked: an error would leave part of it written), else it is kept in `buf` for the
-/// caller.
-fn write_pgn_view(
-    view: &GameView<'_>,
-    buf: &mut String,
-    mut stream: Option<&mut dyn Write>,
-) -> Result<(), ToolError> {
-    let (header, start, castling_mode) = crate::decode::game_start(view)?;
-    pgn_tags(buf, view.index, header.result, castling_mode, &start);
-    let mut text = Movetext::new();
-    crate::decode::replay(
-        view,
-        &start,
-        |pos, mv, rec, legal| -> Result<(), ToolError> {
-            let top = (!rec.visits.is_empty()).then(|| {
-                let (codes, _) = top_visits(legal.iter().copied().zip(rec.visits.iter().copied()));
-                codes.map(|e| {
-                    e.map(|(c, v)| {
-                        (
-                            crate::movegen::code_to_move(pos, crate::raw::MoveCode(c)),
-                            v,
-                        )
-                    })
-                })
-            });
-            text.push_move(buf, pos, mv, rec.score, top.as_ref().map(|t| &t[..]));
-            if let Some(out) = stream.as_deref_mut().filter(|_| buf.len() >= 1 << 16) {
-                out.write_all(buf.as_bytes())?;
-                buf.clear();
-            }
-            Ok(())
-        },
-    )?;
-    text.finish(buf, header.result);
-    Ok(())
-}
-
-/// Adds `token` to the current line, flushing lines at 80 columns.
-fn push_wrapped(out: &mut String, line: &mut String, token: &str) {
-    if !line.is_empty() && line.len() + 1 + token.len() > 79 {
-        out.push_str(line);
-        out.push('\n');
-        line.clear();
-    }
-    if !line.is_empty() {
-        line.push(' ');
-    }
-    line.push_str(token);
-}
-
-/// Writes every game as PGN (see [`write_pgn`]), without decoding a game into memory: a
-/// game's text is buffered up to [`PGN_BUFFERED_GAME`] stored bytes and streamed past it.
-pub fn to_pgn(data: &[u8], mode: Mode, out: &mut dyn Write) -> Result<Summary, ToolError> {
-    let mut sum = Summary::default();
-    let mut text = String::new();
-    for_each_view(data, mode, &mut sum, |view| {
-        text.clear();
-        if view.bytes.len() > PGN_BUFFERED_GAME {
-            // Checked first, then streamed: a bad game still writes nothing.
-            crate::decode::check_game(view)?;
-            write_pgn_view(view, &mut text, Some(&mut *out))?;
-        } else {
-            write_pgn_view(view, &mut text, None)?;
-        }
-        out.write_all(text.as_bytes())?;
-        Ok(view.plies as u64)
-    })?;
-    Ok(sum)
-}
+mod pgn;
+pub use pgn::{PGN_BUFFERED_GAME, PGN_TOP_MOVES, to_pgn, write_pgn};
 
 /// A position as a text line: `FEN | score | result`, with the side to move's score in 0..=1
 /// and the result from White's view (1.0, 0.5, 0.0) — the layout of common text training

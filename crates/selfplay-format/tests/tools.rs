@@ -538,13 +538,21 @@ fn zero_bytes_inside_records_are_not_terminators() {
 /// Validation on several threads gives what one thread gives: every game counted on good
 /// data; on data with a bad game, the games before it and its error (strict), the lenient
 /// run unchanged.
+/// A rayon pool of `threads` threads: `validate_parallel` runs on the caller's pool.
+fn pool(threads: usize) -> rayon::ThreadPool {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap()
+}
+
 #[test]
 fn parallel_validation_is_sequential_validation() {
     let data = data();
     let one = tools::validate(&data, Mode::Strict);
     assert_eq!((one.valid, one.bad), (40, 0));
     for threads in [2, 3, 8, 64] {
-        let many = tools::validate_parallel(&data, Mode::Strict, threads);
+        let many = pool(threads).install(|| tools::validate_parallel(&data, Mode::Strict));
         assert_eq!(
             (many.valid, many.positions, many.bad),
             (one.valid, one.positions, 0),
@@ -560,7 +568,7 @@ fn parallel_validation_is_sequential_validation() {
         let one = tools::validate(&bad, mode);
         assert!(one.bad > 0);
         for threads in [2, 3, 8] {
-            let many = tools::validate_parallel(&bad, mode, threads);
+            let many = pool(threads).install(|| tools::validate_parallel(&bad, mode));
             assert_eq!(
                 (many.valid, many.positions, many.bad),
                 (one.valid, one.positions, one.bad),
