@@ -31,9 +31,8 @@ fn long_options(text: &str) -> Vec<String> {
     out
 }
 
-#[test]
-fn readme_lists_every_verb_with_real_options() {
-    let readme = include_str!("../../../README.md");
+/// Checks that `readme` lists every verb with real options; returns the number of verbs.
+fn lists_every_verb_with_real_options(readme: &str) -> usize {
     let block: Vec<&str> = readme
         .lines()
         .filter(|l| l.starts_with("chessfmt "))
@@ -77,4 +76,22 @@ fn readme_lists_every_verb_with_real_options() {
         }
     }
     assert!(verbs >= 36, "{verbs} verbs");
+    verbs
+}
+
+#[test]
+fn readme_lists_every_verb_with_real_options() {
+    // The formats' verbs and `chessfmt info`.
+    let verbs = lists_every_verb_with_real_options(include_str!("../../../README.md")) + 1;
+    // The count the README's crate table states.
+    assert!(
+        include_str!("../../../README.md").contains(&format!("| {verbs} verbs, listed below |")),
+        "the README's crate table does not say {verbs} verbs"
+    );
+}
+
+/// The CLI crate's own README (what its package page shows) lists them all too.
+#[test]
+fn cli_readme_lists_every_verb_with_real_options() {
+    lists_every_verb_with_real_options(include_str!("../README.md"));
 }
