@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 18's whole-command measurements, on this machine, in one run (BENCHMARKS.md, "Ahead
+# Issue 18's whole-command measurements, on this machine, in one run (the history of BENCHMARKS.md up to 10b845e, "Ahead
 # of the peers per core"):
 #   - ChessBase -> PGN: `chessfmt cbh export` against cbvault 0.1.6 (`--example
 #     cbvault_export`) on 611,700 games (twic1134's records repeated 100 times, `--example
