@@ -3,11 +3,11 @@
 //!
 //! The container and its four block modes (stored, LZ, Huffman, Huffman then LZ) are read by
 //! the `cbvault-format` crate (MIT, written clean-room from a specification; see
-//! the history of BENCHMARKS.md, up to commit 10b845e, for what was compared before choosing it). This module gives it this crate's
-//! shape: [`Archive`] lists and reads members with typed errors ([`ArchiveError`]: the archive,
-//! the member, the offset), [`Archive::database`] opens the database inside in memory, and
-//! [`Archive::unpack`] writes the members as one set (all or none, existing files refused
-//! unless asked).
+//! the history of BENCHMARKS.md, up to commit 10b845e, for what was compared before choosing it).
+//! This module gives it this crate's shape: [`Archive`] lists and reads members with typed errors
+//! ([`ArchiveError`]: the archive, the member, the offset), [`Archive::database`] opens the
+//! database inside in memory, and [`Archive::unpack`] writes the members as one set (all or none,
+//! existing files refused unless asked).
 //!
 //! ```no_run
 //! use chessbase_db::archive::Archive;
