@@ -160,8 +160,9 @@ pub enum Annotation {
 }
 
 impl Annotation {
-    /// Parses an item's data; types whose data does not fit their layout are kept raw.
-    pub fn parse(kind: u8, d: &[u8]) -> Annotation {
+    /// Parses an item's data, texts that are not UTF-8 in `code_page` (the database's); types
+    /// whose data does not fit their layout are kept raw.
+    pub fn parse(kind: u8, d: &[u8], code_page: &'static encoding_rs::Encoding) -> Annotation {
         let raw = || Annotation::Unknown {
             kind,
             data: d.to_vec(),
@@ -171,7 +172,7 @@ impl Annotation {
                 before: kind == 0x82,
                 flags: d[0],
                 language: d[1],
-                text: decode_text(&d[2..]),
+                text: decode_text(&d[2..], code_page),
             },
             0x03 if !d.is_empty() && d.len() <= 3 => Annotation::Symbols {
                 move_nag: d[0],
@@ -327,8 +328,13 @@ pub struct Item {
 /// A record that names another game than `game` is read all the same (databases written by
 /// other tools do this; the record is the one the game points to): the name it carries is
 /// returned beside the items, for the caller to report.
-pub fn parse_record(cba: &[u8], offset: u32, game: u32) -> Result<Vec<Item>, ParseError> {
-    parse_record_named(cba, offset)
+pub fn parse_record(
+    cba: &[u8],
+    offset: u32,
+    game: u32,
+    code_page: &'static encoding_rs::Encoding,
+) -> Result<Vec<Item>, ParseError> {
+    parse_record_named(cba, offset, code_page)
         .map(|(_, items)| items)
         .and_then(|items| {
             let named = record_game(cba, offset);
@@ -356,7 +362,11 @@ fn record_game(cba: &[u8], offset: u32) -> Option<u32> {
 
 /// Reads the annotation record at `offset`: the game its head names, and its items (see
 /// [`parse_record`], which also requires the name to match).
-pub fn parse_record_named(cba: &[u8], offset: u32) -> Result<(u32, Vec<Item>), ParseError> {
+pub fn parse_record_named(
+    cba: &[u8],
+    offset: u32,
+    code_page: &'static encoding_rs::Encoding,
+) -> Result<(u32, Vec<Item>), ParseError> {
     let start = offset as usize;
     let head: &[u8; CBA_HEAD_SIZE] = cba
         .get(start..start.saturating_add(CBA_HEAD_SIZE))
@@ -404,7 +414,7 @@ pub fn parse_record_named(cba: &[u8], offset: u32) -> Result<(u32, Vec<Item>), P
             })?;
         items.push(Item {
             index: ih.index,
-            annotation: Annotation::parse(ih.kind, data),
+            annotation: Annotation::parse(ih.kind, data, code_page),
         });
         pos += len;
     }
@@ -456,7 +466,7 @@ mod tests {
         ];
         for a in samples {
             let (kind, data) = a.to_bytes();
-            assert_eq!(Annotation::parse(kind, &data), a);
+            assert_eq!(Annotation::parse(kind, &data, encoding_rs::WINDOWS_1252), a);
         }
         assert_eq!(square(1), Some(Square::A1));
         assert_eq!(square(9), Some(Square::B1));
@@ -484,14 +494,14 @@ mod tests {
             .to_bytes(),
         );
         rec.extend_from_slice(&[1, 0, 0]);
-        let items = parse_record(&rec, 0, 7).unwrap();
+        let items = parse_record(&rec, 0, 7, encoding_rs::WINDOWS_1252).unwrap();
         assert_eq!(items.len(), 1);
         assert_eq!(items[0].index, -1);
-        assert!(parse_record(&rec, 0, 8).is_err());
-        assert!(parse_record(&rec[..20], 0, 7).is_err());
+        assert!(parse_record(&rec, 0, 8, encoding_rs::WINDOWS_1252).is_err());
+        assert!(parse_record(&rec[..20], 0, 7, encoding_rs::WINDOWS_1252).is_err());
         let mut bad = rec.clone();
         bad[14 + 5] = 200; // item length past the record
-        let e = parse_record(&bad, 0, 7).unwrap_err();
+        let e = parse_record(&bad, 0, 7, encoding_rs::WINDOWS_1252).unwrap_err();
         assert_eq!(e.offset, 14 + 4);
     }
 }

@@ -151,9 +151,10 @@ pub struct Database {
 fn entities<T: EntityData>(
     bytes: Option<&[u8]>,
     name: &Path,
+    code_page: &'static encoding_rs::Encoding,
     warnings: &mut Vec<String>,
 ) -> EntityFile<T> {
-    match bytes.map(EntityFile::from_bytes) {
+    match bytes.map(|b| EntityFile::from_bytes(b, code_page)) {
         None => EntityFile::empty(),
         Some(Ok(f)) => f,
         Some(Err(e)) => {
@@ -442,15 +443,13 @@ impl Database {
         // another code page.
         let read_entities = |legacy| {
             let mut w = Vec::new();
-            let files = crate::text::with_legacy(legacy, || {
-                (
-                    entities::<Player>(cbp.as_deref(), &name("cbp"), &mut w),
-                    entities::<Tournament>(cbt.as_deref(), &name("cbt"), &mut w),
-                    entities::<Annotator>(cbc.as_deref(), &name("cbc"), &mut w),
-                    entities::<Source>(cbs.as_deref(), &name("cbs"), &mut w),
-                    entities::<Team>(cbe.as_deref(), &name("cbe"), &mut w),
-                )
-            });
+            let files = (
+                entities::<Player>(cbp.as_deref(), &name("cbp"), legacy, &mut w),
+                entities::<Tournament>(cbt.as_deref(), &name("cbt"), legacy, &mut w),
+                entities::<Annotator>(cbc.as_deref(), &name("cbc"), legacy, &mut w),
+                entities::<Source>(cbs.as_deref(), &name("cbs"), legacy, &mut w),
+                entities::<Team>(cbe.as_deref(), &name("cbe"), legacy, &mut w),
+            );
             (files, w)
         };
         let first = match encoding {
@@ -781,9 +780,7 @@ impl Database {
             && record.cba_offset != 0
             && let Some(cba) = self.cba.as_deref()
         {
-            match crate::text::with_legacy(self.legacy, || {
-                parse_record_named(cba, record.cba_offset)
-            }) {
+            match parse_record_named(cba, record.cba_offset, self.legacy) {
                 Ok((named, items)) => {
                     game.attach(items);
                     if named != number {

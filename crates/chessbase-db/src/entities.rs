@@ -26,9 +26,13 @@ impl<T: EntityData> EntityFile<T> {
         }
     }
 
-    /// Parses a whole file. Records beyond the end of the data are ignored (a file cut short
-    /// keeps its whole records); a header that does not fit is an error.
-    pub fn from_bytes(data: &[u8]) -> Result<Self, ParseError> {
+    /// Parses a whole file, texts that are not UTF-8 in `code_page`. Records beyond the end
+    /// of the data are ignored (a file cut short keeps its whole records); a header that does
+    /// not fit is an error.
+    pub fn from_bytes(
+        data: &[u8],
+        code_page: &'static encoding_rs::Encoding,
+    ) -> Result<Self, ParseError> {
         let head: &[u8; ENTITY_HEADER_SIZE] = data
             .get(..ENTITY_HEADER_SIZE)
             .and_then(|b| b.try_into().ok())
@@ -61,7 +65,7 @@ impl<T: EntityData> EntityFile<T> {
             records.push(if node.is_deleted() {
                 T::default()
             } else {
-                T::parse(&rec[NODE_SIZE..])
+                T::parse(&rec[NODE_SIZE..], code_page)
             });
             nodes.push(node);
         }

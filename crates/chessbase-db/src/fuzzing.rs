@@ -198,20 +198,22 @@ pub fn exercise(db: &Database) {
 pub fn entity_file(data: &[u8]) {
     use crate::entities::EntityFile;
     use crate::raw::{Annotator, Player, Source, Team, Tournament};
-    if let Ok(f) = EntityFile::<Player>::from_bytes(data) {
+    if let Ok(f) = EntityFile::<Player>::from_bytes(data, encoding_rs::WINDOWS_1252) {
         let _ = f.sorted_ids();
     }
-    if let Ok(f) = EntityFile::<Tournament>::from_bytes(data) {
+    if let Ok(f) = EntityFile::<Tournament>::from_bytes(data, encoding_rs::WINDOWS_1252) {
         let _ = f.sorted_ids();
     }
-    let _ = EntityFile::<Annotator>::from_bytes(data).map(|f| f.sorted_ids());
-    let _ = EntityFile::<Source>::from_bytes(data).map(|f| f.sorted_ids());
-    let _ = EntityFile::<Team>::from_bytes(data).map(|f| f.sorted_ids());
+    let _ = EntityFile::<Annotator>::from_bytes(data, encoding_rs::WINDOWS_1252)
+        .map(|f| f.sorted_ids());
+    let _ =
+        EntityFile::<Source>::from_bytes(data, encoding_rs::WINDOWS_1252).map(|f| f.sorted_ids());
+    let _ = EntityFile::<Team>::from_bytes(data, encoding_rs::WINDOWS_1252).map(|f| f.sorted_ids());
 }
 
 /// An annotation record at offset 0, for game 1.
 pub fn annotations(data: &[u8]) {
-    let _ = crate::annotations::parse_record(data, 0, 1);
+    let _ = crate::annotations::parse_record(data, 0, 1, encoding_rs::WINDOWS_1252);
 }
 
 /// A move stream: byte 0 picks the mode and set-up flag, the rest is a `.cbg` record body

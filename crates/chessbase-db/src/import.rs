@@ -426,9 +426,12 @@ fn cb_command(args: &str) -> Option<Annotation> {
             let data: Option<Vec<u8>> = (0..value.len() / 2)
                 .map(|i| u8::from_str_radix(value.get(2 * i..2 * i + 2)?, 16).ok())
                 .collect();
+            // Raw bytes of a kind the export writes as hex (never a text kind): a code page
+            // that keeps every byte.
             Some(Annotation::parse(
                 kind,
                 &data.filter(|_| value.len() % 2 == 0)?,
+                encoding_rs::WINDOWS_1252,
             ))
         }
     }
@@ -489,7 +492,7 @@ struct Importer {
 
 /// A text of the PGN: UTF-8 where it is valid UTF-8, else in the legacy code page.
 fn decode_text(bytes: &[u8], legacy: Option<&'static encoding_rs::Encoding>) -> String {
-    crate::text::decode_text_in(bytes, legacy.unwrap_or(encoding_rs::WINDOWS_1252))
+    crate::text::decode_text(bytes, legacy.unwrap_or(encoding_rs::WINDOWS_1252))
 }
 
 impl Visitor for Importer {

@@ -17,6 +17,7 @@ use chess_core::parse::{
 };
 
 use crate::text::{Date, decode_field};
+use encoding_rs::Encoding;
 
 /// Size of the `.cbh` header and of each of its records.
 pub const CBH_RECORD_SIZE: usize = 46;
@@ -704,11 +705,11 @@ pub trait EntityData: Sized + Clone + Default {
     /// The data size the layout needs; larger records are accepted, smaller ones refused.
     const DATA_SIZE: usize;
     /// Reads the data from `b` (at least [`EntityData::DATA_SIZE`] bytes; a shorter slice
-    /// reads as the default record).
-    fn parse(b: &[u8]) -> Self;
+    /// reads as the default record), texts that are not UTF-8 in `code_page`.
+    fn parse(b: &[u8], code_page: &'static Encoding) -> Self;
     /// Writes the data into `b` (at least [`EntityData::DATA_SIZE`] bytes; bytes past the end
-    /// of a shorter slice are dropped).
-    fn write(&self, b: &mut [u8]);
+    /// of a shorter slice are dropped), texts in `code_page` (UTF-8 where it cannot hold them).
+    fn write(&self, b: &mut [u8], code_page: &'static Encoding);
 }
 
 /// Runs an entity layout over `b` (any length; a short slice gives the default record).
@@ -719,17 +720,20 @@ fn entity<'a, T: Default>(
     parser.parse(b).map_or_else(|_| T::default(), |(_, v)| v)
 }
 
-/// A fixed-size text field of `n` bytes.
-fn text<'a>(n: usize) -> impl Parser<&'a [u8], Output = String, Error = NomError<'a>> {
-    take(n).map(decode_field)
+/// A fixed-size text field of `n` bytes, in `code_page` unless it is UTF-8.
+fn text<'a>(
+    n: usize,
+    code_page: &'static Encoding,
+) -> impl Parser<&'a [u8], Output = String, Error = NomError<'a>> {
+    take(n).map(move |f| decode_field(f, code_page))
 }
 
-/// Writes a text field in the thread's code page (UTF-8 where it cannot hold the text), cut
-/// to the field at a character boundary; NUL-padded, without a NUL when the text fills the
-/// field (as ChessBase writes a 45-character team name in a 45-byte field).
-fn put_field(b: &mut [u8], s: &str) {
+/// Writes a text field in `code_page` (UTF-8 where it cannot hold the text), cut to the
+/// field at a character boundary; NUL-padded, without a NUL when the text fills the field (as
+/// ChessBase writes a 45-character team name in a 45-byte field).
+fn put_field(b: &mut [u8], s: &str, code_page: &'static Encoding) {
     b.fill(0);
-    let bytes = crate::text::encode_legacy(s);
+    let bytes = crate::text::encode_text(s, code_page);
     let mut n = bytes.len().min(b.len());
     if bytes == s.as_bytes() {
         while !s.is_char_boundary(n) {
@@ -797,23 +801,27 @@ impl Player {
 impl EntityData for Player {
     const EXTENSION: &'static str = "cbp";
     const DATA_SIZE: usize = 58;
-    fn parse(b: &[u8]) -> Self {
+    fn parse(b: &[u8], cp: &'static Encoding) -> Self {
         entity(
             b,
-            (text(PLAYER_LAST), text(PLAYER_FIRST), le_u32, le_u32).map(
-                |(last, first, games, first_game)| Player {
+            (
+                text(PLAYER_LAST, cp),
+                text(PLAYER_FIRST, cp),
+                le_u32,
+                le_u32,
+            )
+                .map(|(last, first, games, first_game)| Player {
                     last,
                     first,
                     games,
                     first_game,
-                },
-            ),
+                }),
         )
     }
-    fn write(&self, b: &mut [u8]) {
+    fn write(&self, b: &mut [u8], cp: &'static Encoding) {
         let _ = ByteWriter::new(b)
-            .field(PLAYER_LAST, |f| put_field(f, &self.last))
-            .field(PLAYER_FIRST, |f| put_field(f, &self.first))
+            .field(PLAYER_LAST, |f| put_field(f, &self.last, cp))
+            .field(PLAYER_FIRST, |f| put_field(f, &self.first, cp))
             .u32_le(self.games)
             .u32_le(self.first_game);
     }
@@ -888,8 +896,12 @@ impl Tournament {
 impl EntityData for Tournament {
     const EXTENSION: &'static str = "cbt";
     const DATA_SIZE: usize = 90;
-    fn parse(b: &[u8]) -> Self {
-        let names = (text(TOURNAMENT_TITLE), text(TOURNAMENT_PLACE), le_u32);
+    fn parse(b: &[u8], cp: &'static Encoding) -> Self {
+        let names = (
+            text(TOURNAMENT_TITLE, cp),
+            text(TOURNAMENT_PLACE, cp),
+            le_u32,
+        );
         let bytes = (be_u8, be_u8, be_u8, be_u8, be_u8, be_u8, be_u8, be_u8);
         entity(
             b,
@@ -917,10 +929,10 @@ impl EntityData for Tournament {
             ),
         )
     }
-    fn write(&self, b: &mut [u8]) {
+    fn write(&self, b: &mut [u8], cp: &'static Encoding) {
         let _ = ByteWriter::new(b)
-            .field(TOURNAMENT_TITLE, |f| put_field(f, &self.title))
-            .field(TOURNAMENT_PLACE, |f| put_field(f, &self.place))
+            .field(TOURNAMENT_TITLE, |f| put_field(f, &self.title, cp))
+            .field(TOURNAMENT_PLACE, |f| put_field(f, &self.place, cp))
             .u32_le(self.date)
             .u8(self.kind)
             .u8(self.team)
@@ -949,19 +961,19 @@ pub struct Annotator {
 impl EntityData for Annotator {
     const EXTENSION: &'static str = "cbc";
     const DATA_SIZE: usize = 53;
-    fn parse(b: &[u8]) -> Self {
+    fn parse(b: &[u8], cp: &'static Encoding) -> Self {
         entity(
             b,
-            (text(ANNOTATOR_NAME), le_u32, le_u32).map(|(name, games, first_game)| Annotator {
+            (text(ANNOTATOR_NAME, cp), le_u32, le_u32).map(|(name, games, first_game)| Annotator {
                 name,
                 games,
                 first_game,
             }),
         )
     }
-    fn write(&self, b: &mut [u8]) {
+    fn write(&self, b: &mut [u8], cp: &'static Encoding) {
         let _ = ByteWriter::new(b)
-            .field(ANNOTATOR_NAME, |f| put_field(f, &self.name))
+            .field(ANNOTATOR_NAME, |f| put_field(f, &self.name, cp))
             .u32_le(self.games)
             .u32_le(self.first_game);
     }
@@ -991,10 +1003,10 @@ pub struct Source {
 impl EntityData for Source {
     const EXTENSION: &'static str = "cbs";
     const DATA_SIZE: usize = 59;
-    fn parse(b: &[u8]) -> Self {
+    fn parse(b: &[u8], cp: &'static Encoding) -> Self {
         let fields = (
-            text(SOURCE_TITLE),
-            text(SOURCE_PUBLISHER),
+            text(SOURCE_TITLE, cp),
+            text(SOURCE_PUBLISHER, cp),
             le_u32,
             le_u32,
             be_u8,
@@ -1020,10 +1032,10 @@ impl EntityData for Source {
             ),
         )
     }
-    fn write(&self, b: &mut [u8]) {
+    fn write(&self, b: &mut [u8], cp: &'static Encoding) {
         let _ = ByteWriter::new(b)
-            .field(SOURCE_TITLE, |f| put_field(f, &self.title))
-            .field(SOURCE_PUBLISHER, |f| put_field(f, &self.publisher))
+            .field(SOURCE_TITLE, |f| put_field(f, &self.title, cp))
+            .field(SOURCE_PUBLISHER, |f| put_field(f, &self.publisher, cp))
             .u32_le(self.publication)
             .u32_le(self.date)
             .u8(self.version)
@@ -1055,9 +1067,9 @@ pub struct Team {
 impl EntityData for Team {
     const EXTENSION: &'static str = "cbe";
     const DATA_SIZE: usize = 63;
-    fn parse(b: &[u8]) -> Self {
+    fn parse(b: &[u8], cp: &'static Encoding) -> Self {
         let fields = (
-            text(TEAM_TITLE),
+            text(TEAM_TITLE, cp),
             le_u32,
             be_u8,
             le_u32,
@@ -1080,9 +1092,9 @@ impl EntityData for Team {
             ),
         )
     }
-    fn write(&self, b: &mut [u8]) {
+    fn write(&self, b: &mut [u8], cp: &'static Encoding) {
         let _ = ByteWriter::new(b)
-            .field(TEAM_TITLE, |f| put_field(f, &self.title))
+            .field(TEAM_TITLE, |f| put_field(f, &self.title, cp))
             .u32_le(self.number)
             .u8(self.season)
             .u32_le(self.year)
@@ -1161,6 +1173,9 @@ impl CbjTeams {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The code page of the tests (keeps every byte).
+    const W: &Encoding = encoding_rs::WINDOWS_1252;
     use proptest::prelude::*;
 
     /// Layouts that cover every byte: bytes → record → the same bytes.
@@ -1178,14 +1193,14 @@ mod tests {
     fn entity_round_trip<T: EntityData + PartialEq + std::fmt::Debug>(
         b: &[u8],
     ) -> Result<(), TestCaseError> {
-        let first = T::parse(b);
+        let first = T::parse(b, W);
         let mut out = vec![0u8; T::DATA_SIZE];
-        first.write(&mut out);
-        let again = T::parse(&out);
+        first.write(&mut out, W);
+        let again = T::parse(&out, W);
         let mut out2 = vec![0u8; T::DATA_SIZE];
-        again.write(&mut out2);
+        again.write(&mut out2, W);
         prop_assert_eq!(&out, &out2);
-        prop_assert_eq!(T::parse(&out2), again);
+        prop_assert_eq!(T::parse(&out2, W), again);
         Ok(())
     }
 
@@ -1236,13 +1251,13 @@ mod tests {
         let item = CbaItemHead::parse(&[0xff, 0xff, 0xff, 0x02, 0x00, 0x0a]);
         assert_eq!((item.index, item.kind, item.length), (-1, 2, 10));
         // A short entity slice reads as the default record, never a panic.
-        assert_eq!(Player::parse(&[1, 2, 3]), Player::default());
+        assert_eq!(Player::parse(&[1, 2, 3], W), Player::default());
         let mut short = [0u8; 10];
         Player {
             last: "Carlsen".into(),
             ..Player::default()
         }
-        .write(&mut short);
+        .write(&mut short, W);
         assert_eq!(&short[..7], b"Carlsen");
     }
 }

@@ -2,8 +2,6 @@
 
 use std::fmt;
 
-use std::cell::Cell;
-
 use encoding_rs::Encoding;
 
 /// How the texts of a database that are not UTF-8 (names, comments: ChessBase writes them in
@@ -24,24 +22,6 @@ impl TextEncoding {
     pub fn from_label(label: &str) -> Option<TextEncoding> {
         Encoding::for_label(label.as_bytes()).map(TextEncoding::Fixed)
     }
-}
-
-thread_local! {
-    /// The code page texts that are not UTF-8 are decoded with, while a database is read.
-    static LEGACY: Cell<&'static Encoding> = const { Cell::new(encoding_rs::WINDOWS_1252) };
-}
-
-/// Runs `f` with texts that are not UTF-8 decoded as `legacy` (the database's code page),
-/// restoring the previous one after it (also when `f` panics).
-pub(crate) fn with_legacy<R>(legacy: &'static Encoding, f: impl FnOnce() -> R) -> R {
-    struct Restore(&'static Encoding);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            LEGACY.with(|l| l.set(self.0));
-        }
-    }
-    let _restore = Restore(LEGACY.with(|l| l.replace(legacy)));
-    f()
 }
 
 /// Guesses the Windows code page of texts (each the bytes of one text field, as stored):
@@ -100,20 +80,9 @@ pub fn encode_text(s: &str, code_page: &'static Encoding) -> Vec<u8> {
     }
 }
 
-/// [`encode_text`] in the code page of this thread's reading or writing.
-pub(crate) fn encode_legacy(s: &str) -> Vec<u8> {
-    encode_text(s, LEGACY.with(Cell::get))
-}
-
-/// Decodes a text: UTF-8 when the bytes are valid UTF-8, else the database's code page
-/// (Windows-1252 unless it says otherwise, see [`TextEncoding`]).
-pub fn decode_text(bytes: &[u8]) -> String {
-    decode_text_in(bytes, LEGACY.with(Cell::get))
-}
-
-/// Decodes a text: UTF-8 when the bytes are valid UTF-8, else `code_page` (a PGN import's
-/// per-field fallback, [`decode_text`] for the database's own texts).
-pub fn decode_text_in(bytes: &[u8], code_page: &'static Encoding) -> String {
+/// Decodes a text: UTF-8 when the bytes are valid UTF-8, else `code_page` (the database's,
+/// see [`TextEncoding`]; a PGN import's per-field fallback).
+pub fn decode_text(bytes: &[u8], code_page: &'static Encoding) -> String {
     match std::str::from_utf8(bytes) {
         Ok(s) => s.to_owned(),
         Err(_) => code_page.decode_without_bom_handling(bytes).0.into_owned(),
@@ -121,10 +90,10 @@ pub fn decode_text_in(bytes: &[u8], code_page: &'static Encoding) -> String {
 }
 
 /// Decodes a fixed-size string field: the bytes up to the first NUL (the rest of the field
-/// may hold leftovers), UTF-8 when valid, else the database's code page.
-pub fn decode_field(field: &[u8]) -> String {
+/// may hold leftovers), UTF-8 when valid, else `code_page`.
+pub fn decode_field(field: &[u8], code_page: &'static Encoding) -> String {
     let end = field.iter().position(|&b| b == 0).unwrap_or(field.len());
-    decode_text(&field[..end])
+    decode_text(&field[..end], code_page)
 }
 
 /// A date whose year, month and day may each be unknown (stored as 0).
@@ -262,9 +231,10 @@ mod tests {
 
     #[test]
     fn strings_fall_back_to_windows_1252() {
-        assert_eq!(decode_field(b"Caf\xc3\xa9\0junk"), "Café");
-        assert_eq!(decode_field(b"Caf\xe9\0\xff"), "Café");
-        assert_eq!(decode_field(b"full"), "full");
+        let latin = encoding_rs::WINDOWS_1252;
+        assert_eq!(decode_field(b"Caf\xc3\xa9\0junk", latin), "Café");
+        assert_eq!(decode_field(b"Caf\xe9\0\xff", latin), "Café");
+        assert_eq!(decode_field(b"full", latin), "full");
     }
 
     /// The hand-written digits are `format!`'s, padded or not, at every width and size.
@@ -351,17 +321,12 @@ mod encoding_tests {
             detect_code_page([&b"plain ascii \x00\x01"[..]]),
             encoding_rs::WINDOWS_1252
         );
-        // Decoding follows the code page in force, and UTF-8 stays UTF-8.
+        // Decoding follows the code page given, and UTF-8 stays UTF-8.
         let word = encoding_rs::WINDOWS_1251.encode("Каспаров").0.into_owned();
+        assert_eq!(decode_text(&word, encoding_rs::WINDOWS_1251), "Каспаров");
+        assert_ne!(decode_text(&word, encoding_rs::WINDOWS_1252), "Каспаров");
         assert_eq!(
-            with_legacy(encoding_rs::WINDOWS_1251, || decode_text(&word)),
-            "Каспаров"
-        );
-        assert_ne!(decode_text(&word), "Каспаров");
-        assert_eq!(
-            with_legacy(encoding_rs::WINDOWS_1251, || decode_text(
-                "Dvořák".as_bytes()
-            )),
+            decode_text("Dvořák".as_bytes(), encoding_rs::WINDOWS_1251),
             "Dvořák"
         );
         assert_eq!(

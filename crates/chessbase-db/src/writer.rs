@@ -38,7 +38,7 @@ use crate::raw::{
     ENTITY_HEADER_SIZE, EntityData, EntityHeader, EntityNode, GameRecord, KIND_USED, NODE_SIZE,
     Player, Source, Team, Tournament,
 };
-use crate::text::{Date, with_legacy};
+use crate::text::Date;
 
 /// Magic number of entity file headers.
 const ENTITY_MAGIC: u32 = 1_234_567_890;
@@ -147,10 +147,10 @@ impl<T: EntityData> Entities<T> {
     }
 
     /// The id of `v` (added on first use), counting game `game` as referring to it.
-    fn intern(&mut self, v: &T, game: u32) -> Result<u32, AddError> {
+    fn intern(&mut self, v: &T, game: u32, code_page: &'static Encoding) -> Result<u32, AddError> {
         let n = T::DATA_SIZE;
         let mut bytes = vec![0u8; n];
-        v.write(&mut bytes);
+        v.write(&mut bytes, code_page);
         let key: Box<[u8]> = bytes[..n - 8].into();
         let id = match self.index.get(&key) {
             Some(&id) => id,
@@ -393,25 +393,22 @@ impl DatabaseWriter {
                 .ok_or(AddError::Full(".cba over 4 GiB"))?,
             None => 0,
         };
-        let (white, black, tournament, annotator, source, teams) =
-            with_legacy(self.code_page, || -> Result<_, AddError> {
-                let mut team = |t: &Option<Team>| -> Result<i32, AddError> {
-                    t.as_ref()
-                        .map_or(Ok(-1), |t| Ok(self.teams.intern(t, number)? as i32))
-                };
-                let teams = CbjTeams {
-                    white: team(&header.white_team)?,
-                    black: team(&header.black_team)?,
-                };
-                Ok((
-                    self.players.intern(&header.white, number)?,
-                    self.players.intern(&header.black, number)?,
-                    self.tournaments.intern(&header.tournament, number)?,
-                    self.annotators.intern(&header.annotator, number)?,
-                    self.sources.intern(&header.source, number)?,
-                    teams,
-                ))
-            })?;
+        let cp = self.code_page;
+        let mut team = |t: &Option<Team>| -> Result<i32, AddError> {
+            t.as_ref()
+                .map_or(Ok(-1), |t| Ok(self.teams.intern(t, number, cp)? as i32))
+        };
+        let teams = CbjTeams {
+            white: team(&header.white_team)?,
+            black: team(&header.black_team)?,
+        };
+        let (white, black, tournament, annotator, source) = (
+            self.players.intern(&header.white, number, cp)?,
+            self.players.intern(&header.black, number, cp)?,
+            self.tournaments.intern(&header.tournament, number, cp)?,
+            self.annotators.intern(&header.annotator, number, cp)?,
+            self.sources.intern(&header.source, number, cp)?,
+        );
         let eco = match (header.eco, game.chess960) {
             (0, Some(n)) => 64576 + n,
             (e, _) => e,

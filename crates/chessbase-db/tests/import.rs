@@ -181,8 +181,8 @@ fn digest(h: &chessbase_db::writer::NewHeader, g: &chessbase_db::Game) -> u64 {
 /// An entity as its fixed-size record holds it.
 fn stored<T: chessbase_db::raw::EntityData>(t: &T) -> T {
     let mut b = vec![0; T::DATA_SIZE];
-    t.write(&mut b);
-    T::parse(&b)
+    t.write(&mut b, encoding_rs::WINDOWS_1252);
+    T::parse(&b, encoding_rs::WINDOWS_1252)
 }
 
 /// The 145,716-game gnuchess PGN (../shared/corpus/polyglot) imported into one database and
@@ -266,7 +266,7 @@ fn evaluation_pawn_structure_piece_path_and_colour_round_trip() {
     );
     let mut items = Vec::new();
     for (kind, data, _) in cases {
-        let a = Annotation::parse(kind, data);
+        let a = Annotation::parse(kind, data, encoding_rs::WINDOWS_1252);
         assert!(
             !matches!(a, Annotation::Unknown { .. }),
             "{kind:#x} is read"
