@@ -21,6 +21,11 @@ const TASKS: &[(&str, &str, Task)] = &[
         publish_check,
     ),
     (
+        "api",
+        "write each library's public API listing (crates/*/API.txt) from its rustdoc output; --check compares instead (as `test` does)",
+        |args| api(args.first().is_none_or(|a| a != "--check")),
+    ),
+    (
         "features",
         "each library with each feature and each pair of features; doc tests without default features (part of test)",
         |_| feature_powerset() & minimal_doc_tests(),
@@ -185,6 +190,7 @@ fn test(_args: &[String]) -> bool {
     doc.args(["doc", "--workspace", "--no-deps", "--locked"])
         .env("RUSTDOCFLAGS", "-D warnings");
     results.push(("doc", Some(step("cargo doc -D warnings", doc))));
+    results.push(("api", Some(api(false))));
 
     if has_cargo_subcommand("deny") {
         let mut deny = cargo();
@@ -435,6 +441,147 @@ fn light_dependencies() -> bool {
         }
     }
     eprintln!("<== dependencies: {}", if ok { "ok" } else { "FAILED" });
+    ok
+}
+
+/// The text between `<tag …>` markup, unescaped.
+fn plain_text(html: &str) -> String {
+    let mut out = String::with_capacity(html.len());
+    let mut in_tag = false;
+    for c in html.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' => in_tag = false,
+            c if !in_tag => out.push(c),
+            _ => {}
+        }
+    }
+    out.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&nbsp;", " ")
+        .replace("&amp;", "&")
+}
+
+/// Every piece of `text` between `open` and `close`.
+fn between<'a>(text: &'a str, open: &str, close: &str) -> Vec<&'a str> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(i) = rest.find(open) {
+        let after = &rest[i + open.len()..];
+        let Some(j) = after.find(close) else { break };
+        out.push(&after[..j]);
+        rest = &after[j + close.len()..];
+    }
+    out
+}
+
+/// A library's public API as rustdoc documents it (default features): every item's
+/// declaration and the signatures of its inherent methods, in rustdoc's order. Names and
+/// signatures only: enough for a change to see what it adds, removes or alters.
+fn api_listing(lib: &str) -> Option<String> {
+    let dir = target_dir().join("doc").join(lib.replace('-', "_"));
+    let all = std::fs::read_to_string(dir.join("all.html")).ok()?;
+    let mut out = format!(
+        "# The public API of `{lib}` (written by `cargo xtask api` with {})\n",
+        rustdoc_version()
+    );
+    for entry in between(&all, "<li><a href=\"", "</a></li>") {
+        let Some((page, name)) = entry.split_once("\">") else {
+            continue;
+        };
+        let Ok(html) = std::fs::read_to_string(dir.join(page)) else {
+            continue;
+        };
+        out.push('\n');
+        out.push_str(&format!("## {}\n", plain_text(name)));
+        for decl in between(
+            &html,
+            "<pre class=\"rust item-decl\"><code>",
+            "</code></pre>",
+        ) {
+            out.push_str(plain_text(decl).trim());
+            out.push('\n');
+        }
+        // Inherent methods: what precedes the trait implementations.
+        let own = html
+            .split("id=\"trait-implementations\"")
+            .next()
+            .unwrap_or("");
+        for header in between(own, "<h4 class=\"code-header\">", "</h4>") {
+            out.push_str("    ");
+            out.push_str(plain_text(header).trim());
+            out.push('\n');
+        }
+    }
+    Some(out)
+}
+
+/// The rustdoc that makes the listings (its HTML may differ from one version to the next).
+fn rustdoc_version() -> String {
+    Command::new(env::var("RUSTDOC").unwrap_or_else(|_| "rustdoc".into()))
+        .arg("--version")
+        .output()
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_else(|| "an unknown rustdoc".into())
+}
+
+/// Writes (`update`) or checks each library's `API.txt` against its rustdoc output (run after
+/// `cargo doc`): a change to the public API shows in the diff of that file.
+fn api(update: bool) -> bool {
+    if update {
+        let mut doc = cargo();
+        doc.args(["doc", "--workspace", "--no-deps", "--locked"]);
+        if !step("cargo doc", doc) {
+            return false;
+        }
+    }
+    eprintln!("==> public API listings");
+    let mut ok = true;
+    for lib in LIBRARIES {
+        let Some(now) = api_listing(lib) else {
+            eprintln!("    {lib}: no rustdoc output (run `cargo doc` first)");
+            ok = false;
+            continue;
+        };
+        let path = library_dir(lib).join("API.txt");
+        if update {
+            if let Err(e) = std::fs::write(&path, &now) {
+                eprintln!("    {}: {e}", path.display());
+                ok = false;
+            }
+            continue;
+        }
+        let committed = std::fs::read_to_string(&path).unwrap_or_default();
+        if committed.lines().next() != now.lines().next() {
+            // Another rustdoc writes other HTML: the listing cannot be compared, only remade.
+            eprintln!(
+                "    {lib}: listed with another rustdoc ({:?}); not compared (run `cargo xtask api`)",
+                committed.lines().next().unwrap_or("")
+            );
+            continue;
+        }
+        if committed != now {
+            let first = committed
+                .lines()
+                .zip(now.lines())
+                .position(|(a, b)| a != b)
+                .unwrap_or(committed.lines().count().min(now.lines().count()));
+            eprintln!(
+                "    {lib}: the public API changed (first at line {}: {:?}); run `cargo xtask api` and commit {}",
+                first + 1,
+                now.lines().nth(first).unwrap_or(""),
+                path.display()
+            );
+            ok = false;
+        }
+    }
+    eprintln!(
+        "<== public API listings: {}",
+        if ok { "ok" } else { "FAILED" }
+    );
     ok
 }
 
