@@ -37,6 +37,22 @@ impl XorShift {
     }
 }
 
+/// A position reached from the start by playing, for each of `choices`, the legal move it
+/// picks (modulo the number of legal moves), stopping at mate or stalemate: the random legal
+/// positions of the property tests (proptest draws the choices, and shrinks them).
+pub fn playout(choices: &[u16]) -> shakmaty::Chess {
+    use shakmaty::Position;
+    let mut pos = shakmaty::Chess::default();
+    for &c in choices {
+        let moves = pos.legal_moves();
+        if moves.is_empty() {
+            break;
+        }
+        pos.play_unchecked(moves[usize::from(c) % moves.len()]);
+    }
+    pos
+}
+
 /// Deterministic pseudo-random inputs ([`XorShift`]) of lengths `0, step, 2·step, …` below
 /// `max_len`: a cheap stand-in for fuzzing where no nightly toolchain exists.
 pub fn pseudo_random_inputs(

@@ -8,18 +8,7 @@ use chess_core::{
 use proptest::prelude::*;
 use shakmaty::{Chess, EnPassantMode, Position, Role, fen::Fen};
 
-/// A position reached by playing pseudo-random legal moves chosen by `choices`.
-fn playout(choices: &[u16]) -> Chess {
-    let mut pos = Chess::default();
-    for &c in choices {
-        let moves = pos.legal_moves();
-        if moves.is_empty() {
-            break;
-        }
-        pos.play_unchecked(moves[usize::from(c) % moves.len()]);
-    }
-    pos
-}
+use chess_core::fuzzing::playout;
 
 fn fen(pos: &Chess) -> String {
     Fen::from_position(pos, EnPassantMode::Always).to_string()

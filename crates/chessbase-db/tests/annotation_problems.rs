@@ -1,7 +1,8 @@
 //! Annotations are never dropped silently: a record that names another game is attached and
 //! reported; a damaged record and annotations past the moves are reported by the export.
 
-use chessbase_db::pgn::export;
+mod common;
+
 use chessbase_db::{Database, GameErrorKind, fuzzing};
 
 fn one_game() -> Vec<u8> {
@@ -31,20 +32,7 @@ fn a_record_naming_another_game_is_attached_and_reported() {
         g.game_annotations, before.game_annotations,
         "attached all the same"
     );
-    let mut out = Vec::new();
-    let s = rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .build()
-        .unwrap()
-        .install(|| {
-            export(
-                &db,
-                &chessbase_db::ExportOptions::default().records(1..=1),
-                &mut out,
-                |_| {},
-            )
-        })
-        .unwrap();
+    let (s, _) = common::export_pgn(&db, 1);
     assert_eq!(s.exported, 1);
     assert_eq!(s.annotation_problems.len(), 1);
     assert!(

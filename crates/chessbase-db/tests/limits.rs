@@ -1,5 +1,7 @@
 //! The database's limits (chess_core::limits::Limits) apply to the games it decodes.
 
+mod common;
+
 use chessbase_db::fuzzing::{games_database, pairs_stream, pairs_word, shared_game_database};
 use chessbase_db::{Database, GameErrorKind, Limits};
 use shakmaty::Square::*;
@@ -88,20 +90,7 @@ fn records_sharing_one_game_are_exported_once() {
     let shared = db.shared_games(1..=50);
     assert_eq!(shared.len(), 49);
     assert!(shared.values().all(|&first| first == 1));
-    let mut out = Vec::new();
-    let s = rayon::ThreadPoolBuilder::new()
-        .num_threads(2)
-        .build()
-        .unwrap()
-        .install(|| {
-            chessbase_db::pgn::export(
-                &db,
-                &chessbase_db::ExportOptions::default().records(1..=50),
-                &mut out,
-                |_| {},
-            )
-        })
-        .unwrap();
+    let (s, _) = common::export_pgn(&db, 2);
     assert_eq!((s.exported, s.skipped.len()), (1, 49));
     assert!(
         s.skipped[0]
@@ -130,20 +119,7 @@ fn a_deep_game_is_exported_to_the_limit_and_the_rest_of_the_database_too() {
         pairs_stream((0..40).map(|i| pairs_word(main[i % 4].0, main[i % 4].1, false, false)));
     let db =
         Database::from_files(games_database(5, &[&plain, &deep, &plain, &plain]).unwrap()).unwrap();
-    let mut out = Vec::new();
-    let s = rayon::ThreadPoolBuilder::new()
-        .num_threads(2)
-        .build()
-        .unwrap()
-        .install(|| {
-            chessbase_db::pgn::export(
-                &db,
-                &chessbase_db::ExportOptions::default().records(1..=4),
-                &mut out,
-                |_| {},
-            )
-        })
-        .unwrap();
+    let (s, out) = common::export_pgn(&db, 2);
     assert_eq!((s.exported, s.skipped.len(), s.truncated.len()), (4, 0, 1));
     assert_eq!(s.truncated[0].game, 2);
     assert!(

@@ -1,9 +1,11 @@
 //! Long games are written while they are decoded (issue 30, F6): `pgn::write_game_to` and the
 //! export write the same PGN as through the move tree, and report the same truncation.
 
+mod common;
+
 use chessbase_db::Database;
 use chessbase_db::fuzzing::{games_database, pairs_stream, pairs_word};
-use chessbase_db::pgn::{PgnOptions, export, game_to_pgn, write_game_to};
+use chessbase_db::pgn::{PgnOptions, game_to_pgn, write_game_to};
 use shakmaty::Square::*;
 
 /// Knight moves there and back, `n` of them (pairs encoding: two bytes a move), after a
@@ -57,22 +59,7 @@ fn streamed_games_are_the_trees_pgn() {
         "every move written"
     );
     // The export streams games 1, 3 and 4 (over 1 MiB) among the others, in record order.
-    let mut out = Vec::new();
-    let summary = rayon::ThreadPoolBuilder::new()
-        .num_threads(2)
-        .build()
-        .unwrap()
-        .install(|| {
-            export(
-                &db,
-                &chessbase_db::ExportOptions::default()
-                    .records(1..=4)
-                    .pgn(opts),
-                &mut out,
-                |_| {},
-            )
-        })
-        .unwrap();
+    let (summary, out) = common::export_pgn(&db, 2);
     assert_eq!(summary.exported, 4);
     assert_eq!(summary.truncated.len(), 1);
     assert_eq!(summary.truncated[0].game, 4);
