@@ -13,7 +13,7 @@
 //! * [`Wdl`]: wins, draws and losses from one side's view;
 //! * [`book`]: the opening-book probe as a trait, the breadth-first book walk and the weight
 //!   policy of conversions;
-//! * [`limits`]: the readers' resource limits.
+//! * [`limits`]: the error at a reader's resource limit, and the family's memory bounds.
 //!
 //! Two sibling crates hold what not every user needs: `chessfmt-pgn` (PGN game input: reading,
 //! decompression, parallel replay) and `chessfmt-files` (byte sources, companion-file sets and

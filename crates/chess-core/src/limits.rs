@@ -1,30 +1,30 @@
-//! Resource limits of the readers, in one place.
+//! The resource limits of the family: the error a reader reports at one, and the memory bound
+//! of every verb.
 //!
 //! Every reader of the family is bounded by the size of its input (memory, time and stack, on
 //! any byte sequence). Where a format lets one record grow without bound (a PGN game's tags
 //! or main line, a ChessBase game's variation nesting) or a bulk operation keeps work in
-//! flight, the bound is a field of [`Limits`]: the defaults are generous enough for every
-//! real file, a library user may raise or lower them, and hitting one is a typed error
-//! ([`LimitExceeded`]) that names the limit, reported with the file, the game and its byte
-//! offset by the reader that hit it. The model is image-png's `Limits`.
+//! flight, the bound is a field of the `Limits` of the crate that reads that format: the
+//! defaults are generous enough for every real file, a library user may raise or lower them,
+//! and hitting one is a typed error ([`LimitExceeded`]) that names the limit, reported with
+//! the file, the game and its byte offset by the reader that hit it. The model is image-png's
+//! `Limits`.
 //!
 //! ```
-//! use chess_core::limits::Limits;
+//! use chess_core::limits::LimitExceeded;
 //!
-//! // A service reading untrusted PGN keeps games small.
-//! let mut limits = Limits::default();
-//! limits.pgn_plies = 1_000;
-//! limits.pgn_tags = 64;
-//! assert_eq!(limits.pgn_tag_line, Limits::DEFAULT.pgn_tag_line);
+//! let e = LimitExceeded::new("pgn_tags", "tag pairs", 4096);
+//! assert_eq!(e.to_string(), "tag pairs over the limit of 4096 (Limits::pgn_tags)");
 //! ```
 //!
-//! Which reader honours which field:
+//! Which reader honours which limit:
 //!
-//! | field | reader | what happens at the limit |
+//! | limits | reader | what happens at the limit |
 //! |---|---|---|
-//! | `pgn_tag_line`, `pgn_tags`, `pgn_tag_bytes`, `pgn_plies` | chess-core's PGN reader (every PGN-driven builder) | the game is skipped and counted, reading goes on |
-//! | `variation_depth` | chessbase-db's game decoder | the game is kept up to that point and marked truncated |
-//! | `bytes_in_flight` | chessbase-db's parallel PGN export | decoding waits for the writer |
+//! | `chessfmt_pgn::Limits`: `pgn_tag_line`, `pgn_tags`, `pgn_tag_bytes`, `pgn_plies` | chessfmt-pgn's reader (every PGN-driven builder) | the game is skipped and counted, reading goes on |
+//! | `chessbase_db::Limits::variation_depth` | chessbase-db's game decoder and PGN import | the game is kept up to that point and marked truncated |
+//! | `chessbase_db::Limits::bytes_in_flight` | chessbase-db's parallel PGN export | decoding waits for the writer |
+//! | `chessbase_db::Limits::pgn_tags` | chessbase-db's PGN import | further tags are not kept, and reported |
 //!
 //! Memory, verb by verb, on inputs crafted to grow it (each row is asserted by the CLI's
 //! `tests/resource_bounds.rs` or the crate named; "input" is the file's size, plus ~32 MiB for
@@ -32,7 +32,7 @@
 //!
 //! | input | verbs | bound |
 //! |---|---|---|
-//! | PGN: endless tags, a 500 MB line, 10^6 nested variations, compression bombs | every PGN reader (`info`, the builders, `cbh import`) | constant: the fields above, then the game is skipped |
+//! | PGN: endless tags, a 500 MB line, 10^6 nested variations, compression bombs | every PGN reader (`info`, the builders, `cbh import`) | constant: the limits above, then the game is skipped |
 //! | PGN comments | `cbh import` | 65,000 bytes a comment (`chessbase_db::import::MAX_COMMENT_BYTES`), cut and reported |
 //! | one long ChessBase game without variations | `cbh show` (text, `--json`), `cbh export` | about the mapped `.cbg` (under 3x): written while decoded |
 //! | a ChessBase game with variations | the same | 24 bytes a move (the tree) and its PGN text |
@@ -45,67 +45,12 @@
 //! working sizes that bound memory without changing any result (the self-play PGN writer's
 //! one-pass buffer, `selfplay_format::tools::PGN_BUFFERED_GAME`).
 
-/// The limits a reader works under (see the [module](self) documentation).
-///
-/// Fields may be read and set directly; new fields may be added (the struct is
-/// `#[non_exhaustive]`: start from [`Limits::default`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct Limits {
-    /// The longest PGN tag line (`[Name "value"]`) in bytes; the reader's buffer is sized for
-    /// it, so it is allocated whole. Real tag lines are well under 1 KiB. Default 64 KiB.
-    pub pgn_tag_line: usize,
-    /// The most tag pairs a PGN game may have. Default 4,096.
-    pub pgn_tags: usize,
-    /// The most bytes of tag names and values a PGN game may have in all (this bounds what a
-    /// game's tags cost in memory). Default 1 MiB.
-    pub pgn_tag_bytes: usize,
-    /// The longest PGN main line kept, in plies (the longest possible game under the 75-move
-    /// rule has fewer than 9,000). Comments, variations and NAGs may have any length: they
-    /// are not kept. Default 65,536.
-    pub pgn_plies: usize,
-    /// The deepest variation nesting a ChessBase game decodes to (real databases nest a few
-    /// levels, a few dozen at the extreme). The PGN and JSON writers recurse once per level,
-    /// so values above [`Limits::MAX_VARIATION_DEPTH`] are taken as that. Default 256.
-    pub variation_depth: usize,
-    /// Stored bytes of games a parallel export decodes ahead of its writer (with a bound on
-    /// their count besides), so that large games cannot pile up in memory. Default 8 MiB.
-    pub bytes_in_flight: usize,
-}
-
-impl Limits {
-    /// The defaults (what [`Limits::default`] gives).
-    pub const DEFAULT: Limits = Limits {
-        pgn_tag_line: 1 << 16,
-        pgn_tags: 4096,
-        pgn_tag_bytes: 1 << 20,
-        pgn_plies: 1 << 16,
-        variation_depth: 256,
-        bytes_in_flight: 8 << 20,
-    };
-
-    /// The deepest [`Limits::variation_depth`] honoured: the writers of a variation tree
-    /// recurse per level, and 4,096 levels overflowed a 2 MiB worker stack.
-    pub const MAX_VARIATION_DEPTH: usize = 1024;
-
-    /// [`Limits::variation_depth`], at most [`Limits::MAX_VARIATION_DEPTH`].
-    pub fn variation_depth(&self) -> usize {
-        self.variation_depth.min(Self::MAX_VARIATION_DEPTH)
-    }
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Self::DEFAULT
-    }
-}
-
-/// A limit of [`Limits`] was reached: which one (its field name), what exceeded it and the
-/// value in force. Readers report it with the file, game and offset.
+/// A limit was reached: which one (its field name in its crate's `Limits`), what exceeded it
+/// and the value in force. Readers report it with the file, game and offset.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{what} over the limit of {limit} (Limits::{field})")]
 pub struct LimitExceeded {
-    /// The field of [`Limits`], e.g. `"pgn_tags"`.
+    /// The field of the reader's `Limits`, e.g. `"pgn_tags"`.
     pub field: &'static str,
     /// What exceeded it, e.g. `"tag pairs"`.
     pub what: &'static str,
@@ -114,7 +59,7 @@ pub struct LimitExceeded {
 }
 
 impl LimitExceeded {
-    /// The error for `field` of `limits`, naming what exceeded it.
+    /// The error for the limit `field`, naming what exceeded it.
     pub fn new(field: &'static str, what: &'static str, limit: usize) -> Self {
         LimitExceeded { field, what, limit }
     }
@@ -125,19 +70,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn defaults_and_messages() {
-        assert_eq!(Limits::default(), Limits::DEFAULT);
-        let e = LimitExceeded::new("pgn_tags", "tag pairs", Limits::DEFAULT.pgn_tags);
+    fn message_names_the_limit() {
+        let e = LimitExceeded::new("pgn_tags", "tag pairs", 4096);
         assert_eq!(
             e.to_string(),
             "tag pairs over the limit of 4096 (Limits::pgn_tags)"
         );
-        let mut l = Limits {
-            variation_depth: usize::MAX,
-            ..Limits::default()
-        };
-        assert_eq!(l.variation_depth(), Limits::MAX_VARIATION_DEPTH);
-        l.variation_depth = 3;
-        assert_eq!(l.variation_depth(), 3);
     }
 }

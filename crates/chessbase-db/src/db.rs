@@ -2,8 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::Limits;
 use chess_core::ParseError;
-use chess_core::limits::Limits;
 use chessfmt_files::FileData;
 #[cfg(feature = "std")]
 use chessfmt_files::Loader;

@@ -156,7 +156,7 @@ pub enum GameErrorKind {
         /// What was wrong.
         reason: MoveProblem,
     },
-    /// Variations nested deeper than the decoder's [`chess_core::limits::Limits`] allow
+    /// Variations nested deeper than the decoder's [`crate::Limits`] allow
     /// (`variation_depth`).
     #[error("variations nested deeper than {} (Limits::{})", .0.limit, .0.field)]
     TooDeep(chess_core::limits::LimitExceeded),

@@ -129,7 +129,7 @@ pub fn pgn_import(data: &[u8]) {
         }
     };
     let mut whole = Vec::new();
-    let read = crate::import::read_games(data, chess_core::limits::Limits::default(), |g| {
+    let read = crate::import::read_games(data, crate::Limits::default(), |g| {
         whole.push(format!("{g:?}"));
         if let Ok(g) = g {
             let _ = writer.add_game(&g.header, &g.game);
@@ -140,7 +140,7 @@ pub fn pgn_import(data: &[u8]) {
     let mut pieces = Vec::new();
     let read = crate::import::read_games(
         chessfmt_pgn::fuzzing::Trickle::new(data, piece),
-        chess_core::limits::Limits::default(),
+        crate::Limits::default(),
         |g| pieces.push(format!("{g:?}")),
     );
     upto_stop(&mut pieces, read);

@@ -5,7 +5,8 @@ use shakmaty::{
     Role, Setup, Square,
 };
 
-use chess_core::limits::{LimitExceeded, Limits};
+use crate::Limits;
+use chess_core::limits::LimitExceeded;
 
 use crate::annotations::{Annotation, Item};
 use crate::error::{GameError, GameErrorKind, MoveProblem, RecordProblem, SetupProblem};
@@ -115,7 +116,7 @@ impl MoveTree {
     /// variations no longer costs a walk of its siblings per addition, issue 20, F3).
     ///
     /// Nesting deeper than 4,095 saturates; the decoder stops at its
-    /// [`Limits::variation_depth`](chess_core::limits::Limits::variation_depth).
+    /// [`Limits::variation_depth`](crate::Limits::variation_depth).
     pub fn add(&mut self, parent: NodeId, mv: Option<Move>) -> NodeId {
         // A node added from outside carries no SAN flags: the writer replays again.
         self.san = false;

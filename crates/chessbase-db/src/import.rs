@@ -17,7 +17,7 @@ use pgn_reader::{Nag, RawComment, RawTag, Reader, SanPlus, Skip, Visitor};
 use shakmaty::san::San;
 use shakmaty::{CastlingMode, Chess, Color, Move, Position, Role, Square};
 
-use chess_core::limits::Limits;
+use crate::Limits;
 
 use crate::annotations::{Annotation, Colour};
 use crate::game::{Game, MoveTree, NodeId, Start};

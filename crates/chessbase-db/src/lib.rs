@@ -82,6 +82,7 @@ pub mod header;
 #[cfg(feature = "pgn")]
 pub mod import;
 pub mod kept_tags;
+mod limits;
 pub mod moves;
 pub mod pgn;
 pub mod raw;
@@ -91,7 +92,7 @@ pub mod writer;
 
 pub use annotations::{Annotation, Colour, Item};
 pub use chess_core::Located;
-pub use chess_core::limits::{LimitExceeded, Limits};
+pub use chess_core::limits::LimitExceeded;
 pub use db::{Counts, Database, Files, OpenOptions};
 pub use error::{
     ArchiveError, ArchiveProblem, Error, GameError, GameErrorKind, MoveProblem, RecordProblem,
@@ -99,6 +100,7 @@ pub use error::{
 };
 pub use game::{Game, MainLine, MoveTree, Node, NodeId, PlainGame, Start};
 pub use header::{Eco, GameHeader, Header, Outcome, TextHeader};
+pub use limits::Limits;
 pub use pgn::{ExportOptions, ExportSummary, PgnOptions};
 pub use raw::CBH_RECORD_SIZE;
 pub use shakmaty;

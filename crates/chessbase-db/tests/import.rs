@@ -7,8 +7,8 @@
 
 mod common;
 
-use chess_core::limits::Limits;
 use chessbase_db::Database;
+use chessbase_db::Limits;
 use chessbase_db::import::read_games;
 use chessbase_db::writer::DatabaseWriter;
 use common::{corpus, export_pgn};

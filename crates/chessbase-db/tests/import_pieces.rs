@@ -7,7 +7,7 @@
 
 use std::io::{Read, Write};
 
-use chess_core::limits::Limits;
+use chessbase_db::Limits;
 use chessbase_db::import::read_games;
 use chessfmt_pgn::fuzzing::Trickle;
 

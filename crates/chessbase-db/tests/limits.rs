@@ -1,4 +1,4 @@
-//! The database's limits (chess_core::limits::Limits) apply to the games it decodes.
+//! The database's limits (chessbase_db::Limits) apply to the games it decodes.
 
 mod common;
 

@@ -1,7 +1,7 @@
 //! PGN bytes in memory cut at game boundaries, so that the pieces are tokenised in parallel
 //! ([`PgnBytes`]).
 
-use chess_core::limits::Limits;
+use crate::Limits;
 
 use crate::{PgnReader, RawGame, SkipStats};
 
@@ -20,7 +20,7 @@ pub struct PgnBytes<'a> {
 }
 
 impl<'a> PgnBytes<'a> {
-    /// PGN text in memory, under the default [`Limits`](chess_core::limits::Limits).
+    /// PGN text in memory, under the default [`Limits`].
     pub fn new(data: &'a [u8]) -> Self {
         PgnBytes {
             data,

@@ -155,7 +155,7 @@ pub enum SkipReason {
     /// A `[Variant]` other than standard chess or Chess960.
     #[error("unsupported variant {0:?}")]
     UnsupportedVariant(String),
-    /// The game is larger than one of the reader's [`Limits`](chess_core::limits::Limits) (a tag
+    /// The game is larger than one of the reader's [`Limits`](crate::Limits) (a tag
     /// line, the number or bytes of its tags, its main line); the reader skipped to the next game.
     #[error("game over a limit: {0}")]
     OverLimit(LimitExceeded),

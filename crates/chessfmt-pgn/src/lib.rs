@@ -3,7 +3,7 @@
 //! * [`PgnReader`]: games from any `Read` (plain, or gzip/zstd/xz detected by their magic
 //!   bytes, [`decompressed`], [`open_decompressed`]), each replayed into legal moves with
 //!   shakmaty; an illegal or malformed game is skipped and counted ([`SkipStats`]), never the
-//!   end of the input; every game is bounded by [`chess_core::limits::Limits`];
+//!   end of the input; every game is bounded by [`Limits`];
 //! * [`replay_in_order`] (feature `parallel`): games cut into pieces and replayed on rayon's
 //!   threads, handed over in input order;
 //! * [`parts`] (feature `parallel`): a hash table in parts counted into in parallel (the
@@ -45,6 +45,7 @@ mod fen;
 #[doc(hidden)]
 pub mod fuzzing;
 mod game;
+mod limits;
 #[cfg(feature = "parallel")]
 pub mod parts;
 mod reader;
@@ -55,6 +56,7 @@ pub use cut::*;
 pub use decompress::*;
 pub use fen::*;
 pub use game::*;
+pub use limits::Limits;
 pub use reader::*;
 pub use replay::*;
 

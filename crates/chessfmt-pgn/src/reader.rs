@@ -14,7 +14,8 @@ use std::{
 
 use pgn_reader::{Outcome, RawTag, Reader, SanPlus, Visitor};
 
-use chess_core::limits::{LimitExceeded, Limits};
+use crate::Limits;
+use chess_core::limits::LimitExceeded;
 
 use crate::{Game, GameError, RawGame, SkipReason, SkipStats, open_decompressed};
 
@@ -179,7 +180,7 @@ impl Visitor for SkipRest {
 
 /// A streaming PGN reader.
 ///
-/// Bulk input keeps going: a game over the reader's [`Limits`](chess_core::limits::Limits) (tag
+/// Bulk input keeps going: a game over the reader's [`Limits`](crate::Limits) (tag
 /// line, tags, tag bytes, main-line plies) is skipped; a last game cut off by the end of the input
 /// (inside a tag, a comment or a variation, or in mid-line without a termination marker) is left
 /// out; a compressed stream that is cut short or damaged ends the input cleanly after the last
@@ -221,7 +222,7 @@ impl PgnReader<Box<dyn Read + Send>> {
 
 impl<R: Read> PgnReader<R> {
     /// A reader over uncompressed PGN text, under the default
-    /// [`Limits`](chess_core::limits::Limits).
+    /// [`Limits`](crate::Limits).
     pub fn new(inner: R) -> Self {
         Self::with_limits(inner, Limits::default())
     }

@@ -3,7 +3,7 @@
 
 use std::io::Write;
 
-use chess_core::limits::Limits;
+use chessfmt_pgn::Limits;
 use chessfmt_pgn::{PgnReader, SkipReason, SkipStats};
 
 const MAX_TAG_LINE: usize = Limits::DEFAULT.pgn_tag_line;

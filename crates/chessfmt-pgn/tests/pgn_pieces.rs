@@ -6,7 +6,7 @@
 
 use std::{ops::ControlFlow, path::PathBuf};
 
-use chess_core::limits::Limits;
+use chessfmt_pgn::Limits;
 use chessfmt_pgn::{PgnBytes, PgnReader, SkipStats, replay_in_order};
 
 type Seen = (u64, u64, u64, usize, usize, String);

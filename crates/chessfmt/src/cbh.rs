@@ -795,7 +795,7 @@ fn import(
         if let chessbase_db::TextEncoding::Fixed(e) = encoding {
             options.legacy = Some(e);
         }
-        let limits = chess_core::limits::Limits::default();
+        let limits = chessbase_db::Limits::default();
         let stats = chessbase_db::import::read_games_with(stream, limits, options, |g| match g {
             Ok(g) => {
                 dropped += u64::from(g.variations_dropped);
@@ -841,7 +841,7 @@ fn import(
     if dropped > 0 {
         crate::output::warn(format!(
             "{dropped} variations nested deeper than {} levels left out",
-            chess_core::limits::Limits::default().variation_depth()
+            chessbase_db::Limits::default().variation_depth()
         ));
     }
     bar.finish_and_clear();

@@ -7,7 +7,7 @@
 //! game read exceeds the limits.
 
 use arbitrary::{Result, Unstructured};
-use chess_core::limits::Limits;
+use chessfmt_pgn::Limits;
 use chessfmt_pgn::PgnReader;
 
 /// The most bytes of PGN one input may build.
