@@ -13,7 +13,8 @@
 //! * [`Wdl`]: wins, draws and losses from one side's view;
 //! * [`book`]: the opening-book probe as a trait, the breadth-first book walk and the weight
 //!   policy of conversions;
-//! * [`limits`]: the error at a reader's resource limit, and the family's memory bounds.
+//! * [`limits`]: the error at a reader's resource limit, and the family's memory bounds;
+//! * [`movetext`]: PGN movetext with line wrapping, the one writer of the PGN exporters.
 //!
 //! Two sibling crates hold what not every user needs: `chessfmt-pgn` (PGN game input: reading,
 //! decompression, parallel replay) and `chessfmt-files` (byte sources, companion-file sets and
@@ -59,6 +60,7 @@ pub mod error;
 pub mod fuzzing;
 pub mod huffman;
 pub mod limits;
+pub mod movetext;
 pub mod normalize;
 // nom glue of the format crates' raw layers: outside the stable API (it shows nom's types).
 #[doc(hidden)]

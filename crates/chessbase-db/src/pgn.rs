@@ -14,6 +14,7 @@ use crate::db::Database;
 use crate::error::{Error, GameError};
 use crate::game::{Game, MoveTree, NodeId, PlainLine, Start};
 use crate::header::{GameHeader, Header};
+use chess_core::movetext::Movetext;
 
 mod export;
 mod movetext;
@@ -127,19 +128,6 @@ pub fn game_to_pgn(db: &Database, number: u32, opts: &PgnOptions) -> Result<Stri
 #[cfg(test)]
 mod san_tests {
     use super::*;
-
-    /// The move number table writes what `format!` writes.
-    #[test]
-    fn move_number_table_is_format() {
-        for (n, &(bytes, len)) in MOVE_NUMBERS.iter().enumerate() {
-            assert_eq!(&bytes[..usize::from(len)], format!("{n}.").as_bytes());
-        }
-        let mut text = Movetext::new(80);
-        for n in [7, 99, 999, 1000, 12345] {
-            text.move_number(n, n % 2 == 0);
-        }
-        assert_eq!(text.out, b"7. 99. 999. 1000... 12345.");
-    }
 
     /// `san_plus` writes exactly what shakmaty writes, on random playouts from positions
     /// with promotions, en passant, castling both ways and ambiguous knights, rooks and queens.

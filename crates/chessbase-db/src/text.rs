@@ -164,12 +164,6 @@ pub(crate) fn push_decimal(s: &mut String, n: u32, width: usize) {
     }
 }
 
-/// [`push_decimal`] into bytes.
-pub(crate) fn push_decimal_bytes(s: &mut Vec<u8>, n: u32, width: usize) {
-    let (digits, start) = decimal(n, width);
-    s.extend_from_slice(&digits[start..]);
-}
-
 impl Date {
     /// Appends the PGN form (see the `Display` implementation) without the formatting
     /// machinery.
@@ -245,9 +239,6 @@ mod tests {
                 let mut s = String::new();
                 push_decimal(&mut s, n, width);
                 assert_eq!(s, format!("{n:0width$}"));
-                let mut b = Vec::new();
-                push_decimal_bytes(&mut b, n, width);
-                assert_eq!(b, s.as_bytes());
             }
         }
         for bits in (0..1u32 << 21).step_by(997) {

@@ -221,7 +221,7 @@ pub fn write_game_to<W: Write>(
     let mut failed = None;
     let truncated = game.moves_with_san(|m| {
         text.push(m);
-        if text.text.out.len() >= STREAM_BUFFER && failed.is_none() {
+        if text.text.len() >= STREAM_BUFFER && failed.is_none() {
             failed = text.text.drain(out).err();
         }
     });

@@ -130,175 +130,32 @@ pub(super) fn nags(anns: &[Annotation]) -> Vec<u8> {
     v
 }
 
-/// `N.` for the move numbers below 1,000: the bytes (padded) and their length.
-pub(super) static MOVE_NUMBERS: [([u8; 4], u8); 1000] = move_numbers();
-
-pub(super) const fn move_numbers() -> [([u8; 4], u8); 1000] {
-    let mut t = [([0u8; 4], 0u8); 1000];
-    let mut n = 0;
-    while n < 1000 {
-        let (h, d, u) = ((n / 100) as u8, (n / 10 % 10) as u8, (n % 10) as u8);
-        t[n] = if n >= 100 {
-            ([b'0' + h, b'0' + d, b'0' + u, b'.'], 4)
-        } else if n >= 10 {
-            ([b'0' + d, b'0' + u, b'.', 0], 3)
-        } else {
-            ([b'0' + u, b'.', 0, 0], 2)
-        };
-        n += 1;
+/// A move of a line: its number where PGN wants one (before White's moves; before Black's
+/// when `need_number`: at the start of a line, after a comment or a variation), then the SAN
+/// `san` writes (it plays the move on the cursor), or `--` for a null move.
+#[inline(always)]
+pub(super) fn numbered_move<C: Cursor>(
+    text: &mut Movetext,
+    cursor: &mut C,
+    need_number: bool,
+    mv: Option<shakmaty::Move>,
+    san: impl FnOnce(&mut C, shakmaty::Move, &mut Vec<u8>),
+) {
+    if cursor.side() == Color::White {
+        text.move_number(cursor.number(), false);
+    } else if need_number {
+        text.move_number(cursor.number(), true);
     }
-    t
-}
-
-/// Movetext with line wrapping, written as bytes (cheaper to append than `char`s) and
-/// appended to the game's text at the end ([`Movetext::finish`]).
-pub(super) struct Movetext {
-    pub(super) out: Vec<u8>,
-    pub(super) width: usize,
-    pub(super) col: usize,
-    pub(super) scratch: String,
-}
-
-impl Movetext {
-    /// Empty movetext wrapped at `width` columns (at least 20).
-    pub(super) fn new(width: usize) -> Movetext {
-        Movetext {
-            out: Vec::with_capacity(1024),
-            width: width.max(20),
-            col: 0,
-            scratch: String::new(),
+    match mv {
+        Some(m) => {
+            let start = text.begin_token();
+            san(cursor, m, text.buffer());
+            text.end_token(start);
         }
-    }
-
-    /// Appends the text to `dest`. Every byte came from a `&str` or is ASCII, so the text is
-    /// UTF-8 (checked all the same, which costs little next to writing it).
-    pub(super) fn finish(self, dest: &mut String) {
-        match std::str::from_utf8(&self.out) {
-            Ok(text) => dest.push_str(text),
-            Err(_) => dest.push_str(&String::from_utf8_lossy(&self.out)),
+        None => {
+            text.token("--");
+            cursor.null();
         }
-    }
-
-    /// Writes the text so far to `w` and empties the buffer (the column is kept, so the
-    /// wrapping goes on as if nothing had been written): only between tokens, which is where
-    /// every caller is.
-    pub(super) fn drain(&mut self, w: &mut impl Write) -> io::Result<()> {
-        w.write_all(&self.out)?;
-        self.out.clear();
-        Ok(())
-    }
-
-    /// A token made by formatting, without allocating.
-    pub(super) fn token_fmt(&mut self, args: std::fmt::Arguments<'_>) {
-        let mut t = std::mem::take(&mut self.scratch);
-        t.clear();
-        let _ = t.write_fmt(args);
-        self.token(&t);
-        self.scratch = t;
-    }
-
-    /// Starts a token written straight into the text (no copy through a buffer): the
-    /// separator goes first as a space; [`Movetext::end_token`] turns it into a line break when
-    /// the token does not fit. Returns where the token starts.
-    pub(super) fn begin_token(&mut self) -> usize {
-        if self.col > 0 {
-            self.out.push(b' ');
-        }
-        self.out.len()
-    }
-
-    /// Ends the token begun at `start`: wraps the line before it when it is too long, as
-    /// [`Movetext::token`] does.
-    pub(super) fn end_token(&mut self, start: usize) {
-        let len = self.out.len() - start;
-        if self.col == 0 {
-            self.col = len;
-        } else if self.col + 1 + len > self.width {
-            self.out[start - 1] = b'\n';
-            self.col = len;
-        } else {
-            self.col += 1 + len;
-        }
-    }
-
-    /// A move of a line: its number where PGN wants one (before White's moves; before
-    /// Black's when `need_number`: at the start of a line, after a comment or a variation),
-    /// then the SAN `san` writes (it plays the move on the cursor), or `--` for a null move.
-    #[inline(always)]
-    pub(super) fn numbered_move<C: Cursor>(
-        &mut self,
-        cursor: &mut C,
-        need_number: bool,
-        mv: Option<shakmaty::Move>,
-        san: impl FnOnce(&mut C, shakmaty::Move, &mut Vec<u8>),
-    ) {
-        if cursor.side() == Color::White {
-            self.move_number(cursor.number(), false);
-        } else if need_number {
-            self.move_number(cursor.number(), true);
-        }
-        match mv {
-            Some(m) => {
-                let start = self.begin_token();
-                san(cursor, m, &mut self.out);
-                self.end_token(start);
-            }
-            None => {
-                self.token("--");
-                cursor.null();
-            }
-        }
-    }
-
-    /// A move number token, `N.` or `N...`, without the formatting machinery (numbers
-    /// below 1,000 copied from a table).
-    #[inline(always)]
-    pub(super) fn move_number(&mut self, n: u32, black: bool) {
-        let start = self.begin_token();
-        match MOVE_NUMBERS.get(n as usize) {
-            Some(&(bytes, len)) => {
-                self.out.extend_from_slice(&bytes);
-                self.out.truncate(start + usize::from(len));
-            }
-            None => {
-                crate::text::push_decimal_bytes(&mut self.out, n, 1);
-                self.out.push(b'.');
-            }
-        }
-        if black {
-            self.out.extend_from_slice(b"..");
-        }
-        self.end_token(start);
-    }
-
-    pub(super) fn token(&mut self, t: &str) {
-        if self.col > 0 && self.col + 1 + t.len() > self.width {
-            self.out.push(b'\n');
-            self.col = 0;
-        } else if self.col > 0 {
-            self.out.push(b' ');
-            self.col += 1;
-        }
-        self.out.extend_from_slice(t.as_bytes());
-        self.col += t.len();
-    }
-
-    pub(super) fn comment(&mut self, text: &str) {
-        let mut first = true;
-        for word in text.split_whitespace() {
-            let w = if first {
-                format!("{{{word}")
-            } else {
-                word.to_string()
-            };
-            first = false;
-            self.token(&w);
-        }
-        if first {
-            return;
-        }
-        self.out.push(b'}');
-        self.col += 1;
     }
 }
 
@@ -502,10 +359,15 @@ impl Writer<'_> {
             let has_variations = !variation_start && self.tree.children(node).nth(1).is_some();
             let before_move = has_variations.then(|| pos.clone());
             let tree = self.tree;
-            self.text
-                .numbered_move(&mut pos, need_number, n.mv, |pos, m, out| {
+            numbered_move(
+                &mut self.text,
+                &mut pos,
+                need_number,
+                n.mv,
+                |pos, m, out| {
                     pos.san(tree, child, m, out);
-                });
+                },
+            );
             need_number = false;
             if annotated {
                 for nag in nags(anns) {
@@ -531,14 +393,9 @@ impl Writer<'_> {
 
     pub(super) fn line_in_parens<C: Cursor>(&mut self, node: NodeId, pos: C, first: NodeId) {
         // "(" is followed directly by the first move: remove the separator the next token adds.
-        let mark = self.text.out.len();
+        let mark = self.text.len();
         self.line(node, pos, Some(first));
-        if self.text.out.get(mark) == Some(&b' ') {
-            self.text.out.remove(mark);
-            self.text.col = self.text.col.saturating_sub(1);
-        }
-        self.text.out.push(b')');
-        self.text.col += 1;
+        self.text.close_variation(mark);
     }
 }
 
@@ -566,10 +423,13 @@ impl PlainText {
     /// Appends a move (`None`: a null move) with its SAN flags.
     #[inline(always)]
     pub(super) fn push(&mut self, (mv, flags): (Option<shakmaty::Move>, u8)) {
-        self.text
-            .numbered_move(&mut self.counter, self.first, mv, |counter, m, out| {
-                counter.play_san(m, flags, out);
-            });
+        numbered_move(
+            &mut self.text,
+            &mut self.counter,
+            self.first,
+            mv,
+            |counter, m, out| counter.play_san(m, flags, out),
+        );
         self.first = false;
     }
 }

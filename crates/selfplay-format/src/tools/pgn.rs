@@ -3,6 +3,7 @@
 
 #[allow(clippy::wildcard_imports)]
 use super::*;
+use chess_core::movetext::Movetext;
 
 /// How many of the most visited moves a PGN comment lists.
 pub const PGN_TOP_MOVES: usize = 3;
@@ -73,62 +74,65 @@ pub(super) fn top_visits<T: Copy>(
     (top, len)
 }
 
-/// Movetext being written: tokens wrapped at 80 columns.
-pub(super) struct Movetext {
-    line: String,
-    token: String,
+/// Lines of the movetext are at most this long (a move and its comment are one token, never
+/// broken; a longer one has a line of its own).
+const PGN_WIDTH: usize = 79;
+
+/// Movetext being written ([`chess_core::movetext::Movetext`], the family's PGN writer).
+struct Text {
+    text: Movetext,
     /// No move written yet (a game starting with Black numbers its first move `N...`).
     first: bool,
 }
 
-impl Movetext {
+impl Text {
     fn new() -> Self {
-        Movetext {
-            line: String::new(),
-            token: String::new(),
+        Text {
+            text: Movetext::new(PGN_WIDTH),
             first: true,
         }
     }
 
-    /// Writes one move with its comment: the mover's score and the most visited moves
-    /// (`top`, already chosen) with their visit bytes.
+    /// Writes one move with its comment, as one token: the number where PGN wants one, the
+    /// SAN, the mover's score and the most visited moves (`top`, already chosen) with their
+    /// visit bytes.
     fn push_move(
         &mut self,
-        out: &mut String,
         pos: &Chess,
         mv: shakmaty::Move,
         score: u16,
         top: Option<&[Option<(shakmaty::Move, u8)>]>,
     ) {
-        use std::fmt::Write as _;
-        let mut token = std::mem::take(&mut self.token);
-        token.clear();
+        use std::io::Write as _;
         let number = pos.fullmoves().get();
-        if pos.turn() == Color::White {
-            let _ = write!(token, "{number}. ");
-        } else if self.first {
-            let _ = write!(token, "{number}... ");
+        let start = self.text.begin_token();
+        let token = self.text.buffer();
+        if pos.turn() == Color::White || self.first {
+            chess_core::movetext::push_move_number(token, number);
+            if pos.turn() == Color::Black {
+                token.extend_from_slice(b"..");
+            }
+            token.push(b' ');
         }
         self.first = false;
         let score = f32::from(score) / f32::from(u16::MAX);
         let san = SanPlus::from_move(pos.clone(), mv);
         let _ = write!(token, "{san} {{score {score:.3}");
         if let Some(top) = top {
-            token.push_str(", top");
+            token.extend_from_slice(b", top");
             for &(m, visits) in top.iter().flatten() {
                 let s = shakmaty::san::San::from_move(pos, m);
                 let _ = write!(token, " {s} {visits}");
             }
         }
-        token.push('}');
-        push_wrapped(out, &mut self.line, &token);
-        self.token = token;
+        token.push(b'}');
+        self.text.end_token(start);
     }
 
     /// Writes the result token and ends the game.
-    fn finish(&mut self, out: &mut String, result: u8) {
-        push_wrapped(out, &mut self.line, pgn_result(result));
-        out.push_str(&self.line);
+    fn finish(mut self, out: &mut String, result: u8) {
+        self.text.token(pgn_result(result));
+        self.text.finish(out);
         out.push_str("\n\n");
     }
 }
@@ -146,10 +150,10 @@ pub fn write_pgn(game: &Game, index: u64, out: &mut String) {
         &game.start,
     );
     let mut pos = game.start.clone();
-    let mut text = Movetext::new();
+    let mut text = Text::new();
     for m in &game.moves {
         let top = m.visits.as_ref().map(|v| top_visits(v.iter().copied()).0);
-        text.push_move(out, &pos, m.mv, m.score, top.as_ref().map(|t| &t[..]));
+        text.push_move(&pos, m.mv, m.score, top.as_ref().map(|t| &t[..]));
         pos.play_unchecked(m.mv);
     }
     text.finish(out, game.header.result);
@@ -166,7 +170,7 @@ pub(super) fn write_pgn_view(
 ) -> Result<(), ToolError> {
     let (header, start, castling_mode) = crate::decode::game_start(view)?;
     pgn_tags(buf, view.index, header.result, castling_mode, &start);
-    let mut text = Movetext::new();
+    let mut text = Text::new();
     crate::decode::replay(
         view,
         &start,
@@ -182,29 +186,17 @@ pub(super) fn write_pgn_view(
                     })
                 })
             });
-            text.push_move(buf, pos, mv, rec.score, top.as_ref().map(|t| &t[..]));
-            if let Some(out) = stream.as_deref_mut().filter(|_| buf.len() >= 1 << 16) {
+            text.push_move(pos, mv, rec.score, top.as_ref().map(|t| &t[..]));
+            if let Some(out) = stream.as_deref_mut().filter(|_| text.text.len() >= 1 << 16) {
                 out.write_all(buf.as_bytes())?;
                 buf.clear();
+                text.text.drain(out)?;
             }
             Ok(())
         },
     )?;
     text.finish(buf, header.result);
     Ok(())
-}
-
-/// Adds `token` to the current line, flushing lines at 80 columns.
-pub(super) fn push_wrapped(out: &mut String, line: &mut String, token: &str) {
-    if !line.is_empty() && line.len() + 1 + token.len() > 79 {
-        out.push_str(line);
-        out.push('\n');
-        line.clear();
-    }
-    if !line.is_empty() {
-        line.push(' ');
-    }
-    line.push_str(token);
 }
 
 /// Writes every game as PGN (see [`write_pgn`]), without decoding a game into memory: a
