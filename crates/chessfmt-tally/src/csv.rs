@@ -1,0 +1,264 @@
+//! The table's text form: CSV with a header line, one row per line, for eyes, diffs and any
+//! tool that reads CSV (DuckDB's `read_csv`, pandas, Spark).
+//!
+//! ```text
+//! key,epd,move,white,draws,black,games,white_elo_sum,white_elo_games,black_elo_sum,black_elo_games,first_year,last_year,first_seen
+//! 463b96181691fc9c,rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -,e2e4,1,0,0,1,2700,1,2650,1,2024,2024,0
+//! ```
+//!
+//! The key is 16 hexadecimal digits (so that the text sorts as the numbers do); counts are
+//! decimal; a year of 0 is none; `first_seen` is empty when unknown. No field holds a comma
+//! or a quote, so no field is quoted.
+
+use std::io::{self, BufRead, Read, Write};
+
+use crate::{Counts, Error, ErrorKind, Row, error::cut};
+
+/// The header line of the table's CSV form.
+pub const HEADER: &str = "key,epd,move,white,draws,black,games,white_elo_sum,white_elo_games,\
+black_elo_sum,black_elo_games,first_year,last_year,first_seen";
+
+/// Writes rows as CSV (the header first). Rows are written as given: the caller keeps them
+/// sorted ([`Row::cmp_position_move`]) for a table others can merge.
+#[derive(Debug)]
+pub struct CsvWriter<W: Write> {
+    out: W,
+    line: String,
+    rows: u64,
+}
+
+impl<W: Write> CsvWriter<W> {
+    /// Writes the header to `out`.
+    pub fn new(mut out: W) -> io::Result<CsvWriter<W>> {
+        out.write_all(HEADER.as_bytes())?;
+        out.write_all(b"\n")?;
+        Ok(CsvWriter {
+            out,
+            line: String::with_capacity(160),
+            rows: 0,
+        })
+    }
+
+    /// Writes one row.
+    pub fn write(&mut self, row: &Row) -> io::Result<()> {
+        use std::fmt::Write as _;
+        let c = &row.counts;
+        self.line.clear();
+        let _ = write!(
+            self.line,
+            "{:016x},{},{},{},{},{},{},{},{},{},{},{},{},",
+            row.key,
+            row.epd,
+            row.uci,
+            c.white,
+            c.draws,
+            c.black,
+            c.games,
+            c.white_elo_sum,
+            c.white_elo_games,
+            c.black_elo_sum,
+            c.black_elo_games,
+            c.first_year,
+            c.last_year
+        );
+        if c.first_seen != u64::MAX {
+            let _ = write!(self.line, "{}", c.first_seen);
+        }
+        self.line.push('\n');
+        self.rows += 1;
+        self.out.write_all(self.line.as_bytes())
+    }
+
+    /// Rows written.
+    pub fn rows(&self) -> u64 {
+        self.rows
+    }
+
+    /// Flushes and gives the writer back.
+    pub fn finish(mut self) -> io::Result<W> {
+        self.out.flush()?;
+        Ok(self.out)
+    }
+}
+
+/// Reads the rows of a table in CSV form, one at a time (an iterator of results: a bad line
+/// is an error naming its line and byte offset; reading may go on after it).
+#[derive(Debug)]
+pub struct CsvReader<R: BufRead> {
+    input: R,
+    line: String,
+    number: u64,
+    offset: u64,
+    started: bool,
+    done: bool,
+}
+
+impl<R: BufRead> CsvReader<R> {
+    /// A reader of `input` (the header is checked at the first row).
+    pub fn new(input: R) -> CsvReader<R> {
+        CsvReader {
+            input,
+            line: String::new(),
+            number: 0,
+            offset: 0,
+            started: false,
+            done: false,
+        }
+    }
+
+    /// The next line without its end, or `None` at the end of the input. Lines are read up
+    /// to 64 KiB (a row is under 200 bytes); a longer one is an error.
+    fn next_line(&mut self) -> Result<Option<&str>, Error> {
+        const MAX_LINE: u64 = 1 << 16;
+        self.offset += self.line.len() as u64;
+        self.line.clear();
+        self.number += 1;
+        let n = Read::by_ref(&mut self.input)
+            .take(MAX_LINE)
+            .read_line(&mut self.line)
+            .map_err(|e| Error::new(ErrorKind::Io(e), self.number, self.offset))?;
+        if n == 0 {
+            return Ok(None);
+        }
+        if !self.line.ends_with('\n') && n as u64 == MAX_LINE {
+            return Err(self.field_error("epd", "a line under 64 KiB", "(a longer line)"));
+        }
+        Ok(Some(self.line.trim_end_matches(['\n', '\r'])))
+    }
+
+    fn field_error(&self, column: &'static str, expected: &'static str, found: &str) -> Error {
+        Error::new(
+            ErrorKind::Field {
+                column,
+                expected,
+                found: cut(found),
+            },
+            self.number,
+            self.offset,
+        )
+    }
+
+    fn read_row(&mut self) -> Result<Option<Row>, Error> {
+        if !self.started {
+            self.started = true;
+            match self.next_line()? {
+                None => return Ok(None),
+                Some(h) if h == HEADER => {}
+                Some(h) => {
+                    let found = cut(h);
+                    return Err(Error::new(
+                        ErrorKind::Header {
+                            expected: HEADER,
+                            found,
+                        },
+                        self.number,
+                        self.offset,
+                    ));
+                }
+            }
+        }
+        let Some(line) = self.next_line()? else {
+            return Ok(None);
+        };
+        let line = line.to_string();
+        parse_row(&line)
+            .map(Some)
+            .map_err(|(column, expected, found)| self.field_error(column, expected, found))
+    }
+}
+
+impl<R: BufRead> Iterator for CsvReader<R> {
+    type Item = Result<Row, Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        match self.read_row() {
+            Ok(Some(row)) => Some(Ok(row)),
+            Ok(None) => {
+                self.done = true;
+                None
+            }
+            Err(e) => {
+                // An I/O error or a bad header ends the input; a bad row does not.
+                if !matches!(e.kind(), ErrorKind::Field { .. }) {
+                    self.done = true;
+                }
+                Some(Err(e))
+            }
+        }
+    }
+}
+
+type FieldError<'a> = (&'static str, &'static str, &'a str);
+
+/// One line of the table (without its end).
+fn parse_row(line: &str) -> Result<Row, FieldError<'_>> {
+    let mut fields = line.split(',');
+    let mut next = |column: &'static str| fields.next().ok_or((column, "a field", line));
+    let key_text = next("key")?;
+    let key = (key_text.len() == 16)
+        .then(|| u64::from_str_radix(key_text, 16).ok())
+        .flatten()
+        .ok_or(("key", "16 hexadecimal digits", key_text))?;
+    let epd = next("epd")?;
+    if epd.split(' ').count() != 4 || epd.len() > 100 {
+        return Err((
+            "epd",
+            "an EPD: board, side to move, castling, en passant",
+            epd,
+        ));
+    }
+    let uci = next("move")?;
+    if !(4..=5).contains(&uci.len()) || !uci.is_ascii() {
+        return Err(("move", "a UCI move", uci));
+    }
+    let mut num = |column: &'static str| -> Result<u64, FieldError<'_>> {
+        let f = next(column)?;
+        f.parse().map_err(|_| (column, "a decimal count", f))
+    };
+    let mut counts = Counts {
+        white: num("white")?,
+        draws: num("draws")?,
+        black: num("black")?,
+        games: num("games")?,
+        white_elo_sum: num("white_elo_sum")?,
+        white_elo_games: num("white_elo_games")?,
+        black_elo_sum: num("black_elo_sum")?,
+        black_elo_games: num("black_elo_games")?,
+        ..Counts::default()
+    };
+    let fy = next("first_year")?;
+    counts.first_year = fy
+        .parse()
+        .map_err(|_| ("first_year", "a year (0 for none)", fy))?;
+    let ly = next("last_year")?;
+    counts.last_year = ly
+        .parse()
+        .map_err(|_| ("last_year", "a year (0 for none)", ly))?;
+    let seen = next("first_seen")?;
+    counts.first_seen = if seen.is_empty() {
+        u64::MAX
+    } else {
+        seen.parse()
+            .map_err(|_| ("first_seen", "a decimal number or nothing", seen))?
+    };
+    if let Some(extra) = fields.next() {
+        return Err(("first_seen", "the end of the line", extra));
+    }
+    if counts
+        .white
+        .saturating_add(counts.draws)
+        .saturating_add(counts.black)
+        > counts.games
+    {
+        return Err(("games", "at least white + draws + black", line));
+    }
+    Ok(Row {
+        key,
+        epd: epd.to_string(),
+        uci: uci.to_string(),
+        counts,
+    })
+}

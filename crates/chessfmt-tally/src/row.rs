@@ -1,0 +1,256 @@
+//! A row of the statistics table: one move played from one position, with its sums.
+
+use std::cmp::Ordering;
+
+/// What is known of one move from one position: results in White's view, games, rating
+/// sums, years, and where it was first seen. Every field is a sum or a bound, so two
+/// [`Counts`] of the same position and move add up ([`Counts::merge`]) in any order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Counts {
+    /// Times the move was played in games White won.
+    pub white: u64,
+    /// Times it was played in drawn games.
+    pub draws: u64,
+    /// Times it was played in games Black won.
+    pub black: u64,
+    /// Times it was played in all (the three above plus games without a result, `*`). A
+    /// position repeated in a game counts again, as Polyglot builds count.
+    pub games: u64,
+    /// Sum of White's `WhiteElo` over the plays whose game has one.
+    pub white_elo_sum: u64,
+    /// Plays whose game has a `WhiteElo`.
+    pub white_elo_games: u64,
+    /// Sum of Black's `BlackElo` over the plays whose game has one.
+    pub black_elo_sum: u64,
+    /// Plays whose game has a `BlackElo`.
+    pub black_elo_games: u64,
+    /// The earliest year of a game with the move (`Date`/`UTCDate`), 0 when none has one.
+    pub first_year: u16,
+    /// The latest year, 0 when no game has one.
+    pub last_year: u16,
+    /// Where the move was first played: game number (0-based, in input order) × 2^20 + ply.
+    /// It orders moves of equal weight as a build from PGN does (first seen first); the
+    /// smaller is kept when counts merge. `u64::MAX` when unknown.
+    pub first_seen: u64,
+}
+
+impl Default for Counts {
+    fn default() -> Self {
+        Counts {
+            white: 0,
+            draws: 0,
+            black: 0,
+            games: 0,
+            white_elo_sum: 0,
+            white_elo_games: 0,
+            black_elo_sum: 0,
+            black_elo_games: 0,
+            first_year: 0,
+            last_year: 0,
+            first_seen: u64::MAX,
+        }
+    }
+}
+
+impl Counts {
+    /// Adds `other` (the counts of the same position and move from elsewhere). Sums saturate.
+    pub fn merge(&mut self, other: &Counts) {
+        self.white = self.white.saturating_add(other.white);
+        self.draws = self.draws.saturating_add(other.draws);
+        self.black = self.black.saturating_add(other.black);
+        self.games = self.games.saturating_add(other.games);
+        self.white_elo_sum = self.white_elo_sum.saturating_add(other.white_elo_sum);
+        self.white_elo_games = self.white_elo_games.saturating_add(other.white_elo_games);
+        self.black_elo_sum = self.black_elo_sum.saturating_add(other.black_elo_sum);
+        self.black_elo_games = self.black_elo_games.saturating_add(other.black_elo_games);
+        self.first_year = match (self.first_year, other.first_year) {
+            (0, y) | (y, 0) => y,
+            (a, b) => a.min(b),
+        };
+        self.last_year = self.last_year.max(other.last_year);
+        self.first_seen = self.first_seen.min(other.first_seen);
+    }
+
+    /// Plays of games without a result (`*`).
+    pub fn unknown(&self) -> u64 {
+        self.games
+            .saturating_sub(self.white)
+            .saturating_sub(self.draws)
+            .saturating_sub(self.black)
+    }
+
+    /// Counts one play of a game: `result` in White's view (`Some(true)` White won,
+    /// `Some(false)` Black won, `None` drawn or unknown as `drawn` says), its ratings and year.
+    pub(crate) fn add_play(&mut self, play: &Play) {
+        self.games += 1;
+        match play.outcome {
+            Outcome::White => self.white += 1,
+            Outcome::Draw => self.draws += 1,
+            Outcome::Black => self.black += 1,
+            Outcome::Unknown => {}
+        }
+        if let Some(e) = play.white_elo {
+            self.white_elo_sum += u64::from(e);
+            self.white_elo_games += 1;
+        }
+        if let Some(e) = play.black_elo {
+            self.black_elo_sum += u64::from(e);
+            self.black_elo_games += 1;
+        }
+        if let Some(y) = play.year {
+            self.first_year = if self.first_year == 0 {
+                y
+            } else {
+                self.first_year.min(y)
+            };
+            self.last_year = self.last_year.max(y);
+        }
+        self.first_seen = self.first_seen.min(play.seen);
+    }
+}
+
+/// The result of a game in White's view.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    White,
+    Draw,
+    Black,
+    Unknown,
+}
+
+/// What one play of a move adds.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Play {
+    pub(crate) outcome: Outcome,
+    pub(crate) white_elo: Option<u32>,
+    pub(crate) black_elo: Option<u32>,
+    pub(crate) year: Option<u16>,
+    pub(crate) seen: u64,
+}
+
+/// One row of the table: a position (its Polyglot key and its EPD), a move (UCI) and the
+/// [`Counts`]. A table is sorted by key, then EPD, then move ([`Row::cmp_position_move`]),
+/// and holds each (key, EPD, move) once.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Row {
+    /// The Polyglot key of the position (with the en passant square where a pawn could
+    /// capture, legal or not, as Polyglot has it).
+    pub key: u64,
+    /// The position as EPD: FEN's board, side to move, castling and en passant square (only
+    /// where a capture is legal) fields.
+    pub epd: String,
+    /// The move in UCI (`e2e4`, `e7e8q`; castling as the king's two-square move, `e1g1`,
+    /// except in Chess960 games, where the king takes its rook).
+    pub uci: String,
+    /// The sums.
+    pub counts: Counts,
+}
+
+impl Row {
+    /// A row with no counts.
+    pub fn new(key: u64, epd: impl Into<String>, uci: impl Into<String>) -> Row {
+        Row {
+            key,
+            epd: epd.into(),
+            uci: uci.into(),
+            counts: Counts::default(),
+        }
+    }
+
+    /// The table's order: key, then EPD, then move.
+    pub fn cmp_position_move(&self, other: &Row) -> Ordering {
+        self.key
+            .cmp(&other.key)
+            .then_with(|| self.epd.cmp(&other.epd))
+            .then_with(|| self.uci.cmp(&other.uci))
+    }
+
+    /// Whether `other` is the same position and move.
+    pub fn same_position_move(&self, other: &Row) -> bool {
+        self.key == other.key && self.uci == other.uci && self.epd == other.epd
+    }
+}
+
+/// A move as the table keeps it in memory: from (6 bits), to (6 bits), promotion role
+/// (3 bits; 0 none), in UCI terms.
+pub(crate) fn pack_uci(m: &shakmaty::uci::UciMove) -> u16 {
+    match *m {
+        shakmaty::uci::UciMove::Normal {
+            from,
+            to,
+            promotion,
+        } => u16::from(from) | u16::from(to) << 6 | promotion.map_or(0, |r| u16::from(r) << 12),
+        _ => 0,
+    }
+}
+
+/// The UCI text of [`pack_uci`]'s code.
+pub(crate) fn unpack_uci(code: u16) -> String {
+    let sq = |i: u16| {
+        let sq = shakmaty::Square::new(u32::from(i & 63));
+        sq.to_string()
+    };
+    let mut s = sq(code);
+    s.push_str(&sq(code >> 6));
+    if let Ok(role) = shakmaty::Role::try_from((code >> 12) & 7) {
+        s.push(role.char());
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn counts(v: [u64; 4], years: (u16, u16), seen: u64) -> Counts {
+        Counts {
+            white: v[0],
+            draws: v[1],
+            black: v[2],
+            games: v[0] + v[1] + v[2] + v[3],
+            white_elo_sum: v[0] * 2000,
+            white_elo_games: v[0],
+            black_elo_sum: v[2] * 1900,
+            black_elo_games: v[2],
+            first_year: years.0,
+            last_year: years.1,
+            first_seen: seen,
+        }
+    }
+
+    proptest! {
+        /// Merging is commutative and associative: parts may be reduced in any order.
+        #[test]
+        fn merge_is_a_commutative_monoid(
+            a in prop::array::uniform4(0u64..1000), b in prop::array::uniform4(0u64..1000),
+            c in prop::array::uniform4(0u64..1000), ya in (0u16..3000, 0u16..3000),
+            yb in (0u16..3000, 0u16..3000), sa: u64, sb: u64,
+        ) {
+            let (x, y, z) = (counts(a, (ya.0.min(ya.1), ya.0.max(ya.1)), sa),
+                counts(b, (yb.0.min(yb.1), yb.0.max(yb.1)), sb), counts(c, (0, 0), u64::MAX));
+            let mut xy = x; xy.merge(&y);
+            let mut yx = y; yx.merge(&x);
+            prop_assert_eq!(xy, yx);
+            let mut l = xy; l.merge(&z);
+            let mut yz = y; yz.merge(&z);
+            let mut r = x; r.merge(&yz);
+            prop_assert_eq!(l, r);
+            let mut id = x; id.merge(&Counts::default());
+            prop_assert_eq!(id, x);
+            prop_assert_eq!(xy.unknown(), a[3] + b[3]);
+        }
+
+        /// Moves pack and unpack to the same UCI text.
+        #[test]
+        fn uci_codes_round_trip(from in 0u32..64, to in 0u32..64, promo in 0u8..6) {
+            let promotion = shakmaty::Role::try_from(promo).ok().filter(|r| *r != shakmaty::Role::Pawn);
+            let m = shakmaty::uci::UciMove::Normal {
+                from: shakmaty::Square::new(from),
+                to: shakmaty::Square::new(to),
+                promotion,
+            };
+            prop_assert_eq!(unpack_uci(pack_uci(&m)), m.to_string());
+        }
+    }
+}

@@ -1,0 +1,455 @@
+//! The map: PGN games counted into the table, in parallel, in bounded memory.
+//!
+//! Every ply below `max_ply` of every good game counts one play of (position, move): its
+//! result in White's view, the players' ratings, the game's year and where it was first seen.
+//! Games are replayed on the caller's rayon pool and counted in input order into a table in
+//! parts (each part by one task), so the table never depends on the number of threads. With a
+//! memory limit, the table is written as a sorted run to a temporary file whenever it grows
+//! past the limit, and the runs are merged at the end ([`crate::merge()`]): the same table.
+
+use std::{
+    fs::File,
+    io::{self, BufReader, BufWriter, Read, Write},
+    ops::ControlFlow,
+    path::Path,
+};
+
+use chess_core::{book::MemoryLimit, polyglot_key};
+use chessfmt_pgn::{
+    GameError, GameResult, PgnInput, RawGame, SkipStats,
+    parts::{PartedTable, part_of},
+};
+use shakmaty::{EnPassantMode, Position, zobrist::Zobrist64};
+
+use crate::{
+    Counts, CsvReader, CsvWriter, Error, Row,
+    position::PackedPosition,
+    row::{Outcome, Play, pack_uci, unpack_uci},
+};
+
+/// Options of a [`Tally`].
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
+pub struct TallyOptions {
+    /// Only the first `max_ply` half-moves of each game count (default 1024, as a Polyglot
+    /// build).
+    pub max_ply: Option<usize>,
+    /// Keep memory near this ceiling by writing sorted runs to temporary files (none by
+    /// default).
+    pub memory_limit: Option<MemoryLimit>,
+}
+
+impl TallyOptions {
+    /// The default `max_ply`.
+    pub const MAX_PLY: usize = 1024;
+
+    /// Counts only the first `plies` half-moves of each game.
+    #[must_use]
+    pub fn with_max_ply(mut self, plies: usize) -> Self {
+        self.max_ply = Some(plies);
+        self
+    }
+
+    /// Keeps memory near `limit`.
+    #[must_use]
+    pub fn with_memory_limit(mut self, limit: Option<MemoryLimit>) -> Self {
+        self.memory_limit = limit;
+        self
+    }
+
+    fn max_ply(&self) -> usize {
+        self.max_ply.unwrap_or(Self::MAX_PLY)
+    }
+}
+
+/// What a tally did.
+#[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
+pub struct TallyStats {
+    /// Games read (counted and skipped).
+    pub games_read: u64,
+    /// Games left out, by reason.
+    pub skipped: SkipStats,
+    /// Plies counted.
+    pub plies: u64,
+    /// Rows of the finished table.
+    pub rows: u64,
+    /// Sorted runs written to temporary files (memory-limited tallies).
+    pub runs: usize,
+}
+
+/// One ply of a replayed game.
+#[derive(Debug, Clone, Copy)]
+struct Ply {
+    key: u64,
+    position: PackedPosition,
+    uci: u16,
+}
+
+/// A game as the table counts it.
+#[derive(Debug, Clone)]
+struct Replayed {
+    plies: Vec<Ply>,
+    outcome: Outcome,
+    white_elo: Option<u32>,
+    black_elo: Option<u32>,
+    year: Option<u16>,
+    /// The game's number (0-based, in input order, across inputs).
+    number: u64,
+}
+
+/// A position's moves and counts.
+#[derive(Debug, Clone)]
+struct Entry {
+    position: PackedPosition,
+    moves: Vec<(u16, Counts)>,
+}
+
+impl Default for Entry {
+    fn default() -> Self {
+        Entry {
+            position: PackedPosition::of(&shakmaty::Chess::default()),
+            moves: Vec::new(),
+        }
+    }
+}
+
+/// Approximate bytes of one position and of one move in the table.
+const POSITION_BYTES: usize = 80;
+const MOVE_BYTES: usize = size_of::<(u16, Counts)>();
+
+/// The headers a tally reads.
+fn tally_header(name: &[u8]) -> bool {
+    chessfmt_pgn::essential_header(name)
+        || [&b"WhiteElo"[..], b"BlackElo", b"Date", b"UTCDate"]
+            .iter()
+            .any(|h| h.eq_ignore_ascii_case(name))
+}
+
+fn elo(game: &RawGame, tag: &str) -> Option<u32> {
+    game.header(tag)
+        .and_then(|v| v.trim().parse::<u32>().ok())
+        .filter(|&e| e > 0 && e < 10_000)
+}
+
+fn year(game: &RawGame) -> Option<u16> {
+    let date = game.header("Date").or_else(|| game.header("UTCDate"))?;
+    date.get(..4)?
+        .parse::<u16>()
+        .ok()
+        .filter(|&y| (1..=9999).contains(&y))
+}
+
+impl Replayed {
+    fn of(raw: &RawGame, max_ply: usize) -> Result<Replayed, GameError> {
+        let mut plies = Vec::with_capacity(raw.sans.len().min(max_ply));
+        let mut moves = Vec::with_capacity(raw.sans.len().min(max_ply));
+        // The next key from shakmaty's incremental update where it can (as a Polyglot build).
+        let mut next_key: Option<u64> = None;
+        let replay = raw.replay(max_ply, |pos, m| {
+            let key = next_key.take().unwrap_or_else(|| polyglot_key(pos));
+            next_key = pos
+                .update_zobrist_hash(Zobrist64(key), m, EnPassantMode::PseudoLegal)
+                .map(|z| z.0);
+            plies.push(Ply {
+                key,
+                position: PackedPosition::of(pos),
+                uci: 0,
+            });
+            moves.push(m);
+            ControlFlow::Continue(())
+        })?;
+        for (ply, m) in plies.iter_mut().zip(&moves) {
+            ply.uci = pack_uci(&m.to_uci(replay.castling_mode));
+        }
+        Ok(Replayed {
+            plies,
+            outcome: match raw.result() {
+                GameResult::WhiteWins => Outcome::White,
+                GameResult::BlackWins => Outcome::Black,
+                GameResult::Draw => Outcome::Draw,
+                _ => Outcome::Unknown,
+            },
+            white_elo: elo(raw, "WhiteElo"),
+            black_elo: elo(raw, "BlackElo"),
+            year: year(raw),
+            number: raw.index,
+        })
+    }
+}
+
+/// The map of the table: counts games into (position, move) statistics ([`Row`]s).
+///
+/// ```
+/// use chessfmt_tally::{Tally, TallyOptions};
+///
+/// let pgn = "[Result \"1-0\"]\n[WhiteElo \"2000\"]\n\n1. e4 e5 1-0\n\n[Result \"1/2-1/2\"]\n\n1. e4 c5 1/2-1/2\n";
+/// let mut tally = Tally::new(TallyOptions::default());
+/// tally.add_pgn(chessfmt_pgn::PgnReader::new(pgn.as_bytes()), |_| {})?;
+/// let (rows, stats) = tally.finish()?;
+/// assert_eq!(stats.rows, 3);
+/// let e4 = rows.iter().find(|r| r.uci == "e2e4").unwrap();
+/// assert_eq!((e4.counts.white, e4.counts.draws, e4.counts.games), (1, 1, 2));
+/// assert_eq!((e4.counts.white_elo_sum, e4.counts.white_elo_games), (2000, 1));
+/// # Ok::<(), chessfmt_tally::Error>(())
+/// ```
+pub struct Tally {
+    options: TallyOptions,
+    table: PartedTable<u64, Entry>,
+    bytes: usize,
+    stats: TallyStats,
+    runs: Vec<tempfile::NamedTempFile>,
+}
+
+impl std::fmt::Debug for Tally {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tally")
+            .field("options", &self.options)
+            .field("stats", &self.stats)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Tally {
+    /// An empty table.
+    pub fn new(options: TallyOptions) -> Tally {
+        Tally {
+            options,
+            table: PartedTable::new(),
+            bytes: 0,
+            stats: TallyStats::default(),
+            runs: Vec::new(),
+        }
+    }
+
+    /// The counts so far.
+    pub fn stats(&self) -> &TallyStats {
+        &self.stats
+    }
+
+    /// Counts one game (replayed here); a game that cannot be replayed is counted in
+    /// [`TallyStats::skipped`]. Its number (for [`Counts::first_seen`]) is the number of
+    /// games read before it.
+    pub fn add_game(&mut self, game: &RawGame) -> io::Result<()> {
+        let number = self.stats.games_read;
+        let g = Replayed::of(game, self.options.max_ply()).map(|mut g| {
+            g.number = number;
+            g
+        });
+        self.add_batch(vec![g])
+    }
+
+    /// Tokenises, replays (on the current rayon pool) and counts every game of a PGN input,
+    /// skipping bad games. `progress` gets the number of games read so far. Returns the games
+    /// of this input left out (also added to [`TallyStats::skipped`]); only I/O errors (of
+    /// the input or of the runs) end the call. Games are numbered on from earlier inputs.
+    pub fn add_pgn<'a, R: Read + Send>(
+        &mut self,
+        input: impl Into<PgnInput<'a, R>>,
+        progress: impl FnMut(u64),
+    ) -> io::Result<SkipStats> {
+        let max_ply = self.options.max_ply();
+        let reader = input.into().with_header_filter(tally_header);
+        let base = self.stats.games_read;
+        let before = std::mem::take(&mut self.stats.skipped);
+        let mut failed = None;
+        let skipped = chessfmt_pgn::replay_in_order(
+            reader,
+            512,
+            |raw| {
+                Replayed::of(raw, max_ply).map(|mut g| {
+                    g.number = base + raw.index;
+                    g
+                })
+            },
+            |batch| match self.add_batch(batch) {
+                Ok(()) => ControlFlow::Continue(()),
+                Err(e) => {
+                    failed = Some(e);
+                    ControlFlow::Break(())
+                }
+            },
+            progress,
+        );
+        let mut mine = std::mem::replace(&mut self.stats.skipped, before);
+        let skipped = skipped?;
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        self.stats.games_read += skipped.total();
+        mine.merge(skipped);
+        self.stats.skipped.merge(mine.clone());
+        Ok(mine)
+    }
+
+    /// Counts a batch of games in input order.
+    fn add_batch(&mut self, games: Vec<Result<Replayed, GameError>>) -> io::Result<()> {
+        let mut good = Vec::with_capacity(games.len());
+        for g in games {
+            self.stats.games_read += 1;
+            match g {
+                Ok(g) => good.push(g),
+                Err(e) => self.stats.skipped.record(e),
+            }
+        }
+        let updates = good.iter().enumerate().flat_map(|(g, game)| {
+            game.plies
+                .iter()
+                .enumerate()
+                .map(move |(p, ply)| (part_of(&ply.key), g as u32, p as u32))
+        });
+        let new_positions = std::sync::atomic::AtomicUsize::new(0);
+        let new_moves = std::sync::atomic::AtomicUsize::new(0);
+        self.table.update(updates, |part, g, p| {
+            let game = &good[g as usize];
+            let ply = &game.plies[p as usize];
+            let entry = part.entry(ply.key).or_insert_with(|| {
+                new_positions.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                Entry {
+                    position: ply.position,
+                    moves: Vec::new(),
+                }
+            });
+            let counts = match entry.moves.iter().position(|(m, _)| *m == ply.uci) {
+                Some(i) => &mut entry.moves[i].1,
+                None => {
+                    new_moves.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    entry.moves.push((ply.uci, Counts::default()));
+                    &mut entry.moves.last_mut().expect("pushed").1
+                }
+            };
+            counts.add_play(&Play {
+                outcome: game.outcome,
+                white_elo: game.white_elo,
+                black_elo: game.black_elo,
+                year: game.year,
+                seen: game.number << 20 | u64::from(p),
+            });
+        });
+        self.stats.plies += good.iter().map(|g| g.plies.len() as u64).sum::<u64>();
+        self.bytes +=
+            new_positions.into_inner() * POSITION_BYTES + new_moves.into_inner() * MOVE_BYTES;
+        if let Some(limit) = &self.options.memory_limit
+            && self.bytes > limit.bytes / 2
+        {
+            self.write_run()?;
+        }
+        Ok(())
+    }
+
+    /// The table so far as sorted rows; the table is emptied.
+    fn drain_rows(&mut self) -> Vec<Row> {
+        use rayon::prelude::*;
+        let entries = self.table.drain_entries();
+        self.bytes = 0;
+        let mut rows: Vec<Row> = entries
+            .into_par_iter()
+            .flat_map_iter(|(key, entry)| {
+                let epd = entry.position.epd();
+                entry.moves.into_iter().map(move |(uci, counts)| Row {
+                    key,
+                    epd: epd.clone(),
+                    uci: unpack_uci(uci),
+                    counts,
+                })
+            })
+            .collect();
+        rows.par_sort_unstable_by(Row::cmp_position_move);
+        rows
+    }
+
+    /// Writes the table so far as a sorted run.
+    fn write_run(&mut self) -> io::Result<()> {
+        let Some(limit) = &self.options.memory_limit else {
+            return Ok(());
+        };
+        let mut file = tempfile::Builder::new()
+            .prefix(".chessfmt-tally-run-")
+            .tempfile_in(&limit.dir)?;
+        let rows = self.drain_rows();
+        let mut w = CsvWriter::new(BufWriter::with_capacity(1 << 20, file.as_file_mut()))?;
+        for r in &rows {
+            w.write(r)?;
+        }
+        w.finish()?;
+        self.runs.push(file);
+        self.stats.runs = self.runs.len();
+        Ok(())
+    }
+
+    /// The finished table as sorted rows (a memory-limited tally reads its runs back here).
+    pub fn finish(self) -> Result<(Vec<Row>, TallyStats), Error> {
+        let mut rows = Vec::new();
+        let stats = self.write_rows(|r| {
+            rows.push(r);
+            Ok(())
+        })?;
+        Ok((rows, stats))
+    }
+
+    /// Writes the finished table, sorted, to `out` (runs merged while they are read).
+    pub fn write_rows(
+        mut self,
+        mut out: impl FnMut(Row) -> Result<(), Error>,
+    ) -> Result<TallyStats, Error> {
+        let rows = self.drain_rows();
+        if self.runs.is_empty() {
+            self.stats.rows = rows.len() as u64;
+            for r in rows {
+                out(r)?;
+            }
+            return Ok(self.stats);
+        }
+        type Input = Box<dyn Iterator<Item = Result<Row, Error>>>;
+        let mut inputs: Vec<Input> = Vec::new();
+        for run in &self.runs {
+            let f = File::open(run.path()).map_err(|e| Error::from(e).in_file(run.path()))?;
+            inputs.push(Box::new(CsvReader::new(BufReader::with_capacity(
+                1 << 16,
+                f,
+            ))));
+        }
+        inputs.push(Box::new(rows.into_iter().map(Ok)));
+        let paths: Vec<_> = self.runs.iter().map(|r| r.path().to_path_buf()).collect();
+        let merged = crate::merge(inputs, &mut out, |i| {
+            paths.get(i).cloned().unwrap_or_else(|| "(memory)".into())
+        })?;
+        self.stats.rows = merged.rows_written;
+        Ok(self.stats)
+    }
+
+    /// Writes the finished table as CSV to `w`.
+    pub fn write_csv(self, w: &mut dyn Write) -> Result<TallyStats, Error> {
+        let mut csv = CsvWriter::new(w)?;
+        let stats = self.write_rows(|r| csv.write(&r).map_err(Error::from))?;
+        csv.finish()?;
+        Ok(stats)
+    }
+
+    /// Writes the finished table to `path` (CSV) atomically; refuses to replace an existing
+    /// file unless `overwrite`.
+    pub fn save(self, path: impl AsRef<Path>, overwrite: bool) -> Result<TallyStats, Error> {
+        let path = path.as_ref();
+        let mut result = None;
+        chessfmt_files::atomic::write_atomically(path, overwrite, |w| {
+            let mut w = BufWriter::with_capacity(1 << 20, w);
+            match self.write_csv(&mut w) {
+                Ok(s) => {
+                    w.flush()?;
+                    result = Some(Ok(s));
+                    Ok(())
+                }
+                Err(e) => {
+                    result = Some(Err(e));
+                    Err(io::Error::other("the table could not be written"))
+                }
+            }
+        })
+        .or_else(|e| match &result {
+            Some(Err(_)) => Ok(()),
+            _ => Err(Error::from(e).in_file(path)),
+        })?;
+        result
+            .unwrap_or_else(|| Err(Error::from(io::Error::other("nothing written")).in_file(path)))
+    }
+}
