@@ -26,7 +26,7 @@ impl PackedPosition {
         let rooks = pos.castles().castling_rights();
         b[25] = (rooks.0 & 0xff) as u8;
         b[26] = (rooks.0 >> 56) as u8;
-        b[27] = pos.legal_ep_square().map_or(0xff, |sq| u8::from(sq));
+        b[27] = pos.legal_ep_square().map_or(0xff, u8::from);
         PackedPosition(b)
     }
 

@@ -28,9 +28,10 @@ pub struct Counts {
     pub first_year: u16,
     /// The latest year, 0 when no game has one.
     pub last_year: u16,
-    /// Where the move was first played: game number (0-based, in input order) × 2^20 + ply.
-    /// It orders moves of equal weight as a build from PGN does (first seen first); the
-    /// smaller is kept when counts merge. `u64::MAX` when unknown.
+    /// Where the move was first played: the part ([`crate::TallyOptions::part`]) × 2^48 +
+    /// the game's number (0-based, in input order) × 2^16 + the ply. It orders moves of equal
+    /// weight as a build from PGN does (first seen first); the smaller is kept when counts
+    /// merge. `u64::MAX` when unknown.
     pub first_seen: u64,
 }
 

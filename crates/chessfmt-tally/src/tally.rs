@@ -37,6 +37,10 @@ pub struct TallyOptions {
     /// Keep memory near this ceiling by writing sorted runs to temporary files (none by
     /// default).
     pub memory_limit: Option<MemoryLimit>,
+    /// The number of this part when a collection is counted in parts (0 by default): moves
+    /// first seen in a lower part come first among equals ([`Counts::first_seen`]), so parts
+    /// numbered in input order give the order one tally of all the games gives.
+    pub part: u16,
 }
 
 impl TallyOptions {
@@ -47,6 +51,13 @@ impl TallyOptions {
     #[must_use]
     pub fn with_max_ply(mut self, plies: usize) -> Self {
         self.max_ply = Some(plies);
+        self
+    }
+
+    /// Numbers this part of a collection counted in parts.
+    #[must_use]
+    pub fn with_part(mut self, part: u16) -> Self {
+        self.part = part;
         self
     }
 
@@ -117,6 +128,12 @@ impl Default for Entry {
 /// Approximate bytes of one position and of one move in the table.
 const POSITION_BYTES: usize = 80;
 const MOVE_BYTES: usize = size_of::<(u16, Counts)>();
+
+/// [`Counts::first_seen`] of ply `ply` of game `game` of part `part`: the part in the top 16
+/// bits, the game in the next 32, the ply in the low 16 (larger numbers saturate).
+fn first_seen(part: u16, game: u64, ply: u32) -> u64 {
+    u64::from(part) << 48 | game.min(0xffff_ffff) << 16 | u64::from(ply.min(0xffff))
+}
 
 /// The headers a tally reads.
 fn tally_header(name: &[u8]) -> bool {
@@ -298,6 +315,7 @@ impl Tally {
                 .enumerate()
                 .map(move |(p, ply)| (part_of(&ply.key), g as u32, p as u32))
         });
+        let part_number = self.options.part;
         let new_positions = std::sync::atomic::AtomicUsize::new(0);
         let new_moves = std::sync::atomic::AtomicUsize::new(0);
         self.table.update(updates, |part, g, p| {
@@ -323,7 +341,7 @@ impl Tally {
                 white_elo: game.white_elo,
                 black_elo: game.black_elo,
                 year: game.year,
-                seen: game.number << 20 | u64::from(p),
+                seen: first_seen(part_number, game.number, p),
             });
         });
         self.stats.plies += good.iter().map(|g| g.plies.len() as u64).sum::<u64>();

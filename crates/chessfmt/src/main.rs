@@ -21,6 +21,7 @@ mod polyglot;
 mod progress;
 mod selfplay;
 mod signals;
+mod tally;
 
 use std::process::ExitCode;
 
@@ -55,6 +56,9 @@ enum Command {
     /// Monty self-play training data (policy format).
     #[command(subcommand)]
     Selfplay(selfplay::SelfplayCommand),
+    /// The statistics table between games and books: count PGN games into (position, move)
+    /// sums (`tally GAMES... -o PART.csv`), or merge tables (`tally merge`).
+    Tally(tally::TallyArgs),
 }
 
 /// Restores the default SIGPIPE action, so `chessfmt … | head` ends quietly like other Unix
@@ -80,6 +84,7 @@ fn main() -> ExitCode {
         Command::Kvetka(cmd) => kvetka::run(cmd),
         Command::Polyglot(cmd) => polyglot::run(cmd),
         Command::Selfplay(cmd) => selfplay::run(cmd),
+        Command::Tally(args) => tally::run(args),
     };
     let result = result.and_then(|()| output::flush_stdout());
     // What recovery of a file set found and did not do (a journal that is not ours).

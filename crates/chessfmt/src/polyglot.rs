@@ -49,6 +49,17 @@ pub enum PolyglotCommand {
     },
     /// Build a book from PGN files (byte-identical to `polyglot make-book` with the defaults).
     Build(BuildArgs),
+    /// Write a book from a statistics table (`chessfmt tally`): the book `build` makes from
+    /// the same games, byte for byte, while no move of a position reaches 16,384 plays.
+    FromTally(FromTallyArgs),
+    /// Write the book as a statistics table: the positions a walk from the start reaches,
+    /// each move's weight as its games (without results).
+    ToTally {
+        /// The book.
+        book: PathBuf,
+        #[command(flatten)]
+        out: WriteArgs,
+    },
     /// Merge books: moves of a position united, weights of common moves combined.
     Merge(MergeArgs),
     /// Print every line of the book tree for one side (the text of `polyglot dump-book`).
@@ -313,6 +324,117 @@ fn build(args: &BuildArgs) -> CliResult {
     )
 }
 
+/// Arguments of `polyglot from-tally`.
+#[derive(Debug, Args)]
+#[command(mut_arg("output", |a| a.value_name("OUT.bin").help("The book to write")))]
+pub struct FromTallyArgs {
+    /// The table (CSV, as `chessfmt tally` writes it; `-` for standard input).
+    table: PathBuf,
+    #[command(flatten)]
+    out: WriteArgs,
+    /// Keep moves played in at least N games.
+    #[arg(long, default_value_t = 3)]
+    min_game: u32,
+    /// Keep moves whose mean score for the mover is at least PCT percent.
+    #[arg(long, default_value_t = 0.0, value_name = "PCT", value_parser = crate::args::percent)]
+    min_score: f64,
+    /// Keep only White's moves.
+    #[arg(long, conflicts_with = "only_black")]
+    only_white: bool,
+    /// Keep only Black's moves.
+    #[arg(long)]
+    only_black: bool,
+    /// Give every move weight 1.
+    #[arg(long)]
+    uniform: bool,
+}
+
+fn from_tally(args: &FromTallyArgs) -> CliResult {
+    use polyglot_book::ops::build::BuildOptions;
+    let inputs = [args.table.as_path()];
+    crate::destination::refuse_inputs([args.out.output.as_path()], &inputs)?;
+    crate::tally::refuse_existing(&args.out)?;
+    let mut options = BuildOptions::default()
+        .with_min_game(args.min_game)
+        .with_min_score(args.min_score)
+        .with_uniform(args.uniform);
+    options.only = if args.only_white {
+        Some(shakmaty::Color::White)
+    } else if args.only_black {
+        Some(shakmaty::Color::Black)
+    } else {
+        None
+    };
+    let rows = crate::tally::table_rows(&args.table)?;
+    let (entries, stats) = polyglot_book::ops::tally::from_tally(rows, &options)
+        .map_err(|e| CliError(e.to_string()))?;
+    for e in &stats.examples {
+        crate::output::warn(format!("{}: left out: {e}", args.table.display()));
+    }
+    crate::destination::write_single(
+        &args.out.output,
+        args.out.force,
+        args.out.json,
+        &inputs,
+        |w| {
+            let mut w = std::io::BufWriter::with_capacity(1 << 20, w);
+            polyglot_book::write::write_entries(&mut w, &entries)?;
+            std::io::Write::flush(&mut w)
+        },
+    )?;
+    summary(
+        &Shown {
+            text: format!(
+                "{} rows read ({} left out); {} positions halved to fit; {} entries written to {}",
+                stats.rows,
+                stats.bad_rows,
+                stats.halved,
+                stats.entries,
+                crate::destination::shown(&args.out.output)
+            ),
+            json: serde_json::json!({
+                "rows": stats.rows,
+                "bad_rows": stats.bad_rows,
+                "halved": stats.halved,
+                "entries": stats.entries,
+                "output": args.out.output.display().to_string(),
+            }),
+        },
+        args.out.json,
+    )
+}
+
+fn to_tally(book: &std::path::Path, out: &WriteArgs) -> CliResult {
+    crate::destination::refuse_inputs([out.output.as_path()], &[book])?;
+    crate::tally::refuse_existing(out)?;
+    let b = FileBook::open(book, OpenMode::Lenient).map_err(|e| CliError(e.to_string()))?;
+    let (rows, stats) = polyglot_book::ops::tally::to_tally(&b);
+    crate::tally::write_table(out, &[book], &rows)?;
+    summary(
+        &Shown {
+            text: format!(
+                "{} positions, {} rows written to {}; not written: {} entries no walk from the \
+                 start reaches, {} illegal; {} learn fields dropped",
+                stats.positions,
+                stats.rows,
+                crate::destination::shown(&out.output),
+                stats.unreachable_entries,
+                stats.illegal_entries,
+                stats.learn_dropped
+            ),
+            json: serde_json::json!({
+                "positions": stats.positions,
+                "rows": stats.rows,
+                "unreachable_entries": stats.unreachable_entries,
+                "illegal_entries": stats.illegal_entries,
+                "learn_dropped": stats.learn_dropped,
+                "output": out.output.display().to_string(),
+            }),
+        },
+        out.json,
+    )
+}
+
 /// How `polyglot merge` combines weights.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum StrategyArg {
@@ -526,6 +648,8 @@ pub fn run(cmd: PolyglotCommand) -> CliResult {
         }
         PolyglotCommand::Probe(args) => probe(&args),
         PolyglotCommand::Build(args) => build(&args),
+        PolyglotCommand::FromTally(args) => from_tally(&args),
+        PolyglotCommand::ToTally { book, out } => to_tally(&book, &out),
         PolyglotCommand::Merge(args) => merge(&args),
         PolyglotCommand::Dump(args) => dump_book(&args),
         PolyglotCommand::Pick {

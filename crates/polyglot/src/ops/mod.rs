@@ -6,4 +6,6 @@ pub mod build;
 pub mod merge;
 #[cfg(feature = "pgn")]
 mod spill;
+#[cfg(feature = "tally")]
+pub mod tally;
 pub mod tree;

@@ -1,0 +1,272 @@
+//! `chessfmt tally …`: the statistics table between game collections and books (the map from
+//! PGN, and `tally merge`, the reduce).
+
+use std::{
+    io::{BufRead, BufReader},
+    path::{Path, PathBuf},
+};
+
+use chessfmt_tally::{CsvReader, CsvWriter, Error as TallyError, Row, Tally, TallyOptions};
+use clap::{Args, Subcommand};
+
+use crate::{CliError, CliResult, args::WriteArgs, output::Shown, output::summary};
+
+/// `chessfmt tally GAMES... -o PART.csv`, or `chessfmt tally merge PARTS... -o ALL.csv`.
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+pub struct TallyArgs {
+    #[command(subcommand)]
+    command: Option<TallyCommand>,
+    #[command(flatten)]
+    map: MapArgs,
+}
+
+/// The reduce.
+#[derive(Debug, Subcommand)]
+pub enum TallyCommand {
+    /// Merge sorted tables into one, the rows of a position and move summed (bounded memory:
+    /// one row per input).
+    Merge(MergeArgs),
+}
+
+/// Arguments of `tally` (the map). The output is an `Option` only so that `tally merge`
+/// parses without it; clap requires it for the map.
+#[derive(Debug, Args)]
+pub struct MapArgs {
+    /// PGN files (.pgn, .pgn.gz, .pgn.zst, .pgn.xz).
+    #[arg(required = true, value_name = "GAMES")]
+    pgn: Vec<PathBuf>,
+    /// The table to write (CSV).
+    #[arg(short = 'o', long = "output", value_name = "PART.csv", required = true)]
+    output: Option<PathBuf>,
+    /// Replace OUT if it exists; an input is never overwritten.
+    #[arg(long)]
+    force: bool,
+    /// Print the summary as JSON on standard output (text summaries go to standard error).
+    #[arg(long)]
+    json: bool,
+    /// Count only the first N half-moves of each game.
+    #[arg(long, default_value_t = 1024)]
+    max_ply: usize,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Keep memory near MIB mebibytes: the table is written to sorted runs in temporary files
+    /// beside OUT and merged at the end (the same table).
+    #[arg(long, value_name = "MIB")]
+    memory_limit: Option<usize>,
+    /// All or nothing: any game left out is an error and nothing is written.
+    #[arg(long)]
+    strict: bool,
+    /// The number of this part when a collection is counted in parts (one run per file, per
+    /// machine): number the parts in input order and moves of equal weight keep the order one
+    /// run over all the games gives.
+    #[arg(long, default_value_t = 0, value_name = "K")]
+    part: u16,
+}
+
+/// Arguments of `tally merge`.
+#[derive(Debug, Args)]
+#[command(mut_arg("output", |a| a.value_name("ALL.csv").help("The merged table (CSV)")))]
+pub struct MergeArgs {
+    /// Tables (CSV, sorted as `chessfmt tally` writes them).
+    #[arg(required = true, value_name = "PARTS")]
+    parts: Vec<PathBuf>,
+    #[command(flatten)]
+    out: WriteArgs,
+}
+
+/// Runs `chessfmt tally`.
+pub fn run(args: TallyArgs) -> CliResult {
+    match args.command {
+        Some(TallyCommand::Merge(m)) => merge(&m),
+        None => {
+            let m = args.map;
+            let Some(output) = m.output.clone() else {
+                crate::args::usage_error("give -o PART.csv");
+            };
+            let out = WriteArgs {
+                output,
+                force: m.force,
+                json: m.json,
+            };
+            map(&m, &out)
+        }
+    }
+}
+
+/// The folder for temporary files of a write to `output`: beside it, or the system's for
+/// standard output and devices.
+fn scratch_dir(output: &Path) -> PathBuf {
+    if crate::destination::is_stdout(output) || chessfmt_files::atomic::is_special(output) {
+        return std::env::temp_dir();
+    }
+    match output.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// A table error as the CLI reports it.
+fn table_error(e: TallyError) -> std::io::Error {
+    std::io::Error::other(e.to_string())
+}
+
+fn map(args: &MapArgs, out: &WriteArgs) -> CliResult {
+    for path in &args.pgn {
+        crate::pgn_input::check_pgn_input(path)?;
+    }
+    let inputs: Vec<&Path> = args.pgn.iter().map(PathBuf::as_path).collect();
+    crate::destination::refuse_inputs([out.output.as_path()], &inputs)?;
+    refuse_existing(out)?;
+    // The table is written on the pool too (sorting, EPD): the global pool, sized here.
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(crate::args::threads(args.threads))
+        .build_global()
+        .map_err(|e| CliError(format!("--threads: {e}")))?;
+    let start = std::time::Instant::now();
+    let limit = args.memory_limit.map(|mib| {
+        chess_core::book::MemoryLimit::new(mib.saturating_mul(1 << 20), scratch_dir(&out.output))
+    });
+    let mut tally = Tally::new(
+        TallyOptions::default()
+            .with_max_ply(args.max_ply)
+            .with_part(args.part)
+            .with_memory_limit(limit),
+    );
+    let bar = crate::progress::spinner("games");
+    for path in &args.pgn {
+        let input = crate::pgn_input::open(path)?;
+        let before = bar.position();
+        let progress = |n| bar.set_position(before + n);
+        let skipped = add_pgn!(input, |pgn| tally.add_pgn(pgn, progress))
+            .map_err(|e| CliError(format!("{}: {e}", path.display())))?;
+        bar.suspend(|| crate::pgn_input::warn_skipped(Some(path), &skipped));
+        crate::pgn_input::check_strict(args.strict, path, &skipped)?;
+    }
+    bar.finish_and_clear();
+    let stats = crate::destination::write_single(&out.output, out.force, out.json, &inputs, |w| {
+        let mut w = std::io::BufWriter::with_capacity(1 << 20, w);
+        let stats = tally.write_csv(&mut w).map_err(table_error)?;
+        std::io::Write::flush(&mut w)?;
+        Ok(stats)
+    })?;
+    let seconds = start.elapsed().as_secs_f64();
+    summary(
+        &Shown {
+            text: format!(
+                "{} games read, {}; {} plies counted; {} rows written to {} in {seconds:.1}s",
+                stats.games_read,
+                stats.skipped,
+                stats.plies,
+                stats.rows,
+                crate::destination::shown(&out.output)
+            ),
+            json: serde_json::json!({
+                "games_read": stats.games_read,
+                "games_added": stats.games_read - stats.skipped.total(),
+                "games_skipped": stats.skipped.total(),
+                "skipped_by_reason": stats.skipped.by_kind,
+                "plies": stats.plies,
+                "rows": stats.rows,
+                "runs": stats.runs,
+                "output": out.output.display().to_string(),
+                "seconds": seconds,
+            }),
+        },
+        out.json,
+    )
+}
+
+/// Refuses an existing output without `--force` before any work.
+pub fn refuse_existing(out: &WriteArgs) -> CliResult {
+    if !crate::destination::is_stdout(&out.output)
+        && out.output.exists()
+        && !out.force
+        && !chessfmt_files::atomic::is_special(&out.output)
+    {
+        return Err(CliError(format!(
+            "{} exists (use --force to overwrite)",
+            out.output.display()
+        )));
+    }
+    Ok(())
+}
+
+/// Opens a table (a path, or `-` for standard input) for reading its rows.
+pub fn open_table(path: &Path) -> Result<CsvReader<Box<dyn BufRead>>, CliError> {
+    let input: Box<dyn BufRead> = if path == Path::new("-") {
+        Box::new(BufReader::with_capacity(1 << 16, std::io::stdin()))
+    } else {
+        let f =
+            std::fs::File::open(path).map_err(|e| CliError(format!("{}: {e}", path.display())))?;
+        Box::new(BufReader::with_capacity(1 << 16, f))
+    };
+    Ok(CsvReader::new(input))
+}
+
+/// The rows of a table, errors naming the file.
+pub fn table_rows(path: &Path) -> Result<impl Iterator<Item = Result<Row, TallyError>>, CliError> {
+    let name = path.to_path_buf();
+    Ok(open_table(path)?.map(move |r| r.map_err(|e| e.in_file(&name))))
+}
+
+/// Writes `rows` as a table to the output of `out`.
+pub fn write_table(out: &WriteArgs, inputs: &[&Path], rows: &[Row]) -> Result<(), CliError> {
+    crate::destination::write_single(&out.output, out.force, out.json, inputs, |w| {
+        let mut csv = CsvWriter::new(std::io::BufWriter::with_capacity(1 << 20, w))?;
+        for r in rows {
+            csv.write(r)?;
+        }
+        csv.finish()?;
+        Ok(())
+    })
+}
+
+fn merge(args: &MergeArgs) -> CliResult {
+    let inputs: Vec<&Path> = args.parts.iter().map(PathBuf::as_path).collect();
+    crate::destination::refuse_inputs([args.out.output.as_path()], &inputs)?;
+    refuse_existing(&args.out)?;
+    let start = std::time::Instant::now();
+    let mut readers = Vec::new();
+    for p in &args.parts {
+        readers.push(open_table(p)?);
+    }
+    let stats = crate::destination::write_single(
+        &args.out.output,
+        args.out.force,
+        args.out.json,
+        &inputs,
+        |w| {
+            let mut csv = CsvWriter::new(std::io::BufWriter::with_capacity(1 << 20, w))?;
+            let stats = chessfmt_tally::merge(
+                readers,
+                |r| csv.write(&r).map_err(TallyError::from),
+                |i| args.parts[i].clone(),
+            )
+            .map_err(table_error)?;
+            csv.finish()?;
+            Ok(stats)
+        },
+    )?;
+    let seconds = start.elapsed().as_secs_f64();
+    summary(
+        &Shown {
+            text: format!(
+                "{} rows read from {} tables, {} rows written to {} in {seconds:.1}s",
+                stats.rows_read,
+                args.parts.len(),
+                stats.rows_written,
+                crate::destination::shown(&args.out.output)
+            ),
+            json: serde_json::json!({
+                "tables": args.parts.len(),
+                "rows_read": stats.rows_read,
+                "rows_written": stats.rows_written,
+                "output": args.out.output.display().to_string(),
+                "seconds": seconds,
+            }),
+        },
+        args.out.json,
+    )
+}

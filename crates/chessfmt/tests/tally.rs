@@ -1,0 +1,284 @@
+//! `chessfmt tally`, `tally merge` and `polyglot from-tally`/`to-tally` (issue 32): a book
+//! through the table is the book a build makes, byte for byte — the reference tool's books in
+//! ../shared/corpus/polyglot/golden, read in place.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::chessfmt;
+
+fn corpus() -> PathBuf {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/polyglot");
+    assert!(p.is_dir(), "../shared/corpus/polyglot is missing");
+    p
+}
+
+fn run(args: &[&str]) -> String {
+    let (code, out, err) = chessfmt(args);
+    assert_eq!(code, 0, "{args:?}: {err}");
+    out
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// The games of a PGN cut in two at a game boundary (about the middle).
+fn halves(pgn: &Path, dir: &Path) -> (PathBuf, PathBuf) {
+    let text = std::fs::read(pgn).unwrap();
+    let mid = text[text.len() / 2..]
+        .windows(8)
+        .position(|w| w == b"\n[Event ")
+        .unwrap()
+        + text.len() / 2
+        + 1;
+    let (a, b) = (dir.join("a.pgn"), dir.join("b.pgn"));
+    std::fs::write(&a, &text[..mid]).unwrap();
+    std::fs::write(&b, &text[mid..]).unwrap();
+    (a, b)
+}
+
+/// The reference tool's books from the first 10,000 gnuchess games (no position reaches
+/// 16,384 plays of a move), made through tables: one run, and two parts merged.
+#[test]
+fn books_through_the_table_are_the_reference_books() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = corpus();
+    let pgn = corpus.join("pgn/gnuchess-book_1.02-first10000.pgn");
+    let (a, b) = halves(&pgn, dir.path());
+    for ply in ["1024", "16"] {
+        let whole = dir.path().join(format!("whole{ply}.csv"));
+        run(&["tally", s(&pgn), "-o", s(&whole), "--max-ply", ply]);
+        let (pa, pb) = (
+            dir.path().join(format!("a{ply}.csv")),
+            dir.path().join(format!("b{ply}.csv")),
+        );
+        run(&[
+            "tally",
+            s(&a),
+            "-o",
+            s(&pa),
+            "--max-ply",
+            ply,
+            "--threads",
+            "1",
+        ]);
+        run(&[
+            "tally",
+            s(&b),
+            "-o",
+            s(&pb),
+            "--max-ply",
+            ply,
+            "--part",
+            "1",
+        ]);
+        let merged = dir.path().join(format!("merged{ply}.csv"));
+        // Parts in any order: the merge sorts.
+        let json = run(&["tally", "merge", s(&pb), s(&pa), "-o", s(&merged), "--json"]);
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(v["tables"], 2);
+        assert!(v["rows_read"].as_u64().unwrap() > v["rows_written"].as_u64().unwrap());
+        let variants: &[(&str, &[&str])] = if ply == "16" {
+            &[
+                ("first10000_ply16.bin", &[]),
+                ("first10000_ply16_min1.bin", &["--min-game", "1"]),
+                ("first10000_ply16_uniform.bin", &["--uniform"]),
+                ("first10000_ply16_white.bin", &["--only-white"]),
+                ("first10000_ply16_black.bin", &["--only-black"]),
+            ]
+        } else {
+            &[
+                ("first10000_default.bin", &[]),
+                ("first10000_minscore60.bin", &["--min-score", "60"]),
+            ]
+        };
+        for (golden, flags) in variants {
+            let want = std::fs::read(corpus.join("golden").join(golden)).unwrap();
+            for table in [&whole, &merged] {
+                let book = dir.path().join("book.bin");
+                let mut args = vec![
+                    "polyglot",
+                    "from-tally",
+                    s(table),
+                    "-o",
+                    s(&book),
+                    "--force",
+                ];
+                args.extend_from_slice(flags);
+                run(&args);
+                assert!(
+                    std::fs::read(&book).unwrap() == want,
+                    "{golden} from {}",
+                    table.display()
+                );
+            }
+        }
+    }
+}
+
+/// The table's sums are the games': counts, results, ratings and years of a small PGN.
+#[test]
+fn rows_hold_the_sums_of_the_games() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("g.pgn");
+    std::fs::write(
+        &pgn,
+        "[Date \"2001.05.01\"]\n[WhiteElo \"2000\"]\n[BlackElo \"1800\"]\n[Result \"1-0\"]\n\n1. e4 e5 1-0\n\n\
+         [Date \"1999.??.??\"]\n[WhiteElo \"2200\"]\n[Result \"1/2-1/2\"]\n\n1. e4 c5 1/2-1/2\n\n\
+         [Result \"*\"]\n\n1. d4 *\n\n[Result \"1-0\"]\n\n1. e4 Ke7?? 1-0\n",
+    )
+    .unwrap();
+    let csv = dir.path().join("t.csv");
+    let (code, _, err) = chessfmt(&["tally", s(&pgn), "-o", s(&csv)]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("1 skipped") || err.contains("skipped"),
+        "{err}"
+    );
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], chessfmt_tally::csv::HEADER);
+    assert_eq!(lines.len(), 5, "{text}");
+    let start = "463b96181691fc9c,rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
+    assert!(
+        lines.contains(&format!("{start},e2e4,1,1,0,2,4200,2,1800,1,1999,2001,0").as_str()),
+        "{text}"
+    );
+    assert!(
+        lines.contains(&format!("{start},d2d4,0,0,0,1,0,0,0,0,0,0,{}", 2u64 << 16).as_str()),
+        "{text}"
+    );
+    // Sorted by key, then EPD, then move.
+    let mut sorted = lines[1..].to_vec();
+    sorted.sort();
+    assert_eq!(sorted, lines[1..]);
+}
+
+/// A Polyglot book through a table and back keeps every entry a walk from the start reaches,
+/// with its weight, in its order.
+#[test]
+fn a_book_through_a_table_and_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let original = corpus().join("golden/first10000_ply16_min1.bin");
+    let table = dir.path().join("t.csv");
+    let json = run(&[
+        "polyglot",
+        "to-tally",
+        s(&original),
+        "-o",
+        s(&table),
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let back = dir.path().join("back.bin");
+    run(&[
+        "polyglot",
+        "from-tally",
+        s(&table),
+        "-o",
+        s(&back),
+        "--min-game",
+        "1",
+    ]);
+    let entries = |p: &Path| -> Vec<[u8; 16]> {
+        std::fs::read(p)
+            .unwrap()
+            .chunks_exact(16)
+            .map(|c| c.try_into().unwrap())
+            .collect()
+    };
+    let (orig, back) = (entries(&original), entries(&back));
+    let lost = v["unreachable_entries"].as_u64().unwrap() + v["illegal_entries"].as_u64().unwrap();
+    assert_eq!(back.len() as u64 + lost, orig.len() as u64, "{json}");
+    // Entries after a move of weight 0 (dropped by the build) are out of reach.
+    assert!(back.len() > orig.len() / 2, "{json}");
+    // The same entries in the same order, less the unreachable ones.
+    let mut it = orig.iter();
+    for e in &back {
+        assert!(it.any(|o| o == e), "an entry changed or moved");
+    }
+}
+
+/// Bad tables are errors naming the file, the line and the byte offset; outputs are not
+/// overwritten without --force.
+#[test]
+fn bad_tables_and_existing_outputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.csv");
+    std::fs::write(&bad, "key,epd\n").unwrap();
+    let out = dir.path().join("o.bin");
+    let (code, _, err) = chessfmt(&["polyglot", "from-tally", s(&bad), "-o", s(&out)]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("bad.csv: line 1 (byte 0): expected the header line"),
+        "{err}"
+    );
+    assert!(!out.exists());
+    let header = chessfmt_tally::csv::HEADER;
+    std::fs::write(
+        &bad,
+        format!("{header}\n463b96181691fc9c,x,e2e4,1,0,0,1,0,0,0,0,0,0,\n"),
+    )
+    .unwrap();
+    let t2 = dir.path().join("t2.csv");
+    let (code, _, err) = chessfmt(&["tally", "merge", s(&bad), "-o", s(&t2)]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains(&format!("line 2 (byte {}): column `epd`", header.len() + 1)),
+        "{err}"
+    );
+    // Out of order.
+    let row = |key: &str| {
+        format!(
+            "{key},rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -,e2e4,1,0,0,1,0,0,0,0,0,0,\n"
+        )
+    };
+    std::fs::write(
+        &bad,
+        format!(
+            "{header}\n{}{}",
+            row("463b96181691fc9d"),
+            row("463b96181691fc9c")
+        ),
+    )
+    .unwrap();
+    let (code, _, err) = chessfmt(&["tally", "merge", s(&bad), "-o", s(&t2)]);
+    assert_eq!(code, 1);
+    assert!(err.contains("out of order"), "{err}");
+    // Existing output.
+    std::fs::write(&t2, "keep").unwrap();
+    let pgn = corpus().join("pgn/lichess-2017-09-sample1000.pgn");
+    let (code, _, err) = chessfmt(&["tally", s(&pgn), "-o", s(&t2)]);
+    assert_eq!(code, 1);
+    assert!(err.contains("exists (use --force"), "{err}");
+    assert_eq!(std::fs::read_to_string(&t2).unwrap(), "keep");
+    // Usage errors.
+    assert_eq!(chessfmt(&["tally", s(&pgn)]).0, 2);
+    assert_eq!(chessfmt(&["tally", "merge", "-o", s(&t2)]).0, 2);
+}
+
+/// A memory-limited tally writes runs and gives the same table.
+#[test]
+fn memory_limited_tally_is_the_same_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = corpus().join("pgn/lichess-2017-09-sample1000.pgn");
+    let (t1, t2) = (dir.path().join("t1.csv"), dir.path().join("t2.csv"));
+    run(&["tally", s(&pgn), "-o", s(&t1)]);
+    let json = run(&[
+        "tally",
+        s(&pgn),
+        "-o",
+        s(&t2),
+        "--memory-limit",
+        "1",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert!(v["runs"].as_u64().unwrap() >= 1, "{json}");
+    assert!(std::fs::read(&t1).unwrap() == std::fs::read(&t2).unwrap());
+    // No run is left behind.
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert_eq!(left.len(), 2);
+}
