@@ -48,6 +48,37 @@ fn lists_every_verb_with_real_options(readme: &str) -> usize {
     for format in &formats {
         let (code, help, _) = chessfmt(&[format, "--help"]);
         assert_eq!(code, 0);
+        // A command that runs itself besides its verbs (`chessfmt tally GAMES... -o …`).
+        let usage = help
+            .lines()
+            .find(|l| l.starts_with("Usage: "))
+            .unwrap_or("");
+        if !usage.ends_with("<COMMAND>") {
+            verbs += 1;
+            let prefix = format!("chessfmt {format} ");
+            let real = long_options(&help);
+            let lines: Vec<&&str> = block
+                .iter()
+                .filter(|l| {
+                    l.starts_with(&prefix)
+                        && !section(&help, "Commands:")
+                            .iter()
+                            .any(|v| l.starts_with(&format!("{prefix}{v} ")))
+                })
+                .collect();
+            assert!(
+                !lines.is_empty(),
+                "README does not list `chessfmt {format} …`"
+            );
+            for line in lines {
+                for opt in long_options(line.split('#').next().unwrap()) {
+                    assert!(
+                        real.contains(&opt),
+                        "README shows {opt} for `{format}`, which has {real:?}"
+                    );
+                }
+            }
+        }
         for verb in section(&help, "Commands:")
             .into_iter()
             .filter(|v| v != "help")
