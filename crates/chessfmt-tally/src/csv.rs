@@ -23,7 +23,7 @@ black_elo_sum,black_elo_games,first_year,last_year,first_seen";
 #[derive(Debug)]
 pub struct CsvWriter<W: Write> {
     out: W,
-    line: String,
+    line: Vec<u8>,
     rows: u64,
 }
 
@@ -34,39 +34,23 @@ impl<W: Write> CsvWriter<W> {
         out.write_all(b"\n")?;
         Ok(CsvWriter {
             out,
-            line: String::with_capacity(160),
+            line: Vec::with_capacity(160),
             rows: 0,
         })
     }
 
     /// Writes one row.
     pub fn write(&mut self, row: &Row) -> io::Result<()> {
-        use std::fmt::Write as _;
-        let c = &row.counts;
         self.line.clear();
-        let _ = write!(
-            self.line,
-            "{:016x},{},{},{},{},{},{},{},{},{},{},{},{},",
-            row.key,
-            row.epd,
-            row.uci,
-            c.white,
-            c.draws,
-            c.black,
-            c.games,
-            c.white_elo_sum,
-            c.white_elo_games,
-            c.black_elo_sum,
-            c.black_elo_games,
-            c.first_year,
-            c.last_year
-        );
-        if c.first_seen != u64::MAX {
-            let _ = write!(self.line, "{}", c.first_seen);
-        }
-        self.line.push('\n');
+        format_row(&mut self.line, row.key, &row.epd, &row.uci, &row.counts);
         self.rows += 1;
-        self.out.write_all(self.line.as_bytes())
+        self.out.write_all(&self.line)
+    }
+
+    /// Writes text made by [`format_row`] (`rows` of them).
+    pub(crate) fn write_formatted(&mut self, text: &[u8], rows: u64) -> io::Result<()> {
+        self.rows += rows;
+        self.out.write_all(text)
     }
 
     /// Rows written.
@@ -189,6 +173,53 @@ impl<R: BufRead> Iterator for CsvReader<R> {
             }
         }
     }
+}
+
+/// Appends one row's line (with its end) to `out`, without the formatting machinery.
+pub(crate) fn format_row(out: &mut Vec<u8>, key: u64, epd: &str, uci: &str, c: &Counts) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    for shift in (0..16).rev() {
+        out.push(HEX[(key >> (shift * 4)) as usize & 15]);
+    }
+    out.push(b',');
+    out.extend_from_slice(epd.as_bytes());
+    out.push(b',');
+    out.extend_from_slice(uci.as_bytes());
+    for n in [
+        c.white,
+        c.draws,
+        c.black,
+        c.games,
+        c.white_elo_sum,
+        c.white_elo_games,
+        c.black_elo_sum,
+        c.black_elo_games,
+        u64::from(c.first_year),
+        u64::from(c.last_year),
+    ] {
+        out.push(b',');
+        push_u64(out, n);
+    }
+    out.push(b',');
+    if c.first_seen != u64::MAX {
+        push_u64(out, c.first_seen);
+    }
+    out.push(b'\n');
+}
+
+/// Appends `n` in decimal.
+fn push_u64(out: &mut Vec<u8>, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[i..]);
 }
 
 type FieldError<'a> = (&'static str, &'static str, &'a str);

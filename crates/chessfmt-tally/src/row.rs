@@ -187,12 +187,13 @@ pub(crate) fn pack_uci(m: &shakmaty::uci::UciMove) -> u16 {
 
 /// The UCI text of [`pack_uci`]'s code.
 pub(crate) fn unpack_uci(code: u16) -> String {
-    let sq = |i: u16| {
-        let sq = shakmaty::Square::new(u32::from(i & 63));
-        sq.to_string()
+    let sq = |i: u16, s: &mut String| {
+        s.push(char::from(b'a' + (i & 7) as u8));
+        s.push(char::from(b'1' + (i >> 3 & 7) as u8));
     };
-    let mut s = sq(code);
-    s.push_str(&sq(code >> 6));
+    let mut s = String::with_capacity(5);
+    sq(code, &mut s);
+    sq(code >> 6, &mut s);
     if let Ok(role) = shakmaty::Role::try_from((code >> 12) & 7) {
         s.push(role.char());
     }

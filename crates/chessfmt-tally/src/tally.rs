@@ -109,24 +109,81 @@ struct Replayed {
     number: u64,
 }
 
-/// A position's moves and counts.
+/// A position's moves and counts: the first move inline (most positions of a table have one
+/// move: no allocation for them), the others in a vector.
 #[derive(Debug, Clone)]
 struct Entry {
     position: PackedPosition,
-    moves: Vec<(u16, Counts)>,
+    first: (u16, Counts),
+    more: Vec<(u16, Counts)>,
 }
 
 impl Default for Entry {
     fn default() -> Self {
         Entry {
             position: PackedPosition::of(&shakmaty::Chess::default()),
-            moves: Vec::new(),
+            first: (0, Counts::default()),
+            more: Vec::new(),
         }
     }
 }
 
+impl Entry {
+    /// The counts of `uci`, `None` when the position has no such move yet.
+    fn counts_mut(&mut self, uci: u16) -> Option<&mut Counts> {
+        if self.first.0 == uci {
+            return Some(&mut self.first.1);
+        }
+        self.more
+            .iter_mut()
+            .find(|(m, _)| *m == uci)
+            .map(|(_, c)| c)
+    }
+
+    fn into_moves(self) -> impl Iterator<Item = (u16, Counts)> {
+        std::iter::once(self.first).chain(self.more)
+    }
+}
+
+/// A position of the finished table with its moves (UCI, sorted).
+struct Group {
+    key: u64,
+    epd: String,
+    moves: Vec<(UciText, Counts)>,
+}
+
+impl Group {
+    fn into_rows(self) -> impl Iterator<Item = Row> {
+        let (key, epd) = (self.key, self.epd);
+        self.moves.into_iter().map(move |(uci, counts)| Row {
+            key,
+            epd: epd.clone(),
+            uci: uci.as_str().to_string(),
+            counts,
+        })
+    }
+}
+
+/// A move's UCI text inline (4 or 5 bytes; compared as the text).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct UciText([u8; 5]);
+
+impl UciText {
+    fn of(code: u16) -> UciText {
+        let s = unpack_uci(code);
+        let mut b = [0u8; 5];
+        b[..s.len().min(5)].copy_from_slice(&s.as_bytes()[..s.len().min(5)]);
+        UciText(b)
+    }
+
+    fn as_str(&self) -> &str {
+        let len = if self.0[4] == 0 { 4 } else { 5 };
+        std::str::from_utf8(&self.0[..len]).unwrap_or("0000")
+    }
+}
+
 /// Approximate bytes of one position and of one move in the table.
-const POSITION_BYTES: usize = 80;
+const POSITION_BYTES: usize = size_of::<(u64, Entry)>() + 16;
 const MOVE_BYTES: usize = size_of::<(u16, Counts)>();
 
 /// [`Counts::first_seen`] of ply `ply` of game `game` of part `part`: the part in the top 16
@@ -325,17 +382,15 @@ impl Tally {
                 new_positions.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 Entry {
                     position: ply.position,
-                    moves: Vec::new(),
+                    first: (ply.uci, Counts::default()),
+                    more: Vec::new(),
                 }
             });
-            let counts = match entry.moves.iter().position(|(m, _)| *m == ply.uci) {
-                Some(i) => &mut entry.moves[i].1,
-                None => {
-                    new_moves.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    entry.moves.push((ply.uci, Counts::default()));
-                    &mut entry.moves.last_mut().expect("pushed").1
-                }
-            };
+            if entry.counts_mut(ply.uci).is_none() {
+                new_moves.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                entry.more.push((ply.uci, Counts::default()));
+            }
+            let counts = entry.counts_mut(ply.uci).expect("just added");
             counts.add_play(&Play {
                 outcome: game.outcome,
                 white_elo: game.white_elo,
@@ -355,25 +410,38 @@ impl Tally {
         Ok(())
     }
 
-    /// The table so far as sorted rows; the table is emptied.
-    fn drain_rows(&mut self) -> Vec<Row> {
+    /// The table so far as positions with their moves, in the table's order; the table is
+    /// emptied. EPDs are made and moves sorted on the pool.
+    fn drain_groups(&mut self) -> Vec<Group> {
         use rayon::prelude::*;
         let entries = self.table.drain_entries();
         self.bytes = 0;
-        let mut rows: Vec<Row> = entries
+        let mut groups: Vec<Group> = entries
             .into_par_iter()
-            .flat_map_iter(|(key, entry)| {
-                let epd = entry.position.epd();
-                entry.moves.into_iter().map(move |(uci, counts)| Row {
+            .map(|(key, entry)| {
+                let position = entry.position;
+                let mut moves: Vec<(UciText, Counts)> = entry
+                    .into_moves()
+                    .map(|(uci, counts)| (UciText::of(uci), counts))
+                    .collect();
+                moves.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+                Group {
                     key,
-                    epd: epd.clone(),
-                    uci: unpack_uci(uci),
-                    counts,
-                })
+                    epd: position.epd(),
+                    moves,
+                }
             })
             .collect();
-        rows.par_sort_unstable_by(Row::cmp_position_move);
-        rows
+        groups.par_sort_unstable_by(|a, b| a.key.cmp(&b.key).then_with(|| a.epd.cmp(&b.epd)));
+        groups
+    }
+
+    /// The table so far as sorted rows; the table is emptied.
+    fn drain_rows(&mut self) -> Vec<Row> {
+        self.drain_groups()
+            .into_iter()
+            .flat_map(Group::into_rows)
+            .collect()
     }
 
     /// Writes the table so far as a sorted run.
@@ -436,12 +504,40 @@ impl Tally {
         Ok(self.stats)
     }
 
-    /// Writes the finished table as CSV to `w`.
-    pub fn write_csv(self, w: &mut dyn Write) -> Result<TallyStats, Error> {
+    /// Writes the finished table as CSV to `w`. A table that never spilled is formatted on
+    /// the pool, a window of positions at a time.
+    pub fn write_csv(mut self, w: &mut dyn Write) -> Result<TallyStats, Error> {
+        use rayon::prelude::*;
         let mut csv = CsvWriter::new(w)?;
-        let stats = self.write_rows(|r| csv.write(&r).map_err(Error::from))?;
+        if !self.runs.is_empty() {
+            let stats = self.write_rows(|r| csv.write(&r).map_err(Error::from))?;
+            csv.finish()?;
+            return Ok(stats);
+        }
+        let groups = self.drain_groups();
+        const CHUNK: usize = 2048;
+        for window in groups.chunks(CHUNK * 32) {
+            let texts: Vec<(Vec<u8>, u64)> = window
+                .par_chunks(CHUNK)
+                .map(|chunk| {
+                    let mut text = Vec::with_capacity(chunk.len() * 120);
+                    let mut rows = 0;
+                    for g in chunk {
+                        for (uci, counts) in &g.moves {
+                            crate::csv::format_row(&mut text, g.key, &g.epd, uci.as_str(), counts);
+                            rows += 1;
+                        }
+                    }
+                    (text, rows)
+                })
+                .collect();
+            for (text, rows) in texts {
+                csv.write_formatted(&text, rows)?;
+            }
+        }
+        self.stats.rows = csv.rows();
         csv.finish()?;
-        Ok(stats)
+        Ok(self.stats)
     }
 
     /// Writes the finished table to `path` (CSV) atomically; refuses to replace an existing
