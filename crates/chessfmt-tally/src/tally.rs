@@ -424,7 +424,7 @@ impl Tally {
                     .into_moves()
                     .map(|(uci, counts)| (UciText::of(uci), counts))
                     .collect();
-                moves.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+                moves.sort_unstable_by_key(|a| a.0);
                 Group {
                     key,
                     epd: position.epd(),
