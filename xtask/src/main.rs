@@ -153,6 +153,49 @@ fn dir_size(dir: &Path) -> u64 {
     total
 }
 
+/// The Python packages the tests use (pinned).
+const PYTHON_PACKAGES: &[&str] = &["duckdb==2.0.1"];
+
+/// A virtual environment under the target folder with [`PYTHON_PACKAGES`] (made once; pip
+/// from PyPI): its interpreter, or `None` (said) when it cannot be made.
+fn python_env() -> Option<PathBuf> {
+    eprintln!(
+        "==> Python environment for the tests ({})",
+        PYTHON_PACKAGES.join(", ")
+    );
+    let dir = target_dir().join("py-tests");
+    let python = dir.join("bin").join("python");
+    let stamp = dir.join("packages.txt");
+    let wanted = PYTHON_PACKAGES.join("\n");
+    if std::fs::read_to_string(&stamp).is_ok_and(|s| s == wanted) && python.exists() {
+        eprintln!("<== Python environment: ok (made before)");
+        return Some(python);
+    }
+    let made = Command::new("python3")
+        .args(["-m", "venv", "--clear"])
+        .arg(&dir)
+        .status()
+        .is_ok_and(|s| s.success())
+        && Command::new(&python)
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+            ])
+            .args(PYTHON_PACKAGES)
+            .status()
+            .is_ok_and(|s| s.success());
+    if made && std::fs::write(&stamp, wanted).is_ok() {
+        eprintln!("<== Python environment: ok");
+        Some(python)
+    } else {
+        eprintln!("<== Python environment: FAILED (python3 -m venv, then pip install from PyPI)");
+        None
+    }
+}
+
 fn has_cargo_subcommand(sub: &str) -> bool {
     cargo()
         .args([sub, "--version"])
@@ -180,10 +223,17 @@ fn test(_args: &[String]) -> bool {
     ]);
     results.push(("clippy", Some(step("cargo clippy -D warnings", clippy))));
 
+    // The Python side of the tests (DuckDB reducing tables): a virtual environment of its own,
+    // handed to the tests, which fail without it when CI is set.
+    let python = python_env();
+    results.push(("python", Some(python.is_some())));
     let mut t = cargo();
     t.args(["test", "--workspace", "--locked"])
         .env("INSTA_UPDATE", "no")
         .env("CI", "true");
+    if let Some(py) = &python {
+        t.env("CHESSFMT_PYTHON", py);
+    }
     results.push(("test", Some(step("cargo test --workspace", t))));
 
     let mut doc = cargo();

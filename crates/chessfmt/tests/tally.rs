@@ -282,3 +282,56 @@ fn memory_limited_tally_is_the_same_table() {
     let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
     assert_eq!(left.len(), 2);
 }
+
+/// The Python interpreter with the test packages (`cargo xtask test` makes it and sets
+/// `CHESSFMT_PYTHON`), or `None` outside CI (said). Under CI its absence fails.
+fn python() -> Option<PathBuf> {
+    match std::env::var_os("CHESSFMT_PYTHON") {
+        Some(p) => Some(PathBuf::from(p)),
+        None => {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "CHESSFMT_PYTHON is not set under CI (cargo xtask test sets it)"
+            );
+            eprintln!("skipping: CHESSFMT_PYTHON not set (cargo xtask test sets it)");
+            None
+        }
+    }
+}
+
+/// The embedded SQL path: parts reduced by DuckDB (examples/duckdb/reduce.py, `GROUP BY`)
+/// are byte for byte `tally merge`'s table, and `polyglot from-tally` makes the reference
+/// book from it.
+#[test]
+fn duckdb_reduces_parts_as_tally_merge_does() {
+    let Some(python) = python() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = corpus();
+    let (a, b) = halves(
+        &corpus.join("pgn/gnuchess-book_1.02-first10000.pgn"),
+        dir.path(),
+    );
+    let (pa, pb) = (dir.path().join("a.csv"), dir.path().join("b.csv"));
+    run(&["tally", s(&a), "-o", s(&pa)]);
+    run(&["tally", s(&b), "-o", s(&pb), "--part", "1"]);
+    let (sql, merged) = (dir.path().join("sql.csv"), dir.path().join("merged.csv"));
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/duckdb/reduce.py");
+    let out = std::process::Command::new(&python)
+        .arg(&script)
+        .args([&sql, &pb, &pa])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    run(&["tally", "merge", s(&pa), s(&pb), "-o", s(&merged)]);
+    assert!(std::fs::read(&sql).unwrap() == std::fs::read(&merged).unwrap());
+    let book = dir.path().join("book.bin");
+    run(&["polyglot", "from-tally", s(&sql), "-o", s(&book)]);
+    assert!(
+        std::fs::read(&book).unwrap()
+            == std::fs::read(corpus.join("golden/first10000_default.bin")).unwrap()
+    );
+}

@@ -1,0 +1,55 @@
+"""The reduce of a chessfmt statistics table in DuckDB: parts written by `chessfmt tally`
+(CSV) summed per (key, epd, move) with SQL, written as one table that `chessfmt polyglot
+from-tally` (or any `from-tally`) turns into a book.
+
+    python reduce.py ALL.csv PART.csv [PART.csv ...]
+
+The sums are those of `chessfmt tally merge`: counts added, the earliest first year that is
+known (0 is none), the latest last year, the smallest first_seen (empty when unknown).
+"""
+
+import sys
+
+import duckdb
+
+COUNTS = [
+    "white",
+    "draws",
+    "black",
+    "games",
+    "white_elo_sum",
+    "white_elo_games",
+    "black_elo_sum",
+    "black_elo_games",
+]
+
+
+def reduce(out, parts):
+    # The columns in the table's order (its header line).
+    types = {"key": "VARCHAR", "epd": "VARCHAR", "move": "VARCHAR"}
+    types.update({c: "UBIGINT" for c in COUNTS})
+    types.update(first_year="USMALLINT", last_year="USMALLINT", first_seen="UBIGINT")
+    con = duckdb.connect()
+    con.read_csv(parts, header=True, columns=types, delimiter=",", quotechar='"').create_view(
+        "parts"
+    )
+    sums = ", ".join(f"sum({c})::UBIGINT AS {c}" for c in COUNTS)
+    con.execute(
+        f"""
+        COPY (
+            SELECT key, epd, move, {sums},
+                   coalesce(min(nullif(first_year, 0)), 0) AS first_year,
+                   max(last_year) AS last_year,
+                   min(first_seen) AS first_seen
+            FROM parts
+            GROUP BY key, epd, move
+            ORDER BY key COLLATE "binary", epd COLLATE "binary", move COLLATE "binary"
+        ) TO '{out}' (HEADER, DELIMITER ',', QUOTE '')
+        """
+    )
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 3:
+        sys.exit(__doc__)
+    reduce(sys.argv[1], sys.argv[2:])
