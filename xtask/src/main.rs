@@ -156,17 +156,36 @@ fn dir_size(dir: &Path) -> u64 {
 /// The Python packages the tests use (pinned).
 const PYTHON_PACKAGES: &[&str] = &["duckdb==2.0.1"];
 
-/// A virtual environment under the target folder with [`PYTHON_PACKAGES`] (made once; pip
-/// from PyPI): its interpreter, or `None` (said) when it cannot be made.
+/// Spark, for the scale-out test, when a Java runtime is there to run it (`.ci/run` installs
+/// one).
+const SPARK_PACKAGE: &str = "pyspark==4.3.0";
+
+/// Whether `java` runs.
+fn has_java() -> bool {
+    Command::new("java")
+        .arg("-version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// A virtual environment under the target folder with [`PYTHON_PACKAGES`] (and
+/// [`SPARK_PACKAGE`] where Java runs; made once, pip from PyPI): its interpreter, or `None`
+/// (said) when it cannot be made.
 fn python_env() -> Option<PathBuf> {
+    let mut packages = PYTHON_PACKAGES.to_vec();
+    if has_java() {
+        packages.push(SPARK_PACKAGE);
+    } else {
+        eprintln!("    no Java runtime: the Spark test will not run (install a JRE 17 to run it)");
+    }
     eprintln!(
         "==> Python environment for the tests ({})",
-        PYTHON_PACKAGES.join(", ")
+        packages.join(", ")
     );
     let dir = target_dir().join("py-tests");
     let python = dir.join("bin").join("python");
     let stamp = dir.join("packages.txt");
-    let wanted = PYTHON_PACKAGES.join("\n");
+    let wanted = packages.join("\n");
     if std::fs::read_to_string(&stamp).is_ok_and(|s| s == wanted) && python.exists() {
         eprintln!("<== Python environment: ok (made before)");
         return Some(python);
@@ -184,7 +203,7 @@ fn python_env() -> Option<PathBuf> {
                 "--quiet",
                 "--disable-pip-version-check",
             ])
-            .args(PYTHON_PACKAGES)
+            .args(&packages)
             .status()
             .is_ok_and(|s| s.success());
     if made && std::fs::write(&stamp, wanted).is_ok() {
@@ -233,6 +252,9 @@ fn test(_args: &[String]) -> bool {
         .env("CI", "true");
     if let Some(py) = &python {
         t.env("CHESSFMT_PYTHON", py);
+        if has_java() {
+            t.env("CHESSFMT_SPARK", "1");
+        }
     }
     results.push(("test", Some(step("cargo test --workspace", t))));
 

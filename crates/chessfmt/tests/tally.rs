@@ -335,3 +335,62 @@ fn duckdb_reduces_parts_as_tally_merge_does() {
             == std::fs::read(corpus.join("golden/first10000_default.bin")).unwrap()
     );
 }
+
+/// Scale-out on Spark (examples/spark/tally_job.py in local mode, two cores): the map per PGN
+/// file through the CLI, the reduce as `groupBy().agg(sum)`, the sorted parts merged; the
+/// table is `tally merge`'s, and the book the reference tool's and `polyglot build`'s. Runs
+/// where `cargo xtask test` found Java and installed pyspark (`CHESSFMT_SPARK`).
+#[test]
+fn spark_job_makes_the_reference_book() {
+    let Some(python) = python() else { return };
+    if std::env::var_os("CHESSFMT_SPARK").is_none() {
+        eprintln!("skipping: no Spark (cargo xtask test installs pyspark where Java runs)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = corpus();
+    let pgn = corpus.join("pgn/gnuchess-book_1.02-first10000.pgn");
+    let (a, b) = halves(&pgn, dir.path());
+    let table = dir.path().join("spark.csv");
+    let script =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/spark/tally_job.py");
+    let out = std::process::Command::new(&python)
+        .arg(&script)
+        .args([
+            "--master",
+            "local[2]",
+            "--partitions",
+            "4",
+            "--chessfmt",
+            env!("CARGO_BIN_EXE_chessfmt"),
+        ])
+        .arg("--out")
+        .args([&table, &a, &b])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (whole, book, built) = (
+        dir.path().join("whole.csv"),
+        dir.path().join("s.bin"),
+        dir.path().join("b.bin"),
+    );
+    run(&["tally", s(&pgn), "-o", s(&whole)]);
+    // The same sums as one tally over the games; only the parts' first_seen differ.
+    let sums = |p: &Path| -> Vec<String> {
+        std::fs::read_to_string(p)
+            .unwrap()
+            .lines()
+            .map(|l| l.rsplit_once(',').unwrap().0.to_string())
+            .collect()
+    };
+    assert!(sums(&table) == sums(&whole));
+    run(&["polyglot", "from-tally", s(&table), "-o", s(&book)]);
+    run(&["polyglot", "build", s(&pgn), "-o", s(&built)]);
+    let golden = std::fs::read(corpus.join("golden/first10000_default.bin")).unwrap();
+    assert!(std::fs::read(&book).unwrap() == golden);
+    assert!(std::fs::read(&built).unwrap() == golden);
+}
