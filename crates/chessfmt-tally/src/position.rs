@@ -61,7 +61,98 @@ impl PackedPosition {
 
     /// The position as EPD (FEN's first four fields).
     pub fn epd(&self) -> String {
-        Epd::try_from(self.setup()).map_or_else(|e| e.ignore().to_string(), |e| e.to_string())
+        let mut out = Vec::with_capacity(80);
+        self.write_epd(&mut out);
+        String::from_utf8(out).unwrap_or_default()
+    }
+
+    /// Appends the EPD to `out`: written here from the packed bytes for standard castling
+    /// rights (shakmaty's text, faster), through shakmaty otherwise (Chess960 rights).
+    pub fn write_epd(&self, out: &mut Vec<u8>) {
+        let b = &self.0;
+        let occupied = u64::from_le_bytes(b[..8].try_into().unwrap_or([0; 8]));
+        // The piece letters of the occupied squares, in square order.
+        let mut letters = [0u8; 64];
+        let mut i = 0;
+        for (sq, letter) in letters.iter_mut().enumerate() {
+            if occupied >> sq & 1 == 1 {
+                let nibble = if i < 32 {
+                    (b[8 + i / 2] >> (4 * (i % 2))) & 0xf
+                } else {
+                    0
+                };
+                *letter = match nibble & 7 {
+                    1 => b'p',
+                    2 => b'n',
+                    3 => b'b',
+                    4 => b'r',
+                    5 => b'q',
+                    6 => b'k',
+                    _ => b'?',
+                } - if nibble & 8 == 0 { 32 } else { 0 };
+                i += 1;
+            }
+        }
+        // Castling: K, Q, k, q for rooks in the corners with the king on its e-square.
+        let rights = u64::from(b[25]) | u64::from(b[26]) << 56;
+        let mut castling = Vec::with_capacity(4);
+        for (rook, king, letter) in [(7, 4, b'K'), (0, 4, b'Q'), (63, 60, b'k'), (56, 60, b'q')] {
+            if rights >> rook & 1 == 1 {
+                let king_letter = if letter.is_ascii_uppercase() {
+                    b'K'
+                } else {
+                    b'k'
+                };
+                if letters[king] != king_letter {
+                    return self.write_epd_shakmaty(out);
+                }
+                castling.push(letter);
+            }
+        }
+        if rights & !(1 | 1 << 7 | 1 << 56 | 1 << 63) != 0 || letters.contains(&(b'?' - 32)) {
+            return self.write_epd_shakmaty(out);
+        }
+        for rank in (0..8).rev() {
+            let mut empty = 0u8;
+            for file in 0..8 {
+                match letters[rank * 8 + file] {
+                    0 => empty += 1,
+                    l => {
+                        if empty > 0 {
+                            out.push(b'0' + empty);
+                            empty = 0;
+                        }
+                        out.push(l);
+                    }
+                }
+            }
+            if empty > 0 {
+                out.push(b'0' + empty);
+            }
+            if rank > 0 {
+                out.push(b'/');
+            }
+        }
+        out.extend_from_slice(if b[24] == 1 { b" b " } else { b" w " });
+        if castling.is_empty() {
+            out.push(b'-');
+        } else {
+            out.extend_from_slice(&castling);
+        }
+        out.push(b' ');
+        match b[27] {
+            sq @ 0..64 => {
+                out.push(b'a' + sq % 8);
+                out.push(b'1' + sq / 8);
+            }
+            _ => out.push(b'-'),
+        }
+    }
+
+    fn write_epd_shakmaty(&self, out: &mut Vec<u8>) {
+        let text =
+            Epd::try_from(self.setup()).map_or_else(|e| e.ignore().to_string(), |e| e.to_string());
+        out.extend_from_slice(text.as_bytes());
     }
 }
 
@@ -86,5 +177,32 @@ mod tests {
             let want = Epd::from_position(&pos, EnPassantMode::Legal).to_string();
             assert_eq!(PackedPosition::of(&pos).epd(), want, "{fen}");
         }
+    }
+
+    proptest::proptest! {
+        /// The EPD written from the packed bytes is shakmaty's, on random playouts.
+        #[test]
+        fn epd_is_shakmaty_s(choices in proptest::collection::vec(0u16..400, 0..120)) {
+            let pos = chess_core::fuzzing::playout(&choices);
+            let want = Epd::from_position(&pos, EnPassantMode::Legal).to_string();
+            let packed = PackedPosition::of(&pos);
+            proptest::prop_assert_eq!(packed.epd(), want.clone());
+            let mut slow = Vec::new();
+            packed.write_epd_shakmaty(&mut slow);
+            proptest::prop_assert_eq!(String::from_utf8(slow).unwrap(), want);
+        }
+    }
+
+    /// Chess960 castling rights (rooks off the corners) go through shakmaty.
+    #[test]
+    fn chess960_rights() {
+        let fen = "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9";
+        let pos: Chess = fen
+            .parse::<Fen>()
+            .unwrap()
+            .into_position(CastlingMode::Chess960)
+            .unwrap();
+        let want = Epd::from_position(&pos, EnPassantMode::Legal).to_string();
+        assert_eq!(PackedPosition::of(&pos).epd(), want);
     }
 }

@@ -24,7 +24,7 @@ use shakmaty::{EnPassantMode, Position, zobrist::Zobrist64};
 use crate::{
     Counts, CsvReader, CsvWriter, Error, Row,
     position::PackedPosition,
-    row::{Outcome, Play, pack_uci, unpack_uci},
+    row::{Outcome, Play, SmallCounts, pack_uci, unpack_uci},
 };
 
 /// Options of a [`Tally`].
@@ -114,15 +114,15 @@ struct Replayed {
 #[derive(Debug, Clone)]
 struct Entry {
     position: PackedPosition,
-    first: (u16, Counts),
-    more: Vec<(u16, Counts)>,
+    first: (u16, SmallCounts),
+    more: Vec<(u16, SmallCounts)>,
 }
 
 impl Default for Entry {
     fn default() -> Self {
         Entry {
             position: PackedPosition::of(&shakmaty::Chess::default()),
-            first: (0, Counts::default()),
+            first: (0, SmallCounts::default()),
             more: Vec::new(),
         }
     }
@@ -130,7 +130,7 @@ impl Default for Entry {
 
 impl Entry {
     /// The counts of `uci`, `None` when the position has no such move yet.
-    fn counts_mut(&mut self, uci: u16) -> Option<&mut Counts> {
+    fn counts_mut(&mut self, uci: u16) -> Option<&mut SmallCounts> {
         if self.first.0 == uci {
             return Some(&mut self.first.1);
         }
@@ -140,28 +140,46 @@ impl Entry {
             .map(|(_, c)| c)
     }
 
-    fn into_moves(self) -> impl Iterator<Item = (u16, Counts)> {
-        std::iter::once(self.first).chain(self.more)
+    /// The moves with their counts, sorted by UCI text.
+    fn sorted_moves(&self) -> Vec<(UciText, Counts)> {
+        let mut moves: Vec<(UciText, Counts)> = std::iter::once(&self.first)
+            .chain(&self.more)
+            .map(|(uci, c)| (UciText::of(*uci), c.counts()))
+            .collect();
+        moves.sort_unstable_by_key(|m| m.0);
+        moves
     }
 }
 
-/// A position of the finished table with its moves (UCI, sorted).
-struct Group {
-    key: u64,
-    epd: String,
-    moves: Vec<(UciText, Counts)>,
-}
-
-impl Group {
-    fn into_rows(self) -> impl Iterator<Item = Row> {
-        let (key, epd) = (self.key, self.epd);
-        self.moves.into_iter().map(move |(uci, counts)| Row {
-            key,
-            epd: epd.clone(),
-            uci: uci.as_str().to_string(),
-            counts,
-        })
+/// Writes the rows of sorted `entries` as CSV, formatted on the pool a window of positions at
+/// a time (EPD once per position).
+fn write_entries<W: Write>(entries: &[(u64, Entry)], csv: &mut CsvWriter<W>) -> io::Result<()> {
+    use rayon::prelude::*;
+    const CHUNK: usize = 2048;
+    for window in entries.chunks(CHUNK * 32) {
+        let texts: Vec<(Vec<u8>, u64)> = window
+            .par_chunks(CHUNK)
+            .map(|chunk| {
+                let mut text = Vec::with_capacity(chunk.len() * 120);
+                let mut epd = Vec::with_capacity(100);
+                let mut rows = 0;
+                for (key, entry) in chunk {
+                    epd.clear();
+                    entry.position.write_epd(&mut epd);
+                    let epd = std::str::from_utf8(&epd).unwrap_or("");
+                    for (uci, counts) in entry.sorted_moves() {
+                        crate::csv::format_row(&mut text, *key, epd, uci.as_str(), &counts);
+                        rows += 1;
+                    }
+                }
+                (text, rows)
+            })
+            .collect();
+        for (text, rows) in texts {
+            csv.write_formatted(&text, rows)?;
+        }
     }
+    Ok(())
 }
 
 /// A move's UCI text inline (4 or 5 bytes; compared as the text).
@@ -184,7 +202,7 @@ impl UciText {
 
 /// Approximate bytes of one position and of one move in the table.
 const POSITION_BYTES: usize = size_of::<(u64, Entry)>() + 16;
-const MOVE_BYTES: usize = size_of::<(u16, Counts)>();
+const MOVE_BYTES: usize = size_of::<(u16, SmallCounts)>();
 
 /// [`Counts::first_seen`] of ply `ply` of game `game` of part `part`: the part in the top 16
 /// bits, the game in the next 32, the ply in the low 16 (larger numbers saturate).
@@ -273,6 +291,9 @@ pub struct Tally {
     bytes: usize,
     stats: TallyStats,
     runs: Vec<tempfile::NamedTempFile>,
+    /// A move's plays neared the 32 bits the table keeps them in: the table is written to a
+    /// run after this batch.
+    near_full: bool,
 }
 
 impl std::fmt::Debug for Tally {
@@ -293,6 +314,7 @@ impl Tally {
             bytes: 0,
             stats: TallyStats::default(),
             runs: Vec::new(),
+            near_full: false,
         }
     }
 
@@ -375,6 +397,7 @@ impl Tally {
         let part_number = self.options.part;
         let new_positions = std::sync::atomic::AtomicUsize::new(0);
         let new_moves = std::sync::atomic::AtomicUsize::new(0);
+        let near_full = std::sync::atomic::AtomicBool::new(false);
         self.table.update(updates, |part, g, p| {
             let game = &good[g as usize];
             let ply = &game.plies[p as usize];
@@ -382,81 +405,86 @@ impl Tally {
                 new_positions.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 Entry {
                     position: ply.position,
-                    first: (ply.uci, Counts::default()),
+                    first: (ply.uci, SmallCounts::default()),
                     more: Vec::new(),
                 }
             });
             if entry.counts_mut(ply.uci).is_none() {
                 new_moves.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                entry.more.push((ply.uci, Counts::default()));
+                entry.more.push((ply.uci, SmallCounts::default()));
             }
             let counts = entry.counts_mut(ply.uci).expect("just added");
-            counts.add_play(&Play {
+            let full = counts.add_play(&Play {
                 outcome: game.outcome,
                 white_elo: game.white_elo,
                 black_elo: game.black_elo,
                 year: game.year,
                 seen: first_seen(part_number, game.number, p),
             });
+            if full {
+                near_full.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
         });
         self.stats.plies += good.iter().map(|g| g.plies.len() as u64).sum::<u64>();
         self.bytes +=
             new_positions.into_inner() * POSITION_BYTES + new_moves.into_inner() * MOVE_BYTES;
-        if let Some(limit) = &self.options.memory_limit
-            && self.bytes > limit.bytes / 2
-        {
+        self.near_full |= near_full.into_inner();
+        // The table, its entries taken out and their text in windows: under 3 times the
+        // estimate at the peak.
+        let over = self
+            .options
+            .memory_limit
+            .as_ref()
+            .is_some_and(|limit| self.bytes > limit.bytes / 3);
+        if over || self.near_full {
             self.write_run()?;
         }
         Ok(())
     }
 
-    /// The table so far as positions with their moves, in the table's order; the table is
-    /// emptied. EPDs are made and moves sorted on the pool.
-    fn drain_groups(&mut self) -> Vec<Group> {
+    /// The table so far as its entries sorted by key (keys are unique in a table); the table
+    /// is emptied.
+    fn drain_sorted(&mut self) -> Vec<(u64, Entry)> {
         use rayon::prelude::*;
-        let entries = self.table.drain_entries();
+        let mut entries = self.table.drain_entries();
         self.bytes = 0;
-        let mut groups: Vec<Group> = entries
-            .into_par_iter()
-            .map(|(key, entry)| {
-                let position = entry.position;
-                let mut moves: Vec<(UciText, Counts)> = entry
-                    .into_moves()
-                    .map(|(uci, counts)| (UciText::of(uci), counts))
-                    .collect();
-                moves.sort_unstable_by_key(|a| a.0);
-                Group {
-                    key,
-                    epd: position.epd(),
-                    moves,
-                }
-            })
-            .collect();
-        groups.par_sort_unstable_by(|a, b| a.key.cmp(&b.key).then_with(|| a.epd.cmp(&b.epd)));
-        groups
+        self.near_full = false;
+        entries.par_sort_unstable_by_key(|e| e.0);
+        entries
     }
 
     /// The table so far as sorted rows; the table is emptied.
     fn drain_rows(&mut self) -> Vec<Row> {
-        self.drain_groups()
-            .into_iter()
-            .flat_map(Group::into_rows)
-            .collect()
+        let mut rows = Vec::new();
+        for (key, entry) in self.drain_sorted() {
+            let epd = entry.position.epd();
+            for (uci, counts) in entry.sorted_moves() {
+                rows.push(Row {
+                    key,
+                    epd: epd.clone(),
+                    uci: uci.as_str().to_string(),
+                    counts,
+                });
+            }
+        }
+        rows
     }
 
     /// Writes the table so far as a sorted run.
+    /// Runs go to the memory limit's folder, or the system's temporary folder.
     fn write_run(&mut self) -> io::Result<()> {
-        let Some(limit) = &self.options.memory_limit else {
-            return Ok(());
-        };
+        let dir = self
+            .options
+            .memory_limit
+            .as_ref()
+            .map_or_else(std::env::temp_dir, |l| l.dir.clone());
         let mut file = tempfile::Builder::new()
             .prefix(".chessfmt-tally-run-")
-            .tempfile_in(&limit.dir)?;
-        let rows = self.drain_rows();
+            .tempfile_in(dir)?;
+        let entries = self.drain_sorted();
         let mut w = CsvWriter::new(BufWriter::with_capacity(1 << 20, file.as_file_mut()))?;
-        for r in &rows {
-            w.write(r)?;
-        }
+        write_entries(&entries, &mut w)?;
+        drop(entries);
         w.finish()?;
         self.runs.push(file);
         self.stats.runs = self.runs.len();
@@ -478,13 +506,17 @@ impl Tally {
         mut self,
         mut out: impl FnMut(Row) -> Result<(), Error>,
     ) -> Result<TallyStats, Error> {
-        let rows = self.drain_rows();
         if self.runs.is_empty() {
+            let rows = self.drain_rows();
             self.stats.rows = rows.len() as u64;
             for r in rows {
                 out(r)?;
             }
             return Ok(self.stats);
+        }
+        // What is still in memory becomes a run too: the merge then holds one row per run.
+        if !self.table.is_empty() {
+            self.write_run()?;
         }
         type Input = Box<dyn Iterator<Item = Result<Row, Error>>>;
         let mut inputs: Vec<Input> = Vec::new();
@@ -495,10 +527,9 @@ impl Tally {
                 f,
             ))));
         }
-        inputs.push(Box::new(rows.into_iter().map(Ok)));
         let paths: Vec<_> = self.runs.iter().map(|r| r.path().to_path_buf()).collect();
         let merged = crate::merge(inputs, &mut out, |i| {
-            paths.get(i).cloned().unwrap_or_else(|| "(memory)".into())
+            paths.get(i).cloned().unwrap_or_default()
         })?;
         self.stats.rows = merged.rows_written;
         Ok(self.stats)
@@ -507,34 +538,14 @@ impl Tally {
     /// Writes the finished table as CSV to `w`. A table that never spilled is formatted on
     /// the pool, a window of positions at a time.
     pub fn write_csv(mut self, w: &mut dyn Write) -> Result<TallyStats, Error> {
-        use rayon::prelude::*;
         let mut csv = CsvWriter::new(w)?;
         if !self.runs.is_empty() {
             let stats = self.write_rows(|r| csv.write(&r).map_err(Error::from))?;
             csv.finish()?;
             return Ok(stats);
         }
-        let groups = self.drain_groups();
-        const CHUNK: usize = 2048;
-        for window in groups.chunks(CHUNK * 32) {
-            let texts: Vec<(Vec<u8>, u64)> = window
-                .par_chunks(CHUNK)
-                .map(|chunk| {
-                    let mut text = Vec::with_capacity(chunk.len() * 120);
-                    let mut rows = 0;
-                    for g in chunk {
-                        for (uci, counts) in &g.moves {
-                            crate::csv::format_row(&mut text, g.key, &g.epd, uci.as_str(), counts);
-                            rows += 1;
-                        }
-                    }
-                    (text, rows)
-                })
-                .collect();
-            for (text, rows) in texts {
-                csv.write_formatted(&text, rows)?;
-            }
-        }
+        let entries = self.drain_sorted();
+        write_entries(&entries, &mut csv)?;
         self.stats.rows = csv.rows();
         csv.finish()?;
         Ok(self.stats)
