@@ -19,10 +19,10 @@
 use std::collections::HashSet;
 
 use chessfmt_tally::{Counts, Error as TallyError, Row};
-use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position, fen::Epd, uci::UciMove};
+use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, fen::Epd};
 
 use super::build::{BuildOptions, COUNT_MAX};
-use crate::{moves::encode_move, raw::Entry, read::Book};
+use crate::{raw::Entry, read::Book};
 
 /// What [`from_tally`] did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -30,8 +30,8 @@ use crate::{moves::encode_move, raw::Entry, read::Book};
 pub struct FromTallyStats {
     /// Rows read.
     pub rows: u64,
-    /// Rows whose position or move could not be read (bad EPD, a move that is not legal
-    /// there): left out, the first few kept in [`FromTallyStats::examples`].
+    /// Rows whose position or move could not be read (a move square without a piece of the
+    /// side to move, a bad promotion; legality is not checked): left out, the first few kept in [`FromTallyStats::examples`].
     pub bad_rows: u64,
     /// Positions whose counts were halved to fit (see the [module](self) documentation).
     pub halved: u64,
@@ -60,8 +60,6 @@ pub fn from_tally(
     let mut entries = Vec::new();
     let mut key = None;
     let mut pairs: Vec<Pair> = Vec::new();
-    let mut last_epd = String::new();
-    let mut pos: Option<Chess> = None;
     for row in rows {
         let row = row?;
         stats.rows += 1;
@@ -71,40 +69,22 @@ pub fn from_tally(
             }
             key = Some(row.key);
         }
-        if row.epd != last_epd || pos.is_none() {
-            last_epd.clone_from(&row.epd);
-            pos = row
-                .epd
-                .parse::<Epd>()
-                .ok()
-                .and_then(|e| e.into_position(CastlingMode::Chess960).ok());
-        }
-        let Some(p) = &pos else {
+        let Some((mv, turn)) = encode_row(&row.epd, &row.uci) else {
             bad(
                 &mut stats,
-                format!("key {:016x}: not a legal position: {}", row.key, row.epd),
-            );
-            continue;
-        };
-        let Some(m) = row
-            .uci
-            .parse::<UciMove>()
-            .ok()
-            .and_then(|u| u.to_move(p).ok())
-        else {
-            bad(
-                &mut stats,
-                format!("{}: not a legal move there: {}", row.epd, row.uci),
+                format!(
+                    "{}: not a move of the side to move there: {}",
+                    row.epd, row.uci
+                ),
             );
             continue;
         };
         let c = &row.counts;
-        let (wins, _losses) = match p.turn() {
+        let (wins, _losses) = match turn {
             Color::White => (c.white, c.black),
             Color::Black => (c.black, c.white),
         };
         let sum = 2 * wins + c.draws + c.unknown();
-        let mv = encode_move(m);
         match pairs.iter_mut().find(|q| q.mv == mv) {
             // Two positions of one key (a collision) count as one, as in a build.
             Some(q) => {
@@ -114,7 +94,7 @@ pub fn from_tally(
             }
             None => pairs.push(Pair {
                 mv,
-                white_to_move: p.turn() == Color::White,
+                white_to_move: turn == Color::White,
                 n: c.games,
                 sum,
                 first_seen: c.first_seen,
@@ -126,6 +106,77 @@ pub fn from_tally(
     }
     stats.entries = entries.len();
     Ok((entries, stats))
+}
+
+/// The Polyglot move field of a row's move and the side to move, read from the EPD's board and
+/// side-to-move fields without building the position (a table holds millions): UCI and
+/// Polyglot differ only in standard castling, which Polyglot writes as the king taking its
+/// rook. `None` when the move's square holds no piece of the side to move, or a promotion is
+/// not a pawn's to the last rank.
+fn encode_row(epd: &str, uci: &str) -> Option<(u16, Color)> {
+    let mut fields = epd.split(' ');
+    let board = fields.next()?;
+    let turn = match fields.next()? {
+        "w" => Color::White,
+        "b" => Color::Black,
+        _ => return None,
+    };
+    let u = uci.as_bytes();
+    if !(4..=5).contains(&u.len()) {
+        return None;
+    }
+    let square = |f: u8, r: u8| -> Option<u8> {
+        ((b'a'..=b'h').contains(&f) && (b'1'..=b'8').contains(&r))
+            .then(|| (r - b'1') * 8 + (f - b'a'))
+    };
+    let (from, mut to) = (square(u[0], u[1])?, square(u[2], u[3])?);
+    let piece = piece_at(board, from)?;
+    if piece.is_ascii_uppercase() != (turn == Color::White) {
+        return None;
+    }
+    let promotion = match u.get(4) {
+        None => 0,
+        Some(p) => {
+            let last = if turn == Color::White { 7 } else { 0 };
+            if !piece.eq_ignore_ascii_case(&b'p') || to / 8 != last {
+                return None;
+            }
+            match p {
+                b'n' => 1,
+                b'b' => 2,
+                b'r' => 3,
+                b'q' => 4,
+                _ => return None,
+            }
+        }
+    };
+    // The king's two-square move from its e-square is castling: Polyglot names the rook.
+    let home = if turn == Color::White { 4 } else { 60 };
+    if piece.eq_ignore_ascii_case(&b'k') && from == home && to.abs_diff(from) == 2 {
+        to = if to > from { from + 3 } else { from - 4 };
+    }
+    Some((u16::from(to) | u16::from(from) << 6 | promotion << 12, turn))
+}
+
+/// The piece letter on `square` (0 = a1) of an EPD/FEN board field, `None` when empty.
+fn piece_at(board: &str, square: u8) -> Option<u8> {
+    let (rank, file) = (square / 8, square % 8);
+    let row = board.split('/').nth(usize::from(7 - rank))?;
+    let mut f = 0u8;
+    for c in row.bytes() {
+        if c.is_ascii_digit() {
+            f += c - b'0';
+        } else {
+            if f == file {
+                return Some(c);
+            }
+            f += 1;
+        }
+        if f > file {
+            return None;
+        }
+    }
+    None
 }
 
 fn bad(stats: &mut FromTallyStats, message: String) {
@@ -236,4 +287,42 @@ pub fn to_tally<D: AsRef<[u8]>>(book: &Book<D>) -> (Vec<Row>, ToTallyStats) {
     let rows = chessfmt_tally::sort_and_sum(rows);
     stats.rows = rows.len() as u64;
     (rows, stats)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::Position;
+
+    /// The fast encoding is the Polyglot field of the legal move, on random playouts (every
+    /// legal move of every position reached, castling and promotions included).
+    #[test]
+    fn rows_encode_as_the_legal_moves_do() {
+        for seed in 0..200u16 {
+            let choices: Vec<u16> = (0..seed % 90).map(|i| i.wrapping_mul(seed) % 397).collect();
+            let pos = chess_core::fuzzing::playout(&choices);
+            let epd = Epd::from_position(&pos, EnPassantMode::Legal).to_string();
+            for m in pos.legal_moves() {
+                let uci = m.to_uci(CastlingMode::Standard).to_string();
+                let want = crate::moves::encode_move(m);
+                assert_eq!(
+                    encode_row(&epd, &uci),
+                    Some((want, pos.turn())),
+                    "{epd} {uci}"
+                );
+            }
+        }
+        let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
+        assert_eq!(
+            encode_row(start, "e7e5"),
+            None,
+            "a black pawn with White to move"
+        );
+        assert_eq!(encode_row(start, "e3e4"), None, "an empty square");
+        assert_eq!(
+            encode_row(start, "e2e4q"),
+            None,
+            "a promotion short of the last rank"
+        );
+    }
 }
