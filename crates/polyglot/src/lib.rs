@@ -52,7 +52,8 @@
 //!
 //! `std` (files), `mmap` ([`Book::open_mapped`], an `unsafe` opt-in), `pgn` (building books
 //! from PGN, parallel), `gzip`/`zstd`/`xz` (compressed PGN; zstd and xz are C libraries), all
-//! on by default. `default-features = false` leaves reading and probing books over byte
+//! on by default; `tally` (off by default: books from and to the statistics table of
+//! `chessfmt-tally`, [`ops::tally`](crate::ops)). `default-features = false` leaves reading and probing books over byte
 //! slices: no C code, no threads, no `rand` (choose moves with any `FnMut() -> u64`).
 //!
 //! The probe shape (`probe(&Chess) -> Result<Option<Probe>, Error>`), the error design
