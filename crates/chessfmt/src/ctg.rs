@@ -69,6 +69,22 @@ pub enum CtgCommand {
     ToPolyglot(ToPolyglotArgs),
     /// Build a CTG book from PGN files, or rewrite a CTG book.
     Build(BuildArgs),
+    /// Write a CTG book from a statistics table (`chessfmt tally`): position statistics and
+    /// moves (most played first) summed from its rows.
+    FromTally {
+        /// The table (CSV; `-` for standard input).
+        table: PathBuf,
+        #[command(flatten)]
+        out: crate::args::WriteArgs,
+    },
+    /// Write the book as a statistics table: the positions a walk from the start reaches,
+    /// each move with the statistics of the position after it.
+    ToTally {
+        /// The book.
+        book: PathBuf,
+        #[command(flatten)]
+        out: crate::args::WriteArgs,
+    },
 }
 
 /// `ctg to-polyglot --policy`: how moves are weighted (names as `ctg::policy::Policy`'s).
@@ -529,6 +545,98 @@ fn build(args: &BuildArgs) -> CliResult {
     )
 }
 
+fn from_tally(table: &Path, out: &crate::args::WriteArgs) -> CliResult {
+    crate::destination::refuse_set_destination(&out.output, "a CTG book (.ctg/.cto/.ctb)");
+    let outputs = ["ctg", "cto", "ctb"].map(|e| out.output.with_extension(e));
+    crate::destination::refuse_inputs(outputs.iter().map(PathBuf::as_path), &[table])?;
+    let rows = crate::tally::table_rows(table)?;
+    let (records, stats) = ctg::tally::from_tally(rows).map_err(|e| CliError(e.to_string()))?;
+    for e in &stats.examples {
+        crate::output::warn(format_args!("{}: left out: {e}", table.display()));
+    }
+    if stats.uncodable_moves > 0 {
+        crate::output::warn(format_args!(
+            "{} moves have no CTG code (under-promotions, a third knight, …): left out",
+            stats.uncodable_moves
+        ));
+    }
+    if stats.truncated_positions > 0 {
+        crate::output::warn(format_args!(
+            "{} positions had more than 127 moves: the least played left out",
+            stats.truncated_positions
+        ));
+    }
+    // The book's game count: the plays of the start position (the table's root).
+    let start = ctg::position::key_of(&shakmaty::Chess::default());
+    let games = records
+        .iter()
+        .find(|r| {
+            start
+                .as_ref()
+                .is_some_and(|k| k.as_bytes() == r.position.as_slice())
+        })
+        .map_or(0, |r| r.stats.games);
+    let written = write_book(&out.output, &records, games, out.force);
+    ctg::build::drop_records(records);
+    let written = written?;
+    summary(
+        &Shown {
+            text: format!(
+                "{} rows read ({} left out, {} moves without a CTG code); {} positions on {} pages",
+                stats.rows, stats.bad_rows, stats.uncodable_moves, written.records, written.pages
+            ),
+            json: serde_json::json!({
+                "rows": stats.rows,
+                "bad_rows": stats.bad_rows,
+                "uncodable_moves": stats.uncodable_moves,
+                "truncated_positions": stats.truncated_positions,
+                "positions": written.records,
+                "pages": written.pages,
+                "output": out.output.display().to_string(),
+            }),
+        },
+        out.json,
+    )
+}
+
+fn to_tally(book_path: &Path, out: &crate::args::WriteArgs) -> CliResult {
+    crate::destination::refuse_inputs([out.output.as_path()], &[book_path])?;
+    crate::tally::refuse_existing(out)?;
+    let book = open(book_path)?;
+    let (rows, stats) = ctg::tally::to_tally(&book);
+    crate::tally::write_table(out, &[book_path], &rows)?;
+    if stats.annotations_dropped + stats.recommendations_dropped > 0 {
+        crate::output::warn(format_args!(
+            "{} move annotations and {} position recommendations or comments have no place in a \
+             table: not written",
+            stats.annotations_dropped, stats.recommendations_dropped
+        ));
+    }
+    summary(
+        &Shown {
+            text: format!(
+                "{} positions, {} rows written to {} ({} moves without statistics, {} damaged \
+                 records skipped)",
+                stats.positions,
+                stats.rows,
+                crate::destination::shown(&out.output),
+                stats.moves_without_statistics,
+                stats.damaged
+            ),
+            json: serde_json::json!({
+                "positions": stats.positions,
+                "rows": stats.rows,
+                "moves_without_statistics": stats.moves_without_statistics,
+                "annotations_dropped": stats.annotations_dropped,
+                "recommendations_dropped": stats.recommendations_dropped,
+                "damaged": stats.damaged,
+                "output": out.output.display().to_string(),
+            }),
+        },
+        out.json,
+    )
+}
+
 /// Runs a ctg verb.
 pub fn run(cmd: CtgCommand) -> CliResult {
     match cmd {
@@ -547,6 +655,8 @@ pub fn run(cmd: CtgCommand) -> CliResult {
         } => walk(&book, max_ply, json),
         CtgCommand::ToPolyglot(args) => to_polyglot(&args),
         CtgCommand::Build(args) => build(&args),
+        CtgCommand::FromTally { table, out } => from_tally(&table, &out),
+        CtgCommand::ToTally { book, out } => to_tally(&book, &out),
     }
 }
 

@@ -394,3 +394,47 @@ fn spark_job_makes_the_reference_book() {
     assert!(std::fs::read(&book).unwrap() == golden);
     assert!(std::fs::read(&built).unwrap() == golden);
 }
+
+/// A CTG book through the table (`ctg from-tally`) is `ctg build`'s but for the games that
+/// end in a position (a table counts plays, a build games through a position): the same
+/// positions, the start's statistics and moves the same, all but a few records equal.
+#[test]
+fn ctg_books_through_the_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = corpus().join("pgn/gnuchess-book_1.02-first10000.pgn");
+    let table = dir.path().join("t.csv");
+    run(&["tally", s(&pgn), "-o", s(&table), "--max-ply", "16"]);
+    let (via, built) = (dir.path().join("via.ctg"), dir.path().join("built.ctg"));
+    run(&["ctg", "from-tally", s(&table), "-o", s(&via)]);
+    run(&["ctg", "build", s(&pgn), "-o", s(&built), "--max-ply", "16"]);
+    let dump = |p: &Path| -> Vec<String> {
+        run(&["ctg", "dump", s(p)])
+            .lines()
+            .map(str::to_string)
+            .collect()
+    };
+    let (a, b) = (dump(&via), dump(&built));
+    assert_eq!(a.len(), b.len());
+    assert!(a.len() > 40_000);
+    let differ = a.iter().zip(&b).filter(|(x, y)| x != y).count();
+    assert!(
+        differ * 1000 < a.len(),
+        "{differ} of {} records differ",
+        a.len()
+    );
+    let probe = |p: &Path| run(&["ctg", "probe", s(p)]);
+    assert_eq!(probe(&via), probe(&built));
+    // And back: the CTG book as a table, each move with its position's statistics.
+    let back = dir.path().join("back.csv");
+    let json = run(&["ctg", "to-tally", s(&built), "-o", s(&back), "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["moves_without_statistics"], 0, "{json}");
+    let text = std::fs::read_to_string(&back).unwrap();
+    let start = "463b96181691fc9c,rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with(&format!("{start},e2e4,1637,1400,1173,4238,"))),
+        "{}",
+        &text[..500]
+    );
+}

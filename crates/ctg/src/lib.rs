@@ -74,6 +74,8 @@ pub mod policy;
 pub mod position;
 pub mod raw;
 pub mod read;
+#[cfg(feature = "tally")]
+pub mod tally;
 pub mod walk;
 pub mod write;
 
