@@ -48,6 +48,8 @@
 
 pub mod csv;
 mod error;
+#[doc(hidden)]
+pub mod fuzzing;
 mod merge;
 mod position;
 mod row;

@@ -32,3 +32,22 @@ fn replay_ctg_position_corpus() {
         ctg::fuzzing::position(&data);
     }
 }
+
+/// Tables of the tally_table target made into CTG records (`tally::from_tally`): any rows,
+/// never a panic; the records are sorted and unique.
+#[cfg(feature = "tally")]
+#[test]
+fn replay_tally_table_corpus() {
+    let dir =
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/tally_table");
+    let mut records = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let data = std::fs::read(entry.unwrap().path()).unwrap();
+        let rows = chessfmt_tally::sort_and_sum(chessfmt_tally::fuzzing::table(&data));
+        let (recs, stats) = ctg::tally::from_tally(rows.into_iter().map(Ok)).unwrap();
+        assert!(recs.windows(2).all(|w| w[0].position < w[1].position));
+        assert_eq!(recs.len(), stats.records);
+        records += recs.len();
+    }
+    assert!(records > 50);
+}

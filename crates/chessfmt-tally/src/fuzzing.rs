@@ -1,0 +1,46 @@
+//! Entry points shared by the fuzz targets (`fuzz/`) and the corpus replay tests. Not a stable
+//! API.
+
+use crate::{CsvReader, CsvWriter, Row, merge};
+
+/// Reads arbitrary bytes as a table (CSV), never panicking: every row read writes back and
+/// reads again as itself; the good rows, sorted and summed, merge with themselves into the
+/// same rows with doubled counts; a merge of the unsorted rows is an error or sorted output.
+/// Returns the rows read (for targets that hand them to a book writer).
+pub fn table(data: &[u8]) -> Vec<Row> {
+    let rows: Vec<Row> = CsvReader::new(data)
+        .take(4096)
+        .filter_map(Result::ok)
+        .collect();
+    let mut text = Vec::new();
+    let mut w = CsvWriter::new(&mut text).expect("writing to memory");
+    for r in &rows {
+        w.write(r).expect("writing to memory");
+    }
+    drop(w);
+    let back: Vec<Row> = CsvReader::new(&text[..])
+        .map(|r| r.expect("our own text"))
+        .collect();
+    assert_eq!(back, rows);
+    // Unsorted input: an error or sorted output, never a panic.
+    let mut out: Vec<Row> = Vec::new();
+    let unsorted = vec![rows.iter().cloned().map(Ok), rows.iter().cloned().map(Ok)];
+    if merge(unsorted, |r| Ok(out.push(r)), |_| "x".into()).is_ok() {
+        assert!(
+            out.windows(2)
+                .all(|w| w[0].cmp_position_move(&w[1]).is_lt())
+        );
+    }
+    let sorted = crate::sort_and_sum(rows.clone());
+    let mut doubled: Vec<Row> = Vec::new();
+    let twice = vec![
+        sorted.iter().cloned().map(Ok),
+        sorted.iter().cloned().map(Ok),
+    ];
+    merge(twice, |r| Ok(doubled.push(r)), |_| "x".into()).expect("sorted inputs");
+    assert_eq!(doubled.len(), sorted.len());
+    for (d, s) in doubled.iter().zip(&sorted) {
+        assert_eq!(d.counts.games, s.counts.games.saturating_mul(2));
+    }
+    rows
+}
