@@ -25,7 +25,11 @@ pub fn table(data: &[u8]) -> Vec<Row> {
     // Unsorted input: an error or sorted output, never a panic.
     let mut out: Vec<Row> = Vec::new();
     let unsorted = vec![rows.iter().cloned().map(Ok), rows.iter().cloned().map(Ok)];
-    if merge(unsorted, |r| Ok(out.push(r)), |_| "x".into()).is_ok() {
+    let push = |out: &mut Vec<Row>, r: Row| {
+        out.push(r);
+        Ok(())
+    };
+    if merge(unsorted, |r| push(&mut out, r), |_| "x".into()).is_ok() {
         assert!(
             out.windows(2)
                 .all(|w| w[0].cmp_position_move(&w[1]).is_lt())
@@ -37,7 +41,7 @@ pub fn table(data: &[u8]) -> Vec<Row> {
         sorted.iter().cloned().map(Ok),
         sorted.iter().cloned().map(Ok),
     ];
-    merge(twice, |r| Ok(doubled.push(r)), |_| "x".into()).expect("sorted inputs");
+    merge(twice, |r| push(&mut doubled, r), |_| "x".into()).expect("sorted inputs");
     assert_eq!(doubled.len(), sorted.len());
     for (d, s) in doubled.iter().zip(&sorted) {
         assert_eq!(d.counts.games, s.counts.games.saturating_mul(2));
