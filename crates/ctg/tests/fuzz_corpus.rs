@@ -38,8 +38,7 @@ fn replay_ctg_position_corpus() {
 #[cfg(feature = "tally")]
 #[test]
 fn replay_tally_table_corpus() {
-    let dir =
-        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/tally_table");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/tally_table");
     let mut records = 0;
     for entry in std::fs::read_dir(&dir).unwrap() {
         let data = std::fs::read(entry.unwrap().path()).unwrap();
