@@ -88,6 +88,28 @@ pub enum KvetkaCommand {
         #[command(flatten)]
         out: WriteArgs,
     },
+    /// Write a Kvetka book from a statistics table (`chessfmt tally`): each position's
+    /// results and moves (in the order first played) summed from its rows.
+    #[command(mut_arg("output", |a| a
+        .value_name("OUT.kob")
+        .help("The book to write (OUT.kob names it; OUT_0.kob, OUT.kin are written)")))]
+    FromTally {
+        /// The table (CSV; `-` for standard input).
+        table: PathBuf,
+        #[command(flatten)]
+        out: WriteArgs,
+        /// The book's caption.
+        #[arg(long, default_value = "")]
+        caption: String,
+    },
+    /// Write the book as a statistics table: the positions a walk from the start reaches,
+    /// each move with the statistics of the position after it.
+    ToTally {
+        /// The book.
+        book: PathBuf,
+        #[command(flatten)]
+        out: WriteArgs,
+    },
     /// Convert a Polyglot book (walked from the start position) to a Kvetka book.
     #[command(mut_arg("output", |a| a
         .value_name("OUT.kob")
@@ -740,6 +762,100 @@ fn to_polyglot(path: &Path, out: &WriteArgs) -> CliResult {
     )
 }
 
+fn from_tally(table: &Path, out: &WriteArgs, caption: &str) -> CliResult {
+    crate::destination::refuse_set_destination(&out.output, "a Kvetka book (.kob/.kin/.ksf)");
+    let members = book_members(&out.output);
+    crate::destination::refuse_inputs(members.iter().map(PathBuf::as_path), &[table])?;
+    let rows = crate::tally::table_rows(table)?;
+    let (mut elements, stats) =
+        kvetka_book::tally::from_tally(rows).map_err(|e| CliError(e.to_string()))?;
+    for e in &stats.examples {
+        crate::output::warn(format_args!("{}: left out: {e}", table.display()));
+    }
+    if stats.uncodable_moves > 0 {
+        crate::output::warn(format_args!(
+            "{} moves have no Kvetka code (under-promotions, a third knight, …): left out",
+            stats.uncodable_moves
+        ));
+    }
+    if stats.without_result > 0 {
+        crate::output::warn(format_args!(
+            "{} moves were played only in games without a result (Kvetka counts none): left out",
+            stats.without_result
+        ));
+    }
+    let header = Header {
+        caption: caption.to_owned(),
+        max_move: 0xff,
+        ..Header::default()
+    };
+    let w = write_book(
+        &BookPaths::from_any(&out.output),
+        &header,
+        &mut elements,
+        None,
+        DEFAULT_SPLIT_SIZE,
+        out.force,
+    )?;
+    summary(
+        &Shown {
+            text: format!(
+                "{} rows read ({} left out, {} moves without a Kvetka code); {} positions in {} \
+                 blocks",
+                stats.rows, stats.bad_rows, stats.uncodable_moves, w.elements, w.blocks
+            ),
+            json: serde_json::json!({
+                "rows": stats.rows,
+                "bad_rows": stats.bad_rows,
+                "uncodable_moves": stats.uncodable_moves,
+                "without_result": stats.without_result,
+                "positions": w.elements,
+                "blocks": w.blocks,
+                "output": out.output.display().to_string(),
+            }),
+        },
+        out.json,
+    )
+}
+
+fn to_tally(book_path: &Path, out: &WriteArgs) -> CliResult {
+    crate::destination::refuse_inputs([out.output.as_path()], &[book_path])?;
+    crate::tally::refuse_existing(out)?;
+    let book = open(book_path)?;
+    let (rows, stats) = kvetka_book::tally::to_tally(&book);
+    crate::tally::write_table(out, &[book_path], &rows)?;
+    if stats.comments_dropped + stats.game_references_dropped > 0 {
+        crate::output::warn(format_args!(
+            "{} comments and the game references of {} positions have no place in a table: \
+             not written",
+            stats.comments_dropped, stats.game_references_dropped
+        ));
+    }
+    summary(
+        &Shown {
+            text: format!(
+                "{} positions, {} rows written to {} ({} moves without statistics, {} damaged \
+                 elements skipped)",
+                stats.positions,
+                stats.rows,
+                crate::destination::shown(&out.output),
+                stats.moves_without_statistics,
+                stats.damaged
+            ),
+            json: serde_json::json!({
+                "positions": stats.positions,
+                "rows": stats.rows,
+                "moves_without_statistics": stats.moves_without_statistics,
+                "comments_dropped": stats.comments_dropped,
+                "game_references_dropped": stats.game_references_dropped,
+                "damaged": stats.damaged,
+                "output": out.output.display().to_string(),
+            }),
+        },
+        out.json,
+    )
+}
+
 fn from_polyglot(input: &Path, output: &Path, caption: &str, force: bool, json: bool) -> CliResult {
     crate::destination::refuse_set_destination(output, "a Kvetka book (.kob/.kin/.ksf)");
     let members = book_members(output);
@@ -802,6 +918,12 @@ pub fn run(cmd: KvetkaCommand) -> CliResult {
         } => add(&book, &pgn, strict, memory_limit, json),
         KvetkaCommand::Dump { book, json } => dump(&book, json),
         KvetkaCommand::ToPolyglot { book, out } => to_polyglot(&book, &out),
+        KvetkaCommand::FromTally {
+            table,
+            out,
+            caption,
+        } => from_tally(&table, &out, &caption),
+        KvetkaCommand::ToTally { book, out } => to_tally(&book, &out),
         KvetkaCommand::FromPolyglot {
             input,
             out,

@@ -438,3 +438,56 @@ fn ctg_books_through_the_table() {
         &text[..500]
     );
 }
+
+/// A Kvetka book through the table (`kvetka from-tally`) is `kvetka build`'s but for games
+/// that end in a position: the same elements, the start's the same, all but a few equal; and
+/// a Kvetka book walked back into a table keeps each move's statistics.
+#[test]
+fn kvetka_books_through_the_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = corpus().join("pgn/gnuchess-book_1.02-first10000.pgn");
+    let table = dir.path().join("t.csv");
+    run(&["tally", s(&pgn), "-o", s(&table), "--max-ply", "16"]);
+    let (via, built) = (dir.path().join("via.kob"), dir.path().join("built.kob"));
+    let (code, _, err) = chessfmt(&["kvetka", "from-tally", s(&table), "-o", s(&via)]);
+    assert_eq!(code, 0, "{err}");
+    // Kvetka adds only games with a result: their moves are reported.
+    assert!(
+        err.contains("played only in games without a result"),
+        "{err}"
+    );
+    run(&[
+        "kvetka",
+        "build",
+        s(&pgn),
+        "-o",
+        s(&built),
+        "--max-ply",
+        "16",
+    ]);
+    let dump = |p: &Path| -> Vec<String> {
+        run(&["kvetka", "dump", s(p)])
+            .lines()
+            .map(str::to_string)
+            .collect()
+    };
+    let (a, b) = (dump(&via), dump(&built));
+    assert_eq!(a.len(), b.len());
+    assert!(a.len() > 40_000);
+    let differ = a.iter().zip(&b).filter(|(x, y)| x != y).count();
+    assert!(
+        differ * 1000 < a.len(),
+        "{differ} of {} elements differ",
+        a.len()
+    );
+    let probe = |p: &Path| run(&["kvetka", "probe", s(p)]);
+    assert_eq!(probe(&via), probe(&built));
+    let back = dir.path().join("back.csv");
+    run(&["kvetka", "to-tally", s(&built), "-o", s(&back)]);
+    let text = std::fs::read_to_string(&back).unwrap();
+    let start = "463b96181691fc9c,rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with(&format!("{start},e2e4,1637,1400,1173,4210,")))
+    );
+}

@@ -62,6 +62,8 @@ pub mod moves;
 pub mod position;
 pub mod raw;
 pub mod read;
+#[cfg(feature = "tally")]
+pub mod tally;
 pub mod validate;
 pub mod write;
 

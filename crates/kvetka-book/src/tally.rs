@@ -1,0 +1,227 @@
+//! Kvetka books from and to the statistics table of `chessfmt-tally`.
+//!
+//! **From a table** ([`from_tally`]): an element's wins, draws and losses (its side to move's)
+//! sum the rows played from its position; an element no row leaves (the end of the lines)
+//! gets the statistics of the moves that reach it, as a build gives the position after the
+//! last stored half-move; moves are kept in the order they were first played
+//! ([`Counts::first_seen`]), as a build keeps them. Games without a result count nowhere (a
+//! build adds only games with a result), and a move played only in such games is left out.
+//! Where a build counts a game once per position, a table counts every play: a position
+//! repeated in a game counts again. The header's Elo filters need the games, not a table: they
+//! do not apply. Moves Kvetka cannot code are counted ([`FromTallyStats::uncodable_moves`]).
+//!
+//! **To a table** ([`to_tally`]): the book is walked from the start position; each move's row
+//! holds the statistics of the element after it, turned to the mover's view and to White's
+//! (as a Kvetka reader shows a move's: every game through that position, by any move order).
+//! Comments and game references have no place in a table and are counted.
+
+use std::collections::HashMap;
+
+use chessfmt_tally::{Counts, Error as TallyError, Row};
+use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position, fen::Epd, uci::UciMove};
+
+use crate::{
+    Book,
+    accumulate::{Acc, element_of},
+    moves, position,
+    raw::{Element, Key},
+};
+
+/// What [`from_tally`] did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct FromTallyStats {
+    /// Rows read.
+    pub rows: u64,
+    /// Rows left out: a position that cannot be read or keyed, or a move that is not legal
+    /// there (the first few in [`FromTallyStats::examples`]).
+    pub bad_rows: u64,
+    /// Moves Kvetka has no code for (left out; their plays count for the position).
+    pub uncodable_moves: u64,
+    /// Moves played only in games without a result (left out).
+    pub without_result: u64,
+    /// Elements of the book.
+    pub elements: usize,
+    /// The first bad rows, as messages.
+    pub examples: Vec<String>,
+}
+
+/// An element being gathered: its side to move's results from the rows leaving it and from
+/// the rows reaching it, and its moves with where each was first played.
+#[derive(Debug, Default)]
+struct Gathered {
+    out: (u64, u64, u64),
+    rows_out: bool,
+    into: (u64, u64, u64),
+    moves: Vec<(u64, u8)>,
+}
+
+/// (wins, draws, losses) of `side` in the plays of `c`.
+fn wdl(c: &Counts, side: Color) -> (u64, u64, u64) {
+    match side {
+        Color::White => (c.white, c.draws, c.black),
+        Color::Black => (c.black, c.draws, c.white),
+    }
+}
+
+fn add(a: &mut (u64, u64, u64), b: (u64, u64, u64)) {
+    a.0 += b.0;
+    a.1 += b.1;
+    a.2 += b.2;
+}
+
+fn bad(stats: &mut FromTallyStats, message: String) {
+    stats.bad_rows += 1;
+    if stats.examples.len() < 5 {
+        stats.examples.push(message);
+    }
+}
+
+/// The elements of a Kvetka book made from a table (see the [module](self) documentation),
+/// sorted by key.
+pub fn from_tally(
+    rows: impl IntoIterator<Item = Result<Row, TallyError>>,
+) -> Result<(Vec<Element>, FromTallyStats), TallyError> {
+    let mut stats = FromTallyStats::default();
+    let mut elements: HashMap<Key, Gathered> = HashMap::new();
+    let mut last_epd = String::new();
+    let mut pos: Option<Chess> = None;
+    for row in rows {
+        let row = row?;
+        stats.rows += 1;
+        if row.epd != last_epd || pos.is_none() {
+            last_epd.clone_from(&row.epd);
+            pos = row
+                .epd
+                .parse::<Epd>()
+                .ok()
+                .and_then(|e| e.into_position(CastlingMode::Chess960).ok());
+        }
+        let Some(p) = &pos else {
+            bad(&mut stats, format!("not a legal position: {}", row.epd));
+            continue;
+        };
+        let Some(m) = row
+            .uci
+            .parse::<UciMove>()
+            .ok()
+            .and_then(|u| u.to_move(p).ok())
+        else {
+            bad(
+                &mut stats,
+                format!("{}: not a legal move there: {}", row.epd, row.uci),
+            );
+            continue;
+        };
+        let Some(key) = position::key_of(p) else {
+            bad(
+                &mut stats,
+                format!("a position Kvetka cannot key: {}", row.epd),
+            );
+            continue;
+        };
+        let c = &row.counts;
+        if c.white + c.draws + c.black == 0 {
+            stats.without_result += 1;
+            continue;
+        }
+        let g = elements.entry(key).or_default();
+        add(&mut g.out, wdl(c, p.turn()));
+        g.rows_out = true;
+        match moves::encode_real(p, m) {
+            Some(code) => match g.moves.iter_mut().find(|(_, k)| *k == code) {
+                Some(e) => e.0 = e.0.min(c.first_seen),
+                None => g.moves.push((c.first_seen, code)),
+            },
+            None => stats.uncodable_moves += 1,
+        }
+        let mut child = p.clone();
+        child.play_unchecked(m);
+        if let Some(ckey) = position::key_of(&child) {
+            add(
+                &mut elements.entry(ckey).or_default().into,
+                wdl(c, child.turn()),
+            );
+        }
+    }
+    let mut out: Vec<Element> = elements
+        .into_iter()
+        .map(|(key, mut g)| {
+            let (wins, draws, losses) = if g.rows_out { g.out } else { g.into };
+            g.moves.sort_unstable();
+            let mut acc = Acc {
+                wins,
+                draws,
+                losses,
+                ..Acc::default()
+            };
+            for (_, code) in g.moves {
+                acc.moves.add_new(code);
+            }
+            element_of(key, acc)
+        })
+        .collect();
+    out.sort_unstable_by_key(|e| e.key);
+    stats.elements = out.len();
+    Ok((out, stats))
+}
+
+/// What [`to_tally`] did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ToTallyStats {
+    /// Positions reached by the walk.
+    pub positions: u64,
+    /// Rows written.
+    pub rows: u64,
+    /// Moves whose position after them has no element (rows without counts).
+    pub moves_without_statistics: u64,
+    /// Positions with a comment (not kept).
+    pub comments_dropped: u64,
+    /// Positions with game references (not kept).
+    pub game_references_dropped: u64,
+    /// Positions whose element could not be read (damaged; the walk went on).
+    pub damaged: u64,
+}
+
+/// The rows of a Kvetka book (see the [module](self) documentation), sorted as a table is.
+pub fn to_tally<D: AsRef<[u8]>>(book: &Book<D>) -> (Vec<Row>, ToTallyStats) {
+    let mut stats = ToTallyStats::default();
+    let mut rows = Vec::new();
+    let mut walk = chess_core::book::walk(book, Chess::default(), None);
+    for node in walk.by_ref() {
+        stats.positions += 1;
+        let p = &node.position;
+        stats.comments_dropped += u64::from(node.probe.comment.is_some());
+        stats.game_references_dropped += u64::from(!node.probe.games.is_empty());
+        let key = chess_core::polyglot_key(p);
+        let epd = Epd::from_position(p, EnPassantMode::Legal).to_string();
+        for (i, m) in node.probe.moves.iter().enumerate() {
+            let mut row = Row::new(
+                key,
+                epd.clone(),
+                m.mv.to_uci(CastlingMode::Standard).to_string(),
+            );
+            row.counts.first_seen = i as u64;
+            match &m.stats {
+                None => stats.moves_without_statistics += 1,
+                // The mover's statistics.
+                Some(s) => {
+                    let (white, black) = match p.turn() {
+                        Color::White => (s.wins, s.losses),
+                        Color::Black => (s.losses, s.wins),
+                    };
+                    row.counts.white = white;
+                    row.counts.black = black;
+                    row.counts.draws = s.draws;
+                    row.counts.games = white + black + s.draws;
+                }
+            }
+            rows.push(row);
+        }
+    }
+    stats.damaged = walk.stats().damaged;
+    let rows = chessfmt_tally::sort_and_sum(rows);
+    stats.rows = rows.len() as u64;
+    (rows, stats)
+}
