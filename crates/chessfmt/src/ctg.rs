@@ -69,8 +69,9 @@ pub enum CtgCommand {
     ToPolyglot(ToPolyglotArgs),
     /// Build a CTG book from PGN files, or rewrite a CTG book.
     Build(BuildArgs),
-    /// Write a CTG book from a statistics table (`chessfmt tally`): position statistics and
-    /// moves (most played first) summed from its rows.
+    /// Write a CTG book from a statistics table (`chessfmt tally`): each position's
+    /// statistics summed from the rows reaching it, its moves (most played first) from the
+    /// rows leaving it.
     FromTally {
         /// The table (CSV; `-` for standard input).
         table: PathBuf,

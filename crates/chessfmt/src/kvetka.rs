@@ -89,7 +89,8 @@ pub enum KvetkaCommand {
         out: WriteArgs,
     },
     /// Write a Kvetka book from a statistics table (`chessfmt tally`): each position's
-    /// results and moves (in the order first played) summed from its rows.
+    /// results summed from the rows reaching it, its moves (in the order first played) from
+    /// the rows leaving it.
     #[command(mut_arg("output", |a| a
         .value_name("OUT.kob")
         .help("The book to write (OUT.kob names it; OUT_0.kob, OUT.kin are written)")))]

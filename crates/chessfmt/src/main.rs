@@ -10,6 +10,7 @@ mod pgn_input;
 
 mod args;
 mod cbh;
+mod convert;
 mod ctg;
 mod destination;
 mod error;
@@ -41,6 +42,9 @@ struct Cli {
 enum Command {
     /// Recognise a file's format (by extension and content) and summarise it.
     Info(info::InfoArgs),
+    /// Convert a book to another format, chosen by extension (.bin Polyglot, .ctg CTG, .kob
+    /// Kvetka, .csv the statistics table), through the table; what OUT cannot hold is reported.
+    Convert(convert::ConvertArgs),
     /// ChessBase databases (.cbh with .cbg, .cba and the entity files; .cbv/.cbz archives).
     #[command(alias = "chessbase")]
     Cbh(cbh::CbhArgs),
@@ -79,6 +83,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Info(args) => info::run(&args),
+        Command::Convert(args) => convert::run(&args),
         Command::Cbh(cmd) => cbh::run(cmd),
         Command::Ctg(cmd) => ctg::run(cmd),
         Command::Kvetka(cmd) => kvetka::run(cmd),

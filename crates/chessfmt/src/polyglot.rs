@@ -53,7 +53,7 @@ pub enum PolyglotCommand {
     /// the same games, byte for byte, while no move of a position reaches 16,384 plays.
     FromTally(FromTallyArgs),
     /// Write the book as a statistics table: the positions a walk from the start reaches,
-    /// each move's weight as its games (without results).
+    /// each move's weight as that many drawn games (a Polyglot book has no results).
     ToTally {
         /// The book.
         book: PathBuf,

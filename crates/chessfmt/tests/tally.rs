@@ -395,9 +395,9 @@ fn spark_job_makes_the_reference_book() {
     assert!(std::fs::read(&built).unwrap() == golden);
 }
 
-/// A CTG book through the table (`ctg from-tally`) is `ctg build`'s but for the games that
-/// end in a position (a table counts plays, a build games through a position): the same
-/// positions, the start's statistics and moves the same, all but a few records equal.
+/// A CTG book through the table (`ctg from-tally`) is `ctg build`'s but for positions
+/// repeated within a game (a table counts plays, a build each game once per position): the
+/// same positions, the start's statistics and moves the same, all but a few records equal.
 #[test]
 fn ctg_books_through_the_table() {
     let dir = tempfile::tempdir().unwrap();
@@ -439,8 +439,9 @@ fn ctg_books_through_the_table() {
     );
 }
 
-/// A Kvetka book through the table (`kvetka from-tally`) is `kvetka build`'s but for games
-/// that end in a position: the same elements, the start's the same, all but a few equal; and
+/// A Kvetka book through the table (`kvetka from-tally`) is `kvetka build`'s but for
+/// repeated positions and the order of moves first played in colour-twin positions: the same
+/// elements, the start's the same, all but a few equal; and
 /// a Kvetka book walked back into a table keeps each move's statistics.
 #[test]
 fn kvetka_books_through_the_table() {
@@ -490,4 +491,58 @@ fn kvetka_books_through_the_table() {
         text.lines()
             .any(|l| l.starts_with(&format!("{start},e2e4,1637,1400,1173,4210,")))
     );
+}
+
+/// `convert` chooses formats by extension and goes through the table: a Polyglot book's
+/// weights arrive in CTG and Kvetka as drawn games and come back as the same weights;
+/// what cannot pass is reported; unknown extensions are usage errors.
+#[test]
+fn convert_between_every_book_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let small = common::testdata_path("polyglot/small.bin");
+    let p = |n: &str| dir.path().join(n);
+    let (code, _, err) = chessfmt(&["convert", s(&small), s(&p("a.ctg"))]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("no walk from the start reaches"), "{err}");
+    run(&["convert", s(&small), s(&p("a.kob"))]);
+    let ctg_probe = run(&["ctg", "probe", s(&p("a.ctg")), "--json"]);
+    let kvetka_probe = run(&["kvetka", "probe", s(&p("a.kob")), "--json"]);
+    let polyglot_probe = run(&["polyglot", "probe", s(&small), "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&polyglot_probe).unwrap();
+    let e4_weight = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["uci"] == "e2e4")
+        .unwrap()["weight"]
+        .as_u64()
+        .unwrap();
+    for probe in [&ctg_probe, &kvetka_probe] {
+        assert!(probe.contains("\"e2e4\""), "{probe}");
+        assert!(probe.contains(&format!("{e4_weight}")), "{probe}");
+    }
+    // Back to Polyglot: the start position's moves and weights.
+    for book in ["a.ctg", "a.kob"] {
+        let back = p(&format!("{book}.bin"));
+        run(&["convert", s(&p(book)), s(&back)]);
+        let w: serde_json::Value =
+            serde_json::from_str(&run(&["polyglot", "probe", s(&back), "--json"])).unwrap();
+        let e4 = w
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["uci"] == "e2e4")
+            .unwrap();
+        assert_eq!(e4["weight"].as_u64(), Some(e4_weight), "{book}");
+    }
+    // The table itself.
+    run(&["convert", s(&small), s(&p("t.csv"))]);
+    run(&["polyglot", "to-tally", s(&small), "-o", s(&p("t2.csv"))]);
+    assert!(std::fs::read(p("t.csv")).unwrap() == std::fs::read(p("t2.csv")).unwrap());
+    assert_eq!(chessfmt(&["convert", s(&small), s(&p("x.pgn"))]).0, 2);
+    assert_eq!(chessfmt(&["convert", s(&p("t.csv")), s(&p("y.bin"))]).0, 2);
+    // Never over an existing output without --force.
+    let (code, _, err) = chessfmt(&["convert", s(&small), s(&p("t.csv"))]);
+    assert_eq!(code, 1);
+    assert!(err.contains("exists"), "{err}");
 }

@@ -1,17 +1,16 @@
 //! CTG books from and to the statistics table of `chessfmt-tally`.
 //!
-//! **From a table** ([`from_tally`]): a position's record sums the rows played from it —
-//! games, the results of its side to move, the ratings of the mover (pair 1) and of the
-//! opponent (pair 2), points as a build counts them (10 a win, 5 a draw or a game without
-//! result) — and lists its moves most played first; a position no row leaves (the end of the
-//! lines) gets the statistics of the moves that reach it, as a build gives the position after
-//! the last counted move. Where a build from PGN counts a game once per position, a table
-//! counts every play: a position repeated in a game counts again, and a game that ends in a
-//! position is not counted in it unless no move leaves it. Moves CTG cannot code are counted
-//! ([`FromTallyStats::uncodable_moves`]) and their plays still count for the position.
+//! **From a table** ([`from_tally`]): a position's record sums the rows that reach it (every
+//! game through it, the games that end there included; the start of the lines, which no row
+//! reaches, sums the rows leaving it) — games, the results of its side to move, the ratings of
+//! the side to move (pair 1) and of the opponent (pair 2), points as a build counts them (10 a
+//! win, 5 a draw or a game without result) — and lists the moves leaving it, most played
+//! first. Where a build from PGN counts a game once per position, a table counts every play: a
+//! position repeated in a game counts again. Moves CTG cannot code are counted
+//! ([`FromTallyStats::uncodable_moves`]).
 //!
 //! On the first 10,000 gnuchess games a book through the table differs from `ctg build`'s in
-//! 16 of 42,233 records at 16 plies, 281 of 240,112 at 40 (the games that end in a position).
+//! 3 of 42,233 records at 16 plies, 226 of 240,112 at 40 (positions repeated within a game).
 //!
 //! **To a table** ([`to_tally`]): the book is walked from the start position; each move's row
 //! holds the statistics of the position after it (games, results turned to White's view,
@@ -191,13 +190,20 @@ pub fn from_tally(
                 .add(&row.counts, child.turn());
         }
     }
+    // A position's statistics are those of the moves reaching it (every game through it,
+    // games that end there included); the start of the lines (no move reaches it) takes the
+    // moves leaving it. Its moves are always those leaving it.
     let mut records: Vec<RecordData> = Vec::with_capacity(positions.len());
-    for (key, acc) in reached {
-        if !positions.contains_key(&key) {
-            records.push(acc.record(key.as_bytes(), &mut stats));
+    for (key, mut acc) in positions {
+        if let Some(into) = reached.remove(&key) {
+            acc = Acc {
+                moves: acc.moves,
+                ..into
+            };
         }
+        records.push(acc.record(key.as_bytes(), &mut stats));
     }
-    for (key, acc) in positions {
+    for (key, acc) in reached {
         records.push(acc.record(key.as_bytes(), &mut stats));
     }
     records.sort_unstable_by(|a, b| a.position.cmp(&b.position));

@@ -1,9 +1,9 @@
 //! Kvetka books from and to the statistics table of `chessfmt-tally`.
 //!
 //! **From a table** ([`from_tally`]): an element's wins, draws and losses (its side to move's)
-//! sum the rows played from its position; an element no row leaves (the end of the lines)
-//! gets the statistics of the moves that reach it, as a build gives the position after the
-//! last stored half-move; moves are kept in the order they were first played
+//! sum the rows that reach its position (every game through it, those ending there included;
+//! the start of the lines, which no row reaches, sums the rows leaving it); its moves are
+//! those leaving it, in the order they were first played
 //! ([`Counts::first_seen`]), as a build keeps them. Games without a result count nowhere (a
 //! build adds only games with a result), and a move played only in such games is left out.
 //! Where a build counts a game once per position, a table counts every play: a position
@@ -51,8 +51,8 @@ pub struct FromTallyStats {
 #[derive(Debug, Default)]
 struct Gathered {
     out: (u64, u64, u64),
-    rows_out: bool,
     into: (u64, u64, u64),
+    rows_in: bool,
     moves: Vec<(u64, u8)>,
 }
 
@@ -127,7 +127,6 @@ pub fn from_tally(
         }
         let g = elements.entry(key).or_default();
         add(&mut g.out, wdl(c, p.turn()));
-        g.rows_out = true;
         match moves::encode_real(p, m) {
             Some(code) => match g.moves.iter_mut().find(|(_, k)| *k == code) {
                 Some(e) => e.0 = e.0.min(c.first_seen),
@@ -138,16 +137,17 @@ pub fn from_tally(
         let mut child = p.clone();
         child.play_unchecked(m);
         if let Some(ckey) = position::key_of(&child) {
-            add(
-                &mut elements.entry(ckey).or_default().into,
-                wdl(c, child.turn()),
-            );
+            let g = elements.entry(ckey).or_default();
+            add(&mut g.into, wdl(c, child.turn()));
+            g.rows_in = true;
         }
     }
     let mut out: Vec<Element> = elements
         .into_iter()
         .map(|(key, mut g)| {
-            let (wins, draws, losses) = if g.rows_out { g.out } else { g.into };
+            // The rows reaching it (every game through it, those ending there included); the
+            // start of the lines, which no row reaches, takes the rows leaving it.
+            let (wins, draws, losses) = if g.rows_in { g.into } else { g.out };
             g.moves.sort_unstable();
             let mut acc = Acc {
                 wins,

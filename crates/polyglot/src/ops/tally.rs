@@ -13,8 +13,9 @@
 //!
 //! **To a table** ([`to_tally`]): the book is walked from the start position (a Polyglot book
 //! stores keys, not positions: entries no walk reaches cannot become rows, and are counted);
-//! each move's weight becomes its games, without results (so that [`from_tally`] with
-//! `min_game` 1 gives the weights back), and learn fields are dropped (counted).
+//! a book has weights, not results, so each move's weight becomes that many drawn games (as
+//! `kvetka_book::convert::from_polyglot` stores them; [`from_tally`] with `min_game` 1 gives
+//! the weights back: 2·0 + draws), and learn fields are dropped (counted).
 
 use std::collections::HashSet;
 
@@ -275,6 +276,7 @@ pub fn to_tally<D: AsRef<[u8]>>(book: &Book<D>) -> (Vec<Row>, ToTallyStats) {
             );
             row.counts = Counts {
                 games: u64::from(m.weight),
+                draws: u64::from(m.weight),
                 first_seen: i as u64,
                 ..Counts::default()
             };
