@@ -1,8 +1,8 @@
 //! The limits a PGN reader works under.
 
 /// The limits of the PGN reader ([`PgnReader::with_limits`](crate::PgnReader::with_limits),
-/// [`PgnCutter::with_limits`](crate::PgnCutter::with_limits)): a game over one of them is
-/// skipped and counted ([`GameError::TooLarge`](crate::GameError::TooLarge)), and reading
+/// [`PgnBytes::with_limits`](crate::PgnBytes::with_limits)): a game over one of them is
+/// skipped and counted ([`SkipReason::OverLimit`](crate::SkipReason::OverLimit)), and reading
 /// goes on. The family's table of limits and memory bounds is in [`chess_core::limits`].
 ///
 /// Fields may be read and set directly; new fields may be added (the struct is

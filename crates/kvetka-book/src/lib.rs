@@ -45,7 +45,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
-#[cfg(any(feature = "pgn", feature = "polyglot"))]
+#[cfg(any(feature = "pgn", feature = "polyglot", feature = "tally"))]
 mod accumulate;
 #[cfg(feature = "pgn")]
 pub mod build;
