@@ -11,8 +11,8 @@
 //!   deterministic, the sums Spark's `groupBy(key, epd, move).sum()` gives;
 //! * [`CsvWriter`] and [`CsvReader`]: the text form, streaming (see [`csv`]).
 //!
-//! The book crates write their formats from the rows (`polyglot_book::ops::tally`, feature
-//! `tally`).
+//! The book crates write their formats from the rows and walk books into rows (feature
+//! `tally` of `polyglot-book`, `ctg` and `kvetka-book`).
 //!
 //! # The position
 //!
