@@ -202,6 +202,8 @@ fn python_env() -> Option<PathBuf> {
                 "install",
                 "--quiet",
                 "--disable-pip-version-check",
+                // The CI machine's disk is small: no second copy of the wheels in a cache.
+                "--no-cache-dir",
             ])
             .args(&packages)
             .status()
