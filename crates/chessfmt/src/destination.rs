@@ -4,7 +4,7 @@
 //! nothing written).
 
 use std::io::{self, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::CliError;
 
@@ -35,6 +35,30 @@ pub fn refuse_inputs<'a>(
         }
     }
     Ok(())
+}
+
+/// Refuses an existing single-file output before any work, unless `force` (standard output,
+/// a device or a pipe is never "existing": it is written to, not replaced).
+pub fn refuse_existing(path: &Path, force: bool) -> Result<(), CliError> {
+    if !force && !is_stdout(path) && path.exists() && !chessfmt_files::atomic::is_special(path) {
+        return Err(CliError(format!(
+            "{} exists (use --force to overwrite)",
+            path.display()
+        )));
+    }
+    Ok(())
+}
+
+/// The folder for a verb's temporary files (spilled runs) when it writes `output`: beside
+/// it, or the system's temporary folder for standard output, a device or a pipe.
+pub fn scratch_dir(output: &Path) -> PathBuf {
+    if is_stdout(output) || chessfmt_files::atomic::is_special(output) {
+        return std::env::temp_dir();
+    }
+    match output.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
 }
 
 /// Refuses `-`, a device or a pipe as the output of a verb that writes a set of files (a

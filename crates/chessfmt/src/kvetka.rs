@@ -612,10 +612,8 @@ fn build(args: &BuildArgs) -> CliResult {
             p.display()
         )));
     }
-    let dir = match args.out.output.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
+    // A set destination is never a device or a pipe: the runs go beside it.
+    let dir = crate::destination::scratch_dir(&args.out.output);
     for p in &args.pgn {
         crate::pgn_input::check_pgn_input(p)?;
     }

@@ -233,16 +233,7 @@ fn build(args: &BuildArgs) -> CliResult {
             "--json prints the summary on standard output: give -o a file, not -",
         );
     }
-    if !to_stdout
-        && args.out.output.exists()
-        && !args.out.force
-        && !chessfmt_files::atomic::is_special(&args.out.output)
-    {
-        return Err(CliError(format!(
-            "{} exists (use --force to overwrite)",
-            args.out.output.display()
-        )));
-    }
+    crate::destination::refuse_existing(&args.out.output, args.out.force)?;
     let mut options = BuildOptions::default();
     options.max_ply = args.max_ply;
     options.min_game = args.min_game;
@@ -261,15 +252,7 @@ fn build(args: &BuildArgs) -> CliResult {
         .map_err(|e| CliError(e.to_string()))?;
     let start = std::time::Instant::now();
     options.memory_limit = args.memory_limit.map(|mib| {
-        // Runs go beside the output, or to the temporary directory when the output is a
-        // device or a pipe.
-        let dir = match args.out.output.parent() {
-            _ if to_stdout || chessfmt_files::atomic::is_special(&args.out.output) => {
-                std::env::temp_dir()
-            }
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
+        let dir = crate::destination::scratch_dir(&args.out.output);
         polyglot_book::ops::build::MemoryLimit::new(mib.saturating_mul(1 << 20), dir)
     });
     let mut builder = Builder::new(options);

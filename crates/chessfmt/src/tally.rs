@@ -95,18 +95,6 @@ pub fn run(args: TallyArgs) -> CliResult {
     }
 }
 
-/// The folder for temporary files of a write to `output`: beside it, or the system's for
-/// standard output and devices.
-fn scratch_dir(output: &Path) -> PathBuf {
-    if crate::destination::is_stdout(output) || chessfmt_files::atomic::is_special(output) {
-        return std::env::temp_dir();
-    }
-    match output.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    }
-}
-
 /// A table error as the CLI reports it.
 fn table_error(e: TallyError) -> std::io::Error {
     std::io::Error::other(e.to_string())
@@ -126,7 +114,10 @@ fn map(args: &MapArgs, out: &WriteArgs) -> CliResult {
         .map_err(|e| CliError(format!("--threads: {e}")))?;
     let start = std::time::Instant::now();
     let limit = args.memory_limit.map(|mib| {
-        chess_core::book::MemoryLimit::new(mib.saturating_mul(1 << 20), scratch_dir(&out.output))
+        chess_core::book::MemoryLimit::new(
+            mib.saturating_mul(1 << 20),
+            crate::destination::scratch_dir(&out.output),
+        )
     });
     let mut tally = Tally::new(
         TallyOptions::default()
@@ -180,17 +171,7 @@ fn map(args: &MapArgs, out: &WriteArgs) -> CliResult {
 
 /// Refuses an existing output without `--force` before any work.
 pub fn refuse_existing(out: &WriteArgs) -> CliResult {
-    if !crate::destination::is_stdout(&out.output)
-        && out.output.exists()
-        && !out.force
-        && !chessfmt_files::atomic::is_special(&out.output)
-    {
-        return Err(CliError(format!(
-            "{} exists (use --force to overwrite)",
-            out.output.display()
-        )));
-    }
-    Ok(())
+    crate::destination::refuse_existing(&out.output, out.force)
 }
 
 /// Opens a table (a path, or `-` for standard input) for reading its rows.
