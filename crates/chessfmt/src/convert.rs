@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use chessfmt_tally::Row;
 
-use crate::{CliError, CliResult, output::Shown, output::summary};
+use crate::{CliResult, output::Shown, output::summary};
 
 /// Arguments of `convert`.
 #[derive(Debug, clap::Args)]
@@ -129,83 +129,38 @@ pub fn run(args: &ConvertArgs) -> CliResult {
             rows.len()
         }
         Format::Polyglot => {
-            crate::tally::refuse_existing(&out)?;
             let options = polyglot_book::ops::build::BuildOptions::default().with_min_game(1);
-            let (entries, s) =
-                polyglot_book::ops::tally::from_tally(rows.into_iter().map(Ok), &options)
-                    .map_err(|e| CliError(e.to_string()))?;
-            lost.insert("bad_rows".into(), s.bad_rows.into());
-            crate::destination::write_single(
-                &args.output,
-                args.force,
-                args.json,
-                &[args.input.as_path()],
-                |w| {
-                    let mut w = std::io::BufWriter::new(w);
-                    polyglot_book::write::write_entries(&mut w, &entries)?;
-                    std::io::Write::flush(&mut w)
-                },
+            let s = crate::polyglot::write_from_rows(
+                rows.into_iter().map(Ok),
+                &options,
+                &args.input,
+                &out,
             )?;
+            lost.insert("bad_rows".into(), s.bad_rows.into());
             notes.push("Polyglot weights are 2·wins + draws + games without result of the mover (moves of weight 0 are left out)".into());
-            entries.len()
+            s.entries
         }
         Format::Ctg => {
-            crate::destination::refuse_set_destination(&args.output, "a CTG book (.ctg/.cto/.ctb)");
-            let outputs = ["ctg", "cto", "ctb"].map(|e| args.output.with_extension(e));
-            crate::destination::refuse_inputs(
-                outputs.iter().map(PathBuf::as_path),
-                &[args.input.as_path()],
-            )?;
-            let (records, s) = ctg::tally::from_tally(rows.into_iter().map(Ok))
-                .map_err(|e| CliError(e.to_string()))?;
-            lost.insert("uncodable_moves".into(), s.uncodable_moves.into());
-            lost.insert("truncated_positions".into(), s.truncated_positions.into());
-            if s.uncodable_moves > 0 {
-                notes.push(format!("{} moves have no CTG code", s.uncodable_moves));
-            }
-            let start = ctg::position::key_of(&shakmaty::Chess::default());
-            let games = records
-                .iter()
-                .find(|r| {
-                    start
-                        .as_ref()
-                        .is_some_and(|k| k.as_bytes() == r.position.as_slice())
-                })
-                .map_or(0, |r| r.stats.games);
-            let w = ctg::write::write_book(&args.output, &records, games, args.force);
-            ctg::build::drop_records(records);
-            w?.records
-        }
-        Format::Kvetka => {
-            crate::destination::refuse_set_destination(
+            let (w, s) = crate::ctg::write_from_rows(
+                rows.into_iter().map(Ok),
+                &args.input,
                 &args.output,
-                "a Kvetka book (.kob/.kin/.ksf)",
-            );
-            let (mut elements, s) = kvetka_book::tally::from_tally(rows.into_iter().map(Ok))
-                .map_err(|e| CliError(e.to_string()))?;
-            lost.insert("uncodable_moves".into(), s.uncodable_moves.into());
-            lost.insert("without_result".into(), s.without_result.into());
-            if s.without_result > 0 {
-                notes.push(format!(
-                    "{} moves have no results (Kvetka keeps only games with one): not converted",
-                    s.without_result
-                ));
-            }
-            if s.uncodable_moves > 0 {
-                notes.push(format!("{} moves have no Kvetka code", s.uncodable_moves));
-            }
-            let header = kvetka_book::raw::Header {
-                max_move: 0xff,
-                ..kvetka_book::raw::Header::default()
-            };
-            let w = kvetka_book::write::write_book(
-                &kvetka_book::read::BookPaths::from_any(&args.output),
-                &header,
-                &mut elements,
-                None,
-                kvetka_book::write::DEFAULT_SPLIT_SIZE,
                 args.force,
             )?;
+            lost.insert("uncodable_moves".into(), s.uncodable_moves.into());
+            lost.insert("truncated_positions".into(), s.truncated_positions.into());
+            w.records
+        }
+        Format::Kvetka => {
+            let (w, s) = crate::kvetka::write_from_rows(
+                rows.into_iter().map(Ok),
+                &args.input,
+                &args.output,
+                "",
+                args.force,
+            )?;
+            lost.insert("uncodable_moves".into(), s.uncodable_moves.into());
+            lost.insert("without_result".into(), s.without_result.into());
             w.elements as usize
         }
     };

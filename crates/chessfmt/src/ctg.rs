@@ -509,16 +509,7 @@ fn build(args: &BuildArgs) -> CliResult {
             )
         };
     // What the format cannot hold is reported, never dropped silently.
-    if uncodable > 0 {
-        crate::output::warn(format_args!(
-            "{uncodable} moves have no CTG code (under-promotions, a third knight, …): left out"
-        ));
-    }
-    if truncated > 0 {
-        crate::output::warn(format_args!(
-            "{truncated} positions had more than 127 moves: the least played left out"
-        ));
-    }
+    warn_losses(uncodable, truncated);
     let written = write_book(&args.out.output, &records, games, args.out.force);
     ctg::build::drop_records(records);
     let written = written?;
@@ -546,27 +537,37 @@ fn build(args: &BuildArgs) -> CliResult {
     )
 }
 
-fn from_tally(table: &Path, out: &crate::args::WriteArgs) -> CliResult {
-    crate::destination::refuse_set_destination(&out.output, "a CTG book (.ctg/.cto/.ctb)");
-    let outputs = ["ctg", "cto", "ctb"].map(|e| out.output.with_extension(e));
-    crate::destination::refuse_inputs(outputs.iter().map(PathBuf::as_path), &[table])?;
-    let rows = crate::tally::table_rows(table)?;
+/// Warns of what a CTG book could not hold: moves without a code, positions over 127 moves.
+fn warn_losses(uncodable: u64, truncated: u64) {
+    if uncodable > 0 {
+        crate::output::warn(format_args!(
+            "{uncodable} moves have no CTG code (under-promotions, a third knight, …): left out"
+        ));
+    }
+    if truncated > 0 {
+        crate::output::warn(format_args!(
+            "{truncated} positions had more than 127 moves: the least played left out"
+        ));
+    }
+}
+
+/// Writes the CTG book of a table's rows to `output` (its three files committed as one set;
+/// never over `source`, the rows' file), warning of rows left out and of what the book cannot
+/// hold. `from-tally` and `convert` both write through it.
+pub(crate) fn write_from_rows(
+    rows: impl IntoIterator<Item = Result<chessfmt_tally::Row, chessfmt_tally::Error>>,
+    source: &Path,
+    output: &Path,
+    force: bool,
+) -> Result<(ctg::write::WriteSummary, ctg::tally::FromTallyStats), CliError> {
+    crate::destination::refuse_set_destination(output, "a CTG book (.ctg/.cto/.ctb)");
+    let outputs = ["ctg", "cto", "ctb"].map(|e| output.with_extension(e));
+    crate::destination::refuse_inputs(outputs.iter().map(PathBuf::as_path), &[source])?;
     let (records, stats) = ctg::tally::from_tally(rows).map_err(|e| CliError(e.to_string()))?;
     for e in &stats.examples {
-        crate::output::warn(format_args!("{}: left out: {e}", table.display()));
+        crate::output::warn(format_args!("{}: left out: {e}", source.display()));
     }
-    if stats.uncodable_moves > 0 {
-        crate::output::warn(format_args!(
-            "{} moves have no CTG code (under-promotions, a third knight, …): left out",
-            stats.uncodable_moves
-        ));
-    }
-    if stats.truncated_positions > 0 {
-        crate::output::warn(format_args!(
-            "{} positions had more than 127 moves: the least played left out",
-            stats.truncated_positions
-        ));
-    }
+    warn_losses(stats.uncodable_moves, stats.truncated_positions);
     // The book's game count: the plays of the start position (the table's root).
     let start = ctg::position::key_of(&shakmaty::Chess::default());
     let games = records
@@ -577,9 +578,14 @@ fn from_tally(table: &Path, out: &crate::args::WriteArgs) -> CliResult {
                 .is_some_and(|k| k.as_bytes() == r.position.as_slice())
         })
         .map_or(0, |r| r.stats.games);
-    let written = write_book(&out.output, &records, games, out.force);
+    let written = write_book(output, &records, games, force);
     ctg::build::drop_records(records);
-    let written = written?;
+    Ok((written?, stats))
+}
+
+fn from_tally(table: &Path, out: &crate::args::WriteArgs) -> CliResult {
+    let rows = crate::tally::table_rows(table)?;
+    let (written, stats) = write_from_rows(rows, table, &out.output, out.force)?;
     summary(
         &Shown {
             text: format!(

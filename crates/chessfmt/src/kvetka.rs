@@ -761,15 +761,29 @@ fn to_polyglot(path: &Path, out: &WriteArgs) -> CliResult {
     )
 }
 
-fn from_tally(table: &Path, out: &WriteArgs, caption: &str) -> CliResult {
-    crate::destination::refuse_set_destination(&out.output, "a Kvetka book (.kob/.kin/.ksf)");
-    let members = book_members(&out.output);
-    crate::destination::refuse_inputs(members.iter().map(PathBuf::as_path), &[table])?;
-    let rows = crate::tally::table_rows(table)?;
+/// Writes the Kvetka book of a table's rows to `output` (its files committed as one set;
+/// never over `source`, the rows' file), warning of rows left out and of what the book cannot
+/// hold. `from-tally` and `convert` both write through it.
+pub(crate) fn write_from_rows(
+    rows: impl IntoIterator<Item = Result<chessfmt_tally::Row, chessfmt_tally::Error>>,
+    source: &Path,
+    output: &Path,
+    caption: &str,
+    force: bool,
+) -> Result<
+    (
+        kvetka_book::write::WriteStats,
+        kvetka_book::tally::FromTallyStats,
+    ),
+    CliError,
+> {
+    crate::destination::refuse_set_destination(output, "a Kvetka book (.kob/.kin/.ksf)");
+    let members = book_members(output);
+    crate::destination::refuse_inputs(members.iter().map(PathBuf::as_path), &[source])?;
     let (mut elements, stats) =
         kvetka_book::tally::from_tally(rows).map_err(|e| CliError(e.to_string()))?;
     for e in &stats.examples {
-        crate::output::warn(format_args!("{}: left out: {e}", table.display()));
+        crate::output::warn(format_args!("{}: left out: {e}", source.display()));
     }
     if stats.uncodable_moves > 0 {
         crate::output::warn(format_args!(
@@ -789,13 +803,19 @@ fn from_tally(table: &Path, out: &WriteArgs, caption: &str) -> CliResult {
         ..Header::default()
     };
     let w = write_book(
-        &BookPaths::from_any(&out.output),
+        &BookPaths::from_any(output),
         &header,
         &mut elements,
         None,
         DEFAULT_SPLIT_SIZE,
-        out.force,
+        force,
     )?;
+    Ok((w, stats))
+}
+
+fn from_tally(table: &Path, out: &WriteArgs, caption: &str) -> CliResult {
+    let rows = crate::tally::table_rows(table)?;
+    let (w, stats) = write_from_rows(rows, table, &out.output, caption, out.force)?;
     summary(
         &Shown {
             text: format!(

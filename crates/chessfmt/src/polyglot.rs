@@ -238,13 +238,7 @@ fn build(args: &BuildArgs) -> CliResult {
     options.max_ply = args.max_ply;
     options.min_game = args.min_game;
     options.min_score = args.min_score;
-    options.only = if args.only_white {
-        Some(shakmaty::Color::White)
-    } else if args.only_black {
-        Some(shakmaty::Color::Black)
-    } else {
-        None
-    };
+    options.only = only_color(args.only_white, args.only_black);
     options.uniform = args.uniform;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(crate::args::threads(args.threads))
@@ -332,39 +326,51 @@ pub struct FromTallyArgs {
     uniform: bool,
 }
 
+/// The colour of `--only-white` / `--only-black`.
+fn only_color(white: bool, black: bool) -> Option<shakmaty::Color> {
+    if white {
+        Some(shakmaty::Color::White)
+    } else if black {
+        Some(shakmaty::Color::Black)
+    } else {
+        None
+    }
+}
+
+/// Writes the Polyglot book of a table's rows to the output of `out` (never over `source`,
+/// the rows' file, nor over an existing file without `--force`), warning of rows left out.
+/// `from-tally` and `convert` both write through it.
+pub(crate) fn write_from_rows(
+    rows: impl IntoIterator<Item = Result<chessfmt_tally::Row, chessfmt_tally::Error>>,
+    options: &polyglot_book::ops::build::BuildOptions,
+    source: &std::path::Path,
+    out: &WriteArgs,
+) -> Result<polyglot_book::ops::tally::FromTallyStats, CliError> {
+    crate::destination::refuse_inputs([out.output.as_path()], &[source])?;
+    crate::tally::refuse_existing(out)?;
+    let (entries, stats) = polyglot_book::ops::tally::from_tally(rows, options)
+        .map_err(|e| CliError(e.to_string()))?;
+    for e in &stats.examples {
+        crate::output::warn(format!("{}: left out: {e}", source.display()));
+    }
+    crate::destination::write_single(&out.output, out.force, out.json, &[source], |w| {
+        let mut w = std::io::BufWriter::with_capacity(1 << 20, w);
+        polyglot_book::write::write_entries(&mut w, &entries)?;
+        std::io::Write::flush(&mut w)
+    })?;
+    Ok(stats)
+}
+
 fn from_tally(args: &FromTallyArgs) -> CliResult {
     use polyglot_book::ops::build::BuildOptions;
-    let inputs = [args.table.as_path()];
-    crate::destination::refuse_inputs([args.out.output.as_path()], &inputs)?;
-    crate::tally::refuse_existing(&args.out)?;
     let mut options = BuildOptions::default()
         .with_min_game(args.min_game)
         .with_min_score(args.min_score)
         .with_uniform(args.uniform);
-    options.only = if args.only_white {
-        Some(shakmaty::Color::White)
-    } else if args.only_black {
-        Some(shakmaty::Color::Black)
-    } else {
-        None
-    };
+    options.only = only_color(args.only_white, args.only_black);
+    // Opened, not read: write_from_rows refuses a bad output before reading a row.
     let rows = crate::tally::table_rows(&args.table)?;
-    let (entries, stats) = polyglot_book::ops::tally::from_tally(rows, &options)
-        .map_err(|e| CliError(e.to_string()))?;
-    for e in &stats.examples {
-        crate::output::warn(format!("{}: left out: {e}", args.table.display()));
-    }
-    crate::destination::write_single(
-        &args.out.output,
-        args.out.force,
-        args.out.json,
-        &inputs,
-        |w| {
-            let mut w = std::io::BufWriter::with_capacity(1 << 20, w);
-            polyglot_book::write::write_entries(&mut w, &entries)?;
-            std::io::Write::flush(&mut w)
-        },
-    )?;
+    let stats = write_from_rows(rows, &options, &args.table, &args.out)?;
     summary(
         &Shown {
             text: format!(
