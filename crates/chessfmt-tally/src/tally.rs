@@ -129,15 +129,20 @@ impl Default for Entry {
 }
 
 impl Entry {
-    /// The counts of `uci`, `None` when the position has no such move yet.
-    fn counts_mut(&mut self, uci: u16) -> Option<&mut SmallCounts> {
+    /// The counts of `uci`, added (zero) when the position has no such move yet, and whether
+    /// they were.
+    fn counts_or_insert(&mut self, uci: u16) -> (&mut SmallCounts, bool) {
         if self.first.0 == uci {
-            return Some(&mut self.first.1);
+            return (&mut self.first.1, false);
         }
-        self.more
-            .iter_mut()
-            .find(|(m, _)| *m == uci)
-            .map(|(_, c)| c)
+        match self.more.iter().position(|(m, _)| *m == uci) {
+            Some(i) => (&mut self.more[i].1, false),
+            None => {
+                self.more.push((uci, SmallCounts::default()));
+                let last = self.more.len() - 1;
+                (&mut self.more[last].1, true)
+            }
+        }
     }
 
     /// The moves with their counts, sorted by UCI text.
@@ -409,11 +414,10 @@ impl Tally {
                     more: Vec::new(),
                 }
             });
-            if entry.counts_mut(ply.uci).is_none() {
+            let (counts, new) = entry.counts_or_insert(ply.uci);
+            if new {
                 new_moves.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                entry.more.push((ply.uci, SmallCounts::default()));
             }
-            let counts = entry.counts_mut(ply.uci).expect("just added");
             let full = counts.add_play(&Play {
                 outcome: game.outcome,
                 white_elo: game.white_elo,
