@@ -52,6 +52,7 @@ mod error;
 pub mod fuzzing;
 mod merge;
 mod position;
+mod resolve;
 mod row;
 mod tally;
 
@@ -59,6 +60,7 @@ pub use csv::{CsvReader, CsvWriter};
 pub use error::{Error, ErrorKind};
 pub use merge::{MergeStats, merge, sort_and_sum};
 pub use position::PackedPosition;
+pub use resolve::RowResolver;
 pub use row::{Counts, Row};
 pub use tally::{Tally, TallyOptions, TallyStats};
 

@@ -18,7 +18,7 @@
 use std::collections::HashMap;
 
 use chessfmt_tally::{Counts, Error as TallyError, Row};
-use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position, fen::Epd, uci::UciMove};
+use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position, fen::Epd};
 
 use crate::{
     Book,
@@ -84,34 +84,16 @@ pub fn from_tally(
 ) -> Result<(Vec<Element>, FromTallyStats), TallyError> {
     let mut stats = FromTallyStats::default();
     let mut elements: HashMap<Key, Gathered> = HashMap::new();
-    let mut last_epd = String::new();
-    let mut pos: Option<Chess> = None;
+    let mut resolver = chessfmt_tally::RowResolver::new();
     for row in rows {
         let row = row?;
         stats.rows += 1;
-        if row.epd != last_epd || pos.is_none() {
-            last_epd.clone_from(&row.epd);
-            pos = row
-                .epd
-                .parse::<Epd>()
-                .ok()
-                .and_then(|e| e.into_position(CastlingMode::Chess960).ok());
-        }
-        let Some(p) = &pos else {
-            bad(&mut stats, format!("not a legal position: {}", row.epd));
-            continue;
-        };
-        let Some(m) = row
-            .uci
-            .parse::<UciMove>()
-            .ok()
-            .and_then(|u| u.to_move(p).ok())
-        else {
-            bad(
-                &mut stats,
-                format!("{}: not a legal move there: {}", row.epd, row.uci),
-            );
-            continue;
+        let (p, m) = match resolver.resolve(&row) {
+            Ok(r) => r,
+            Err(why) => {
+                bad(&mut stats, why);
+                continue;
+            }
         };
         let Some(key) = position::key_of(p) else {
             bad(
