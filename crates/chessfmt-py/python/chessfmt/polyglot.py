@@ -1,0 +1,284 @@
+"""Polyglot opening books (``.bin``) with python-chess's reader API.
+
+A script written for :mod:`chess.polyglot` works by changing its import::
+
+    import chess
+    import chessfmt.polyglot
+
+    with chessfmt.polyglot.open_reader("book.bin") as reader:
+        for entry in reader.find_all(chess.Board()):
+            print(entry.move, entry.weight, entry.learn)
+
+The entries are python-chess's own :class:`chess.polyglot.Entry` tuples with
+:class:`chess.Move` moves, found in the same order and filtered the same way; the search,
+the key and the legality checks run in Rust. Beyond python-chess: :func:`build` (a book from
+PGN files, as ``chessfmt polyglot build``), :func:`merge` and :func:`write`.
+
+The book is read into memory when it is opened (python-chess maps it instead): a book that
+another process truncates while it is open cannot crash the interpreter.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import random as _random
+from typing import Any, Container, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+
+import chess
+from chess.polyglot import Entry, zobrist_hash
+
+from . import _native
+from ._common import Path, check_open, fspath, randint
+
+__all__ = [
+    "Entry",
+    "Reader",
+    "MemoryMappedReader",
+    "open_reader",
+    "zobrist_hash",
+    "build",
+    "merge",
+    "write",
+]
+
+_Move = chess.Move
+
+
+def _raw_move(raw_move: int) -> chess.Move:
+    """The move of a raw field, as python-chess decodes it without a board."""
+    to_square = raw_move & 0x3F
+    from_square = (raw_move >> 6) & 0x3F
+    promotion_part = (raw_move >> 12) & 0x7
+    promotion = promotion_part + 1 if promotion_part else None
+    if from_square == to_square:
+        return _Move(from_square, to_square, None, promotion)
+    return _Move(from_square, to_square, promotion, None)
+
+
+def _minimum(minimum_weight: Any) -> int:
+    """python-chess compares ``weight < minimum_weight``: the smallest integer weight kept."""
+    if type(minimum_weight) is int and 0 <= minimum_weight <= 1 << 17:
+        return minimum_weight
+    m = math.ceil(minimum_weight)
+    return min(max(m, 0), 1 << 17)
+
+
+class Reader:
+    """A Polyglot book (python-chess's ``MemoryMappedReader`` API)."""
+
+    def __init__(self, filename: Path) -> None:
+        self._book: Optional[_native.PolyglotBook] = _native.PolyglotBook(fspath(filename))
+
+    def __enter__(self) -> "Reader":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def _native(self) -> _native.PolyglotBook:
+        return check_open(self._book)
+
+    def __len__(self) -> int:
+        return len(self._native())
+
+    def __getitem__(self, index: int) -> Entry:
+        book = self._native()
+        if index < 0:
+            index = len(book) + index
+        if index < 0 or index >= len(book):
+            raise IndexError()
+        ((key, raw_move, weight, learn),) = book.entries(index, index + 1)
+        return Entry(key, raw_move, weight, learn, _raw_move(raw_move))
+
+    def __iter__(self) -> Iterator[Entry]:
+        book = self._native()
+        n = len(book)
+        for start in range(0, n, 4096):
+            for key, raw_move, weight, learn in book.entries(start, start + 4096):
+                yield Entry(key, raw_move, weight, learn, _raw_move(raw_move))
+
+    def bisect_key_left(self, key: int) -> int:
+        return self._native().key_range(key)[0]
+
+    def __contains__(self, entry: Entry) -> bool:
+        return any(current == entry for current in self.find_all(entry.key, minimum_weight=entry.weight))
+
+    def find_all(
+        self,
+        board: Union[chess.Board, int],
+        *,
+        minimum_weight: int = 1,
+        exclude_moves: Container[chess.Move] = (),
+    ) -> Iterator[Entry]:
+        """Seeks a specific position and yields corresponding entries."""
+        book = self._native()
+        minimum = _minimum(minimum_weight)
+        if not isinstance(board, chess.BaseBoard):
+            # A key (anything int() takes), as python-chess tries first.
+            try:
+                key = int(board)  # type: ignore[arg-type]
+            except (TypeError, ValueError):
+                pass
+            else:
+                return self._find_all_key(key, minimum, exclude_moves)
+        found = book.find_all(board, minimum)
+        if found is None:
+            return self._find_all_python(board, minimum, exclude_moves)
+        if exclude_moves:
+            return iter([entry for entry in found if entry.move not in exclude_moves])
+        return iter(found)
+
+    def _find_all_key(self, key: int, minimum: int, exclude_moves: Container[chess.Move]) -> Iterator[Entry]:
+        """The entries of a key, their moves decoded without a board (as python-chess does)."""
+        if not 0 <= key < 1 << 64:
+            return
+        for raw_move, weight, learn in self._native().find_key(key, minimum):
+            move = _raw_move(raw_move)
+            if exclude_moves and move in exclude_moves:
+                continue
+            yield Entry(key, raw_move, weight, learn, move)
+
+    def _find_all_python(
+        self, board: chess.Board, minimum: int, exclude_moves: Container[chess.Move]
+    ) -> Iterator[Entry]:
+        """python-chess's own steps, for boards Rust leaves to it (variants, odd positions)."""
+        key = zobrist_hash(board)
+        for raw_move, weight, learn in self._native().find_key(key, minimum):
+            raw = _raw_move(raw_move)
+            move = board._from_chess960(board.chess960, raw.from_square, raw.to_square, raw.promotion, raw.drop)
+            if exclude_moves and move in exclude_moves:
+                continue
+            if not board.is_legal(move):
+                continue
+            yield Entry(key, raw_move, weight, learn, move)
+
+    def find(
+        self,
+        board: Union[chess.Board, int],
+        *,
+        minimum_weight: int = 1,
+        exclude_moves: Container[chess.Move] = (),
+    ) -> Entry:
+        """The (first) entry with the highest weight; :exc:`IndexError` if there is none."""
+        try:
+            return max(
+                self.find_all(board, minimum_weight=minimum_weight, exclude_moves=exclude_moves),
+                key=lambda entry: entry.weight,
+            )
+        except ValueError:
+            raise IndexError() from None
+
+    def get(
+        self,
+        board: Union[chess.Board, int],
+        default: Optional[Entry] = None,
+        *,
+        minimum_weight: int = 1,
+        exclude_moves: Container[chess.Move] = (),
+    ) -> Optional[Entry]:
+        """:meth:`find`, or ``default`` when there is no entry."""
+        try:
+            return self.find(board, minimum_weight=minimum_weight, exclude_moves=exclude_moves)
+        except IndexError:
+            return default
+
+    def choice(
+        self,
+        board: Union[chess.Board, int],
+        *,
+        minimum_weight: int = 1,
+        exclude_moves: Container[chess.Move] = (),
+        random: Optional[_random.Random] = None,
+    ) -> Entry:
+        """A uniformly random entry (the same draws as python-chess's for the same ``random``)."""
+        chosen_entry = None
+        for i, entry in enumerate(self.find_all(board, minimum_weight=minimum_weight, exclude_moves=exclude_moves)):
+            if chosen_entry is None or randint(random, 0, i) == i:
+                chosen_entry = entry
+        if chosen_entry is None:
+            raise IndexError()
+        return chosen_entry
+
+    def weighted_choice(
+        self,
+        board: Union[chess.Board, int],
+        *,
+        exclude_moves: Container[chess.Move] = (),
+        random: Optional[_random.Random] = None,
+    ) -> Entry:
+        """A random entry by weight (the same draws as python-chess's for the same ``random``)."""
+        entries = list(self.find_all(board, exclude_moves=exclude_moves))
+        total_weights = sum(entry.weight for entry in entries)
+        if not total_weights:
+            raise IndexError()
+        choice = randint(random, 0, total_weights - 1)
+        current_sum = 0
+        for entry in entries:
+            current_sum += entry.weight
+            if current_sum > choice:
+                return entry
+        raise AssertionError("unreachable")
+
+    def close(self) -> None:
+        """Closes the reader (its memory is freed)."""
+        self._book = None
+
+
+#: python-chess's name for the reader, for scripts that name the class.
+MemoryMappedReader = Reader
+
+
+def open_reader(path: Path) -> Reader:
+    """Opens the Polyglot book at ``path`` (:class:`chessfmt.FormatError` if it is not one)."""
+    return Reader(path)
+
+
+def build(
+    pgn_paths: Union[Path, Sequence[Path]],
+    out: Path,
+    *,
+    max_ply: int = 1024,
+    min_game: int = 3,
+    min_score: float = 0.0,
+    only: Optional[str] = None,
+    uniform: bool = False,
+    threads: Optional[int] = None,
+    overwrite: bool = False,
+) -> dict:
+    """Builds a book from PGN files (plain, ``.gz``, ``.zst``, ``.xz``) as
+    ``chessfmt polyglot build`` does, byte for byte (``polyglot make-book``'s book).
+
+    ``only`` is ``None``, ``"white"`` or ``"black"``; ``threads`` defaults to all cores. The
+    book is written to a temporary file and renamed: an existing ``out`` is refused unless
+    ``overwrite``. Returns the counts (``games_read``, ``games_skipped``, ``entries``,
+    ``pairs``). Games that cannot be read are skipped and counted.
+    """
+    paths = [pgn_paths] if isinstance(pgn_paths, (str, bytes, os.PathLike)) else list(pgn_paths)
+    return _native.polyglot_build(
+        [fspath(p) for p in paths],
+        fspath(out),
+        max_ply=max_ply,
+        min_game=min_game,
+        min_score=min_score,
+        only=only,
+        uniform=uniform,
+        threads=threads,
+        overwrite=overwrite,
+    )
+
+
+def merge(books: Sequence[Path], out: Path, *, strategy: str = "sum", overwrite: bool = False) -> Tuple[int, int]:
+    """Merges books (in priority order) into ``out``: weights summed (saturating), the
+    largest kept (``"max"``) or the first book's (``"first"``). Returns (entries read,
+    entries written)."""
+    return _native.polyglot_merge([fspath(b) for b in books], fspath(out), strategy=strategy, overwrite=overwrite)
+
+
+def write(entries: Iterable[Union[Entry, Tuple[int, int, int, int]]], out: Path, *, overwrite: bool = False) -> int:
+    """Writes entries (python-chess ``Entry`` tuples, or ``(key, raw_move, weight, learn)``)
+    as a book, sorted the canonical way. Returns the number written."""
+    rows: List[Tuple[int, int, int, int]] = []
+    for e in entries:
+        rows.append((int(e[0]), int(e[1]), int(e[2]), int(e[3])))
+    return _native.polyglot_write(rows, fspath(out), overwrite=overwrite)
