@@ -9,8 +9,8 @@ use std::num::NonZeroU32;
 
 use pyo3::{intern, prelude::*};
 use shakmaty::{
-    Bitboard, ByColor, ByRole, CastlingMode, Chess, Color, FromSetup, Move,
-    Setup, Square, board::Board,
+    Bitboard, ByColor, ByRole, CastlingMode, Chess, Color, FromSetup, Move, Setup, Square,
+    board::Board,
 };
 
 /// A python-chess board as a shakmaty position, and whether python-chess writes its castling
@@ -129,4 +129,19 @@ pub fn py_move(m: Move, chess960: bool) -> (u8, u8, u8) {
 /// The legal move that python-chess's move `(from, to, promotion)` denotes on `pos`.
 pub fn find_legal(legal: &[Move], chess960: bool, mv: (u8, u8, u8)) -> Option<Move> {
     legal.iter().copied().find(|&m| py_move(m, chess960) == mv)
+}
+
+/// [`convert`] for a book that holds standard chess only (CTG, Kvetka): a variant board is a
+/// `ValueError`; `None` is a position shakmaty finds invalid (in no book).
+pub fn standard(board: &Bound<'_, PyAny>, format: &str) -> PyResult<Option<Converted>> {
+    let conv = convert(board)?;
+    if conv.is_none() {
+        let variant: String = board.getattr("uci_variant")?.extract()?;
+        if variant != "chess" {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "{format} books hold standard chess positions, not {variant}"
+            )));
+        }
+    }
+    Ok(conv)
 }

@@ -23,6 +23,7 @@ mod kvetka;
 mod polyglot;
 mod pychess;
 mod selfplay;
+mod walk;
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {

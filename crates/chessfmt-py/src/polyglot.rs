@@ -51,8 +51,8 @@ impl PolyglotBook {
             ));
         }
         // python-chess reads unsorted books too (finding what its search finds).
-        let book = Book::new(data, OpenMode::Lenient)
-            .map_err(|e| errors::to_py(e.in_file(&path)))?;
+        let book =
+            Book::new(data, OpenMode::Lenient).map_err(|e| errors::to_py(e.in_file(&path)))?;
         Ok(PolyglotBook { book })
     }
 
@@ -210,9 +210,10 @@ fn polyglot_build<'py>(
         let mut builder = Builder::new(options);
         let mut skipped = 0u64;
         for path in &pgn_paths {
-            let s = inputs::with_pgn(path, |input| pool.install(|| builder.add_pgn(input, |_| {})))?
-                
-                .map_err(|e| errors::io(path, &e))?;
+            let s = inputs::with_pgn(path, |input| {
+                pool.install(|| builder.add_pgn(input, |_| {}))
+            })?
+            .map_err(|e| errors::io(path, &e))?;
             skipped += s.total();
         }
         let stats = builder
@@ -292,6 +293,9 @@ fn polyglot_write(
                 learn,
             })
             .collect();
+        // The canonical order (key, then weight, heaviest first) with ties broken by move and
+        // learn value: the same bytes whatever the order given.
+        entries.sort_unstable_by_key(|e| (e.raw_move, e.learn));
         polyglot_book::write::sort_entries(&mut entries);
         polyglot_book::write::save(&out, &entries, overwrite)
             .map_err(|e| errors::to_py(e.in_file(&out)))?;

@@ -25,7 +25,12 @@ pub fn board_type(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
 }
 
 /// A `chess.Move` (`promotion` 0 for none).
-pub fn new_move<'py>(py: Python<'py>, from: u8, to: u8, promotion: u8) -> PyResult<Bound<'py, PyAny>> {
+pub fn new_move<'py>(
+    py: Python<'py>,
+    from: u8,
+    to: u8,
+    promotion: u8,
+) -> PyResult<Bound<'py, PyAny>> {
     let ty = MOVE.import(py, "chess", "Move")?;
     let object_new = OBJECT_NEW.get_or_try_init(py, || {
         py.import("builtins")?
@@ -39,7 +44,11 @@ pub fn new_move<'py>(py: Python<'py>, from: u8, to: u8, promotion: u8) -> PyResu
     fields.set_item(intern!(py, "to_square"), to)?;
     fields.set_item(
         intern!(py, "promotion"),
-        if promotion == 0 { None } else { Some(promotion) },
+        if promotion == 0 {
+            None
+        } else {
+            Some(promotion)
+        },
     )?;
     fields.set_item(intern!(py, "drop"), py.None())?;
     m.setattr(intern!(py, "__dict__"), fields)?;
