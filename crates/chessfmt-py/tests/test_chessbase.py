@@ -16,7 +16,7 @@ def test_twic_games_and_export(tmp_path):
         first = db[0]
         assert (first.white, first.black, first.result) == ("Vachier Lagrave, M", "Svidler, P", "1-0")
         assert first.white_elo == 2798 and first.eco == "C89" and first.number == 1
-        assert db[-1].number == db.record_count if hasattr(db, "record_count") else True
+        assert not any(g.deleted for g in db[:50])
         texts = [g.pgn() for g in db]
         assert len(texts) == 6117
         assert [g.pgn() for g in db[10:20]] == texts[10:20]

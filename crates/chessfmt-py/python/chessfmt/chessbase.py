@@ -50,13 +50,17 @@ def _int(value: Optional[str]) -> Optional[int]:
 class Game:
     """A game of a database: its PGN text and header fields."""
 
-    __slots__ = ("index", "number", "_text", "_error", "_tags")
+    __slots__ = ("index", "number", "deleted", "_text", "_error", "_tags")
 
-    def __init__(self, index: int, number: int, text: Optional[str], error: Optional[FormatError]) -> None:
+    def __init__(
+        self, index: int, number: int, text: Optional[str], error: Optional[FormatError], deleted: bool = False
+    ) -> None:
         self.index = index
         """Its position in the sequence (from 0)."""
         self.number = number
         """Its record number in the database (from 1)."""
+        self.deleted = deleted
+        """Whether the record is marked deleted (only with ``include_deleted=True``)."""
         self._text = text
         self._error = error
         self._tags: Optional[Dict[str, str]] = None
@@ -137,13 +141,13 @@ class Database(Sequence[Game]):
     def _batch(self, start: int, stop: int) -> List[Game]:
         db = self._native()
         games = []
-        for i, (text, message, offset) in enumerate(db.pgn_batch(start, stop, self._annotations), start):
+        for i, (text, message, offset, deleted) in enumerate(db.pgn_batch(start, stop, self._annotations), start):
             error = None
             if text is None:
                 error = FormatError(message)
                 error.path = None
                 error.offset = offset
-            games.append(Game(i, db.record(i), text, error))
+            games.append(Game(i, db.record(i), text, error, deleted))
         return games
 
     @overload
