@@ -276,7 +276,7 @@ fn produce(
     tx: &mpsc::SyncSender<(Batch, usize, u64)>,
 ) {
     let mut positions = Positions::from_slice(data, Mode::Lenient);
-    let mut b = Batch::new();
+    let mut b = Batch::new(batch_size, visits);
     let mut n = 0usize;
     while let Some(item) = positions.next() {
         let Ok(s) = item else { continue };
@@ -286,7 +286,7 @@ fn produce(
         b.push(&s, visits);
         n += 1;
         if n == batch_size {
-            let full = std::mem::replace(&mut b, Batch::new());
+            let full = std::mem::replace(&mut b, Batch::new(batch_size, visits));
             if tx.send((full, n, positions.skipped())).is_err() {
                 return;
             }
@@ -299,10 +299,25 @@ fn produce(
 }
 
 impl Batch {
-    fn new() -> Batch {
+    /// An empty batch with room for `n` positions (and their visits: about 32 each).
+    fn new(n: usize, visits: bool) -> Batch {
+        let mut visit_offsets = Vec::with_capacity(n + 1);
+        visit_offsets.push(0);
+        let v = if visits { n * 32 } else { 0 };
         Batch {
-            visit_offsets: vec![0],
-            ..Batch::default()
+            boards: Vec::with_capacity(n * 12),
+            turn: Vec::with_capacity(n),
+            castling: Vec::with_capacity(n),
+            ep_square: Vec::with_capacity(n),
+            halfmove: Vec::with_capacity(n),
+            score: Vec::with_capacity(n),
+            result: Vec::with_capacity(n),
+            best_move: Vec::with_capacity(n),
+            game: Vec::with_capacity(n),
+            ply: Vec::with_capacity(n),
+            visit_offsets,
+            visit_moves: Vec::with_capacity(v),
+            visit_counts: Vec::with_capacity(v),
         }
     }
 
