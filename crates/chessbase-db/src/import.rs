@@ -26,6 +26,9 @@ use crate::raw::{Annotator, Player, Team};
 use crate::text::Date;
 use crate::writer::NewHeader;
 
+mod database;
+pub use database::{DatabaseImport, ImportFailure, ImportSummary};
+
 /// A game read from PGN, ready for [`crate::writer::DatabaseWriter::add_game`].
 #[derive(Debug, Clone)]
 pub struct ImportedGame {

@@ -14,6 +14,7 @@ use crate::{errors, inputs};
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<ChessBaseDb>()?;
+    m.add_function(wrap_pyfunction!(chessbase_import, m)?)?;
     Ok(())
 }
 
@@ -154,4 +155,75 @@ impl ChessBaseDb {
         d.set_item("deleted", summary.deleted)?;
         Ok(d)
     }
+}
+
+/// `chessfmt.chessbase.import_pgn`: a new database from PGN files, as `chessfmt cbh import`.
+#[pyfunction]
+#[pyo3(signature = (pgn_paths, out, *, encoding, keep_tags, overwrite))]
+fn chessbase_import<'py>(
+    py: Python<'py>,
+    pgn_paths: Vec<PathBuf>,
+    out: PathBuf,
+    encoding: Option<String>,
+    keep_tags: bool,
+    overwrite: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    use chessbase_db::{
+        TextEncoding,
+        import::{DatabaseImport, ImportFailure},
+        writer::{DATABASE_EXTENSIONS, write_database},
+    };
+    if !out
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("cbh"))
+    {
+        return Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "{}: the output must be a .cbh file (the database's other files go beside it)",
+            out.display()
+        )));
+    }
+    let encoding = match encoding.as_deref() {
+        None => TextEncoding::Detect,
+        Some(label) => TextEncoding::Fixed(
+            encoding_rs::Encoding::for_label(label.as_bytes()).ok_or_else(|| {
+                pyo3::exceptions::PyValueError::new_err(format!("encoding={label:?}: unknown"))
+            })?,
+        ),
+    };
+    for ext in DATABASE_EXTENSIONS {
+        inputs::check_output(&out.with_extension(ext), &pgn_paths, true)?;
+    }
+    inputs::check_output(&out, &[], overwrite)?;
+    let (summary, skipped) = py.detach(|| -> PyResult<_> {
+        let mut import = DatabaseImport::new(encoding, keep_tags);
+        let mut skipped = Vec::new();
+        for path in &pgn_paths {
+            let stream = chessfmt_pgn::open_decompressed(path).map_err(|e| errors::io(path, &e))?;
+            import
+                .add_pgn(
+                    stream,
+                    |why| skipped.push(format!("{}: {why}", path.display())),
+                    || {},
+                )
+                .map_err(|e| match e {
+                    ImportFailure::Read(e) => errors::io(path, &e),
+                    e => errors::plain(&out, e),
+                })?;
+        }
+        let (files, summary) = import.finish();
+        write_database(&out, &files, overwrite).map_err(|e| errors::io(&out, &e))?;
+        Ok((summary, skipped))
+    })?;
+    let d = PyDict::new(py);
+    d.set_item("games_read", summary.games_read)?;
+    d.set_item("games_added", summary.games_added)?;
+    d.set_item("games_skipped", summary.games_skipped)?;
+    d.set_item("variations_dropped", summary.variations_dropped)?;
+    d.set_item("skipped", skipped)?;
+    let losses = PyDict::new(py);
+    for (loss, count) in summary.losses.iter() {
+        losses.set_item(loss.to_string(), count.count)?;
+    }
+    d.set_item("losses", losses)?;
+    Ok(d)
 }

@@ -65,3 +65,25 @@ def test_damaged_database(tmp_path):
     with pytest.raises((chessfmt.FormatError, OSError)):
         with cb.open(tmp_path / "t.cbh") as db:
             [g.pgn() for g in db]
+
+
+def test_import_round_trip(tmp_path):
+    pgn = tmp_path / "twic.pgn"
+    cb.export_pgn(corpus(TWIC), pgn)
+    out = tmp_path / "new.cbh"
+    summary = cb.import_pgn(pgn, out)
+    assert summary["games_read"] == 6117 and summary["games_added"] == 6117
+    assert summary["games_skipped"] == 0 and summary["skipped"] == []
+    again = tmp_path / "again.pgn"
+    cb.export_pgn(out, again)
+    # Exported, imported and exported again: the same PGN (as the CLI's round-trip test).
+    assert again.read_bytes() == pgn.read_bytes()
+    with pytest.raises(FileExistsError):
+        cb.import_pgn(pgn, out)
+    with pytest.raises(ValueError):
+        cb.import_pgn(pgn, tmp_path / "new.pgn")
+    bad = tmp_path / "bad.pgn"
+    bad.write_text('[White "a"]\n\n1. e4 e5 2. Ke3 *\n\n[White "b"]\n\n1. d4 *\n')
+    summary = cb.import_pgn(bad, tmp_path / "b.cbh")
+    assert summary["games_added"] == 1 and summary["games_skipped"] == 1
+    assert "left out" in summary["skipped"][0] and str(bad) in summary["skipped"][0]

@@ -755,8 +755,8 @@ fn import(
     encoding: chessbase_db::TextEncoding,
     keep_tags: bool,
 ) -> CliResult {
-    use chessbase_db::import::{ImportOptions, Loss, Losses};
-    use chessbase_db::writer::{DatabaseWriter, write_database};
+    use chessbase_db::import::{ImportFailure, Loss};
+    use chessbase_db::writer::write_database;
     let cbh = &out.output;
     crate::destination::refuse_set_destination(cbh, "a ChessBase database (.cbh, .cbg, .cba, …)");
     let members: Vec<PathBuf> = chessbase_db::writer::DATABASE_EXTENSIONS
@@ -778,77 +778,37 @@ fn import(
         chessfmt_files::atomic::refuse_existing(cbh)
             .map_err(|e| CliError(format!("{}: {e}", cbh.display())))?;
     }
-    let mut writer = match encoding {
-        chessbase_db::TextEncoding::Fixed(e) => DatabaseWriter::with_code_page(e),
-        _ => DatabaseWriter::new(),
-    };
-    let (mut read, mut skipped, mut dropped) = (0u64, 0u64, 0u64);
-    let mut losses = Losses::default();
+    let mut import = chessbase_db::import::DatabaseImport::new(encoding, keep_tags);
     let bar = crate::progress::spinner("games");
     for path in inputs {
         crate::pgn_input::check_pgn_input(path)?;
         let stream = crate::pgn_input::open_decompressed(path)?;
-        let mut failure = None;
-        let mut options = ImportOptions::default();
-        options.keep_tags = keep_tags;
-        // Texts that are not UTF-8 are read in the code page given (Windows-1252 otherwise).
-        if let chessbase_db::TextEncoding::Fixed(e) = encoding {
-            options.legacy = Some(e);
-        }
-        let limits = chessbase_db::Limits::default();
-        let stats = chessbase_db::import::read_games_with(stream, limits, options, |g| match g {
-            Ok(g) => {
-                dropped += u64::from(g.variations_dropped);
-                bar.inc(1);
-                let number = u64::from(writer.len()) + 1;
-                let cut = writer.cut_fields(&g.header);
-                let kept = writer.add_game(&g.header, &g.game);
-                if kept.is_ok() {
-                    for (field, bytes) in cut {
-                        losses.record(Loss::Cut { field, bytes }, number);
-                    }
-                    for l in g.losses {
-                        losses.record(l, number);
-                    }
-                }
-                if let Err(e) = kept {
-                    match e {
-                        chessbase_db::writer::AddError::Full(_) => {
-                            failure.get_or_insert(e.to_string());
-                        }
-                        e => {
-                            skipped += 1;
-                            crate::output::warn(format!(
-                                "{}: game {}: {e}; left out",
-                                path.display(),
-                                writer.len() + 1
-                            ));
-                        }
-                    }
-                }
-            }
-            Err(e) => {
-                skipped += 1;
-                crate::output::warn(format!("{}: {e}; left out", path.display()));
-            }
-        })
-        .map_err(|e| CliError(format!("{}: {e}", path.display())))?;
-        if let Some(f) = failure {
-            return Err(CliError(format!("{}: {f}", cbh.display())));
-        }
-        read += stats.games;
+        import
+            .add_pgn(
+                stream,
+                |why| {
+                    bar.suspend(|| crate::output::warn(format!("{}: {why}", path.display())));
+                },
+                || bar.inc(1),
+            )
+            .map_err(|e| match e {
+                ImportFailure::Full(e) => CliError(format!("{}: {e}", cbh.display())),
+                e => CliError(format!("{}: {e}", path.display())),
+            })?;
     }
-    if dropped > 0 {
+    bar.finish_and_clear();
+    let (files, summary) = import.finish();
+    if summary.variations_dropped > 0 {
         crate::output::warn(format!(
-            "{dropped} variations nested deeper than {} levels left out",
+            "{} variations nested deeper than {} levels left out",
+            summary.variations_dropped,
             chessbase_db::Limits::default().variation_depth()
         ));
     }
-    bar.finish_and_clear();
     // What the games added could not keep, one line per kind.
     let mut changed = serde_json::Map::new();
     let mut lost = serde_json::Map::new();
-    for (loss, count) in losses.iter() {
+    for (loss, count) in summary.losses.iter() {
         let games: Vec<String> = count.games.iter().map(u64::to_string).collect();
         let more = if count.count > games.len() as u64 {
             ", …"
@@ -875,21 +835,22 @@ fn import(
             changed.insert(key, value);
         }
     }
-    let added = writer.len();
-    let files = writer.finish();
     write_database(cbh, &files, out.force)
         .map_err(|e| CliError(format!("{}: {e}", cbh.display())))?;
     crate::output::summary(
         &Shown {
             text: format!(
-                "{read} games read, {added} added, {skipped} skipped: {} written",
+                "{} games read, {} added, {} skipped: {} written",
+                summary.games_read,
+                summary.games_added,
+                summary.games_skipped,
                 cbh.display()
             ),
             json: json!({
-                "games_read": read,
-                "games_added": added,
-                "games_skipped": skipped,
-                "variations_dropped": dropped,
+                "games_read": summary.games_read,
+                "games_added": summary.games_added,
+                "games_skipped": summary.games_skipped,
+                "variations_dropped": summary.variations_dropped,
                 "dropped": lost,
                 "changed": changed,
                 "output": cbh.display().to_string(),

@@ -16,6 +16,7 @@ read raises :class:`chessfmt.FormatError` from its ``pgn()``/``game()``; iterati
 from __future__ import annotations
 
 import io
+import os
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Union, overload
 
 import chess.pgn
@@ -23,7 +24,7 @@ import chess.pgn
 from . import FormatError, _native
 from ._common import Path, check_open, fspath
 
-__all__ = ["Database", "Game", "open", "export_pgn"]
+__all__ = ["Database", "Game", "open", "export_pgn", "import_pgn"]
 
 _BATCH = 256
 
@@ -210,3 +211,25 @@ def export_pgn(
     """``chessfmt cbh export DB -o OUT``: the database as PGN, byte for byte the CLI's."""
     with Database(path, password=password, annotations=annotations, include_deleted=True, threads=threads) as db:
         return db.export_pgn(out, include_deleted=include_deleted, overwrite=overwrite)
+
+
+def import_pgn(
+    pgn_paths: Union[Path, Sequence[Path]],
+    out: Path,
+    *,
+    encoding: Optional[str] = None,
+    keep_tags: bool = False,
+    overwrite: bool = False,
+) -> dict:
+    """``chessfmt cbh import``: a new database ``out`` (a ``.cbh``; its other files beside
+    it) from PGN files (plain, ``.gz``, ``.zst``, ``.xz``), committed as a set.
+
+    ``encoding`` names the code page of the database's texts (and of input texts that are
+    not UTF-8), e.g. ``"windows-1251"``; ``keep_tags`` keeps the tags ChessBase has no field
+    for in each game's text. Games that cannot be imported are left out and listed
+    (``skipped``); what the added games lost is counted by kind (``losses``).
+    """
+    paths = [pgn_paths] if isinstance(pgn_paths, (str, bytes, os.PathLike)) else list(pgn_paths)
+    return _native.chessbase_import(
+        [fspath(p) for p in paths], fspath(out), encoding=encoding, keep_tags=keep_tags, overwrite=overwrite
+    )
