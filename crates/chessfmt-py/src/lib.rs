@@ -23,6 +23,7 @@ mod kvetka;
 mod polyglot;
 mod pychess;
 mod selfplay;
+mod tally;
 mod walk;
 
 #[pymodule]
@@ -35,5 +36,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     kvetka::register(m)?;
     chessbase::register(m)?;
     selfplay::register(m)?;
+    tally::register(m)?;
     Ok(())
 }

@@ -189,16 +189,7 @@ fn polyglot_build<'py>(
     overwrite: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     inputs::check_output(&out, &pgn_paths, overwrite)?;
-    let only = match only.as_deref() {
-        None => None,
-        Some("white") => Some(Color::White),
-        Some("black") => Some(Color::Black),
-        Some(other) => {
-            return Err(pyo3::exceptions::PyValueError::new_err(format!(
-                "only={other:?}: expected None, \"white\" or \"black\""
-            )));
-        }
-    };
+    let only = only_color(only.as_deref())?;
     let options = BuildOptions::default()
         .with_max_ply(max_ply)
         .with_min_game(min_game)
@@ -228,6 +219,18 @@ fn polyglot_build<'py>(
     d.set_item("entries", stats.entries)?;
     d.set_item("pairs", stats.pairs)?;
     Ok(d)
+}
+
+/// The colour of `only=` (`None`, `"white"`, `"black"`).
+pub fn only_color(only: Option<&str>) -> PyResult<Option<Color>> {
+    match only {
+        None => Ok(None),
+        Some("white") => Ok(Some(Color::White)),
+        Some("black") => Ok(Some(Color::Black)),
+        Some(other) => Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "only={other:?}: expected None, \"white\" or \"black\""
+        ))),
+    }
 }
 
 /// `chessfmt.polyglot.merge`: books merged into one, as `chessfmt polyglot merge`.

@@ -82,3 +82,19 @@ class SelfplayPositions:
     def next_batch(self) -> Optional[Tuple[List[bytes], int, int]]: ...
 
 def chessbase_import(pgn_paths: List[str], out: str, *, encoding: Optional[str], keep_tags: bool, overwrite: bool) -> dict: ...
+
+def tally_map(
+    pgn_paths: List[str],
+    out: str,
+    *,
+    max_ply: int,
+    part: int,
+    threads: Optional[int],
+    memory_limit_mib: Optional[int],
+    overwrite: bool,
+) -> dict: ...
+def tally_merge(parts: List[str], out: str, *, overwrite: bool) -> Tuple[int, int]: ...
+def polyglot_from_tally(
+    table: str, out: str, *, min_game: int, min_score: float, only: Optional[str], uniform: bool, overwrite: bool
+) -> dict: ...
+def polyglot_to_tally(book: str, out: str, *, overwrite: bool) -> dict: ...

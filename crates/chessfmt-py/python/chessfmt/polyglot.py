@@ -26,7 +26,7 @@ import random as _random
 from typing import Any, Container, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 import chess
-from chess.polyglot import Entry, zobrist_hash
+from chess.polyglot import POLYGLOT_RANDOM_ARRAY, Entry, ZobristHasher, zobrist_hash
 
 from . import _native
 from ._common import Path, check_open, fspath, randint
@@ -37,9 +37,13 @@ __all__ = [
     "MemoryMappedReader",
     "open_reader",
     "zobrist_hash",
+    "ZobristHasher",
+    "POLYGLOT_RANDOM_ARRAY",
     "build",
     "merge",
     "write",
+    "from_tally",
+    "to_tally",
 ]
 
 _Move = chess.Move
@@ -282,3 +286,27 @@ def write(entries: Iterable[Union[Entry, Tuple[int, int, int, int]]], out: Path,
     for e in entries:
         rows.append((int(e[0]), int(e[1]), int(e[2]), int(e[3])))
     return _native.polyglot_write(rows, fspath(out), overwrite=overwrite)
+
+
+def from_tally(
+    table: Path,
+    out: Path,
+    *,
+    min_game: int = 3,
+    min_score: float = 0.0,
+    only: Optional[str] = None,
+    uniform: bool = False,
+    overwrite: bool = False,
+) -> dict:
+    """A book from a statistics table (:mod:`chessfmt.tally`) with :func:`build`'s options,
+    as ``chessfmt polyglot from-tally``: the bytes a build from the same games gives while no
+    move reaches 16,384 plays (then the totals are halved, counted in ``halved``)."""
+    return _native.polyglot_from_tally(
+        fspath(table), fspath(out), min_game=min_game, min_score=min_score, only=only, uniform=uniform, overwrite=overwrite
+    )
+
+
+def to_tally(book: Path, out: Path, *, overwrite: bool = False) -> dict:
+    """The book's moves as a table (each weight as that many drawn games, so the weights come
+    back through :func:`from_tally`), as ``chessfmt polyglot to-tally``."""
+    return _native.polyglot_to_tally(fspath(book), fspath(out), overwrite=overwrite)

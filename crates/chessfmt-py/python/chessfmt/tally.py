@@ -1,0 +1,57 @@
+"""The statistics table: (position, move) rows with results, counted from PGN and summed
+like Spark's ``groupBy`` (the ``chessfmt tally`` commands; see ``chessfmt-tally``).
+
+A table is CSV with a header (``key,epd,move,white,draws,black,games,…``): pandas, DuckDB
+and Polars read it as it is. Books come from a table with
+:func:`chessfmt.polyglot.from_tally` (byte for byte what a build gives)::
+
+    import chessfmt.tally, chessfmt.polyglot
+
+    chessfmt.tally.tally("jan.pgn.zst", "jan.csv", part=1)
+    chessfmt.tally.tally("feb.pgn.zst", "feb.csv", part=2)
+    chessfmt.tally.merge(["jan.csv", "feb.csv"], "all.csv")
+    chessfmt.polyglot.from_tally("all.csv", "book.bin")
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Optional, Sequence, Tuple, Union
+
+from . import _native
+from ._common import Path, fspath
+
+__all__ = ["tally", "merge"]
+
+
+def tally(
+    pgn_paths: Union[Path, Sequence[Path]],
+    out: Path,
+    *,
+    max_ply: int = 1024,
+    part: int = 0,
+    threads: Optional[int] = None,
+    memory_limit_mib: Optional[int] = None,
+    overwrite: bool = False,
+) -> dict:
+    """Counts every (position, move) of the games of PGN files (plain, ``.gz``, ``.zst``,
+    ``.xz``) into the table ``out``, as ``chessfmt tally``. ``part`` numbers this part of a
+    collection counted apart (so merged parts order equal-weight moves as one tally would);
+    ``memory_limit_mib`` keeps memory near that many MiB (sorted runs beside ``out``, the
+    same table). Returns the counts."""
+    paths = [pgn_paths] if isinstance(pgn_paths, (str, bytes, os.PathLike)) else list(pgn_paths)
+    return _native.tally_map(
+        [fspath(p) for p in paths],
+        fspath(out),
+        max_ply=max_ply,
+        part=part,
+        threads=threads,
+        memory_limit_mib=memory_limit_mib,
+        overwrite=overwrite,
+    )
+
+
+def merge(parts: Sequence[Path], out: Path, *, overwrite: bool = False) -> Tuple[int, int]:
+    """Sums tables into one (a k-way merge in bounded memory), as ``chessfmt tally merge``.
+    Returns (rows read, rows written)."""
+    return _native.tally_merge([fspath(p) for p in parts], fspath(out), overwrite=overwrite)

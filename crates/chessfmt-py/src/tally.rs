@@ -1,0 +1,207 @@
+//! The statistics table (chessfmt-tally): `chessfmt.tally` and the Polyglot book's way in
+//! and out of it.
+
+use std::{
+    io::BufReader,
+    path::{Path, PathBuf},
+};
+
+use chessfmt_tally::{CsvReader, CsvWriter, Row, Tally, TallyOptions};
+use polyglot_book::{
+    Book, OpenMode,
+    ops::build::BuildOptions,
+    ops::tally::{from_tally, to_tally},
+};
+use pyo3::{prelude::*, types::PyDict};
+
+use crate::{errors, inputs};
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(tally_map, m)?)?;
+    m.add_function(wrap_pyfunction!(tally_merge, m)?)?;
+    m.add_function(wrap_pyfunction!(polyglot_from_tally, m)?)?;
+    m.add_function(wrap_pyfunction!(polyglot_to_tally, m)?)?;
+    Ok(())
+}
+
+fn table_error(e: chessfmt_tally::Error) -> PyErr {
+    errors::to_py(e)
+}
+
+/// The rows of a table file, errors naming it.
+fn open_table(
+    path: &Path,
+) -> PyResult<impl Iterator<Item = Result<Row, chessfmt_tally::Error>> + use<>> {
+    let f = std::fs::File::open(path).map_err(|e| errors::io(path, &e))?;
+    let name = path.to_path_buf();
+    Ok(CsvReader::new(BufReader::with_capacity(1 << 16, f))
+        .map(move |r| r.map_err(|e| e.in_file(&name))))
+}
+
+/// Writes rows as a table, atomically.
+fn write_table(out: &Path, overwrite: bool, rows: &[Row]) -> PyResult<()> {
+    chessfmt_files::atomic::write_atomically(out, overwrite, |w| {
+        let mut csv = CsvWriter::new(std::io::BufWriter::with_capacity(1 << 20, w))
+            .map_err(|e| std::io::Error::other(e.to_string()))?;
+        for r in rows {
+            csv.write(r)
+                .map_err(|e| std::io::Error::other(e.to_string()))?;
+        }
+        csv.finish()
+            .map_err(|e| std::io::Error::other(e.to_string()))?;
+        Ok(())
+    })
+    .map_err(|e| errors::io(out, &e))
+}
+
+/// `chessfmt.tally.tally`: the table of PGN files, as `chessfmt tally`.
+#[pyfunction]
+#[pyo3(signature = (pgn_paths, out, *, max_ply, part, threads, memory_limit_mib, overwrite))]
+#[allow(clippy::too_many_arguments)]
+fn tally_map<'py>(
+    py: Python<'py>,
+    pgn_paths: Vec<PathBuf>,
+    out: PathBuf,
+    max_ply: usize,
+    part: u16,
+    threads: Option<usize>,
+    memory_limit_mib: Option<usize>,
+    overwrite: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    inputs::check_output(&out, &pgn_paths, overwrite)?;
+    let pool = inputs::pool(threads)?;
+    let dir = out
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+    let limit = memory_limit_mib
+        .map(|mib| chess_core::book::MemoryLimit::new(mib.saturating_mul(1 << 20), dir));
+    let stats = py.detach(|| -> PyResult<_> {
+        let mut tally = Tally::new(
+            TallyOptions::default()
+                .with_max_ply(max_ply)
+                .with_part(part)
+                .with_memory_limit(limit),
+        );
+        for path in &pgn_paths {
+            inputs::with_pgn(path, |input| pool.install(|| tally.add_pgn(input, |_| {})))?
+                .map_err(|e| errors::io(path, &e))?;
+        }
+        pool.install(|| tally.save(&out, overwrite))
+            .map_err(table_error)
+    })?;
+    let d = PyDict::new(py);
+    d.set_item("games_read", stats.games_read)?;
+    d.set_item("games_skipped", stats.skipped.total())?;
+    d.set_item("plies", stats.plies)?;
+    d.set_item("rows", stats.rows)?;
+    Ok(d)
+}
+
+/// `chessfmt.tally.merge`: tables summed into one, as `chessfmt tally merge`.
+#[pyfunction]
+#[pyo3(signature = (parts, out, *, overwrite))]
+fn tally_merge(
+    py: Python<'_>,
+    parts: Vec<PathBuf>,
+    out: PathBuf,
+    overwrite: bool,
+) -> PyResult<(u64, u64)> {
+    inputs::check_output(&out, &parts, overwrite)?;
+    py.detach(|| {
+        let readers = parts
+            .iter()
+            .map(|p| open_table(p))
+            .collect::<PyResult<Vec<_>>>()?;
+        let mut failure = None;
+        let written = chessfmt_files::atomic::write_atomically(&out, overwrite, |w| {
+            let mut csv = CsvWriter::new(std::io::BufWriter::with_capacity(1 << 20, w))
+                .map_err(|e| std::io::Error::other(e.to_string()))?;
+            let stats = chessfmt_tally::merge(
+                readers,
+                |r| csv.write(&r).map_err(chessfmt_tally::Error::from),
+                |i| parts[i].clone(),
+            );
+            let stats = match stats {
+                Ok(s) => s,
+                Err(e) => {
+                    let message = e.to_string();
+                    failure = Some(e);
+                    return Err(std::io::Error::other(message));
+                }
+            };
+            csv.finish()
+                .map_err(|e| std::io::Error::other(e.to_string()))?;
+            Ok((stats.rows_read, stats.rows_written))
+        });
+        match (written, failure) {
+            (_, Some(e)) => Err(table_error(e)),
+            (Err(e), None) => Err(errors::io(&out, &e)),
+            (Ok(counts), None) => Ok(counts),
+        }
+    })
+}
+
+/// `chessfmt.polyglot.from_tally`: a Polyglot book from a table, as `chessfmt polyglot
+/// from-tally`.
+#[pyfunction]
+#[pyo3(signature = (table, out, *, min_game, min_score, only, uniform, overwrite))]
+#[allow(clippy::too_many_arguments)]
+fn polyglot_from_tally<'py>(
+    py: Python<'py>,
+    table: PathBuf,
+    out: PathBuf,
+    min_game: u32,
+    min_score: f64,
+    only: Option<String>,
+    uniform: bool,
+    overwrite: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    inputs::check_output(&out, std::slice::from_ref(&table), overwrite)?;
+    let options = BuildOptions::default()
+        .with_min_game(min_game)
+        .with_min_score(min_score)
+        .with_only(crate::polyglot::only_color(only.as_deref())?)
+        .with_uniform(uniform);
+    let stats = py.detach(|| -> PyResult<_> {
+        let rows = open_table(&table)?;
+        let (entries, stats) = from_tally(rows, &options).map_err(errors::to_py)?;
+        polyglot_book::write::save(&out, &entries, overwrite)
+            .map_err(|e| errors::to_py(e.in_file(&out)))?;
+        Ok(stats)
+    })?;
+    let d = PyDict::new(py);
+    d.set_item("rows", stats.rows)?;
+    d.set_item("bad_rows", stats.bad_rows)?;
+    d.set_item("halved", stats.halved)?;
+    d.set_item("entries", stats.entries)?;
+    d.set_item("left_out", stats.examples.clone())?;
+    Ok(d)
+}
+
+/// `chessfmt.polyglot.to_tally`: a book's entries as a table (weights as drawn games), as
+/// `chessfmt polyglot to-tally`.
+#[pyfunction]
+#[pyo3(signature = (book, out, *, overwrite))]
+fn polyglot_to_tally<'py>(
+    py: Python<'py>,
+    book: PathBuf,
+    out: PathBuf,
+    overwrite: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    inputs::check_output(&out, std::slice::from_ref(&book), overwrite)?;
+    let stats = py.detach(|| -> PyResult<_> {
+        let b =
+            Book::open(&book, OpenMode::Lenient).map_err(|e| errors::to_py(e.in_file(&book)))?;
+        let (rows, stats) = to_tally(&b);
+        write_table(&out, overwrite, &rows)?;
+        Ok(stats)
+    })?;
+    let d = PyDict::new(py);
+    d.set_item("positions", stats.positions)?;
+    d.set_item("rows", stats.rows)?;
+    d.set_item("unreachable_entries", stats.unreachable_entries)?;
+    d.set_item("illegal_entries", stats.illegal_entries)?;
+    d.set_item("learn_dropped", stats.learn_dropped)?;
+    Ok(d)
+}

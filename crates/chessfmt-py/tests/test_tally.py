@@ -1,0 +1,69 @@
+"""chessfmt.tally and the Polyglot book through the table."""
+
+import csv
+
+import chess
+import chess.polyglot
+import pytest
+
+import chessfmt.polyglot as cp
+import chessfmt.tally as tally
+from conftest import corpus
+
+
+def test_a_book_through_the_table_is_the_build(tmp_path, first10000):
+    table = tmp_path / "t.csv"
+    stats = tally.tally(first10000, table, max_ply=16)
+    assert stats["games_read"] == 10000 and stats["rows"] > 0
+    with table.open() as f:
+        header = next(csv.reader(f))
+    assert header[:4] == ["key", "epd", "move", "white"]
+    book = tmp_path / "b.bin"
+    made = cp.from_tally(table, book)
+    assert made["halved"] == 0 and made["bad_rows"] == 0
+    assert book.read_bytes() == corpus("polyglot/golden/first10000_ply16.bin").read_bytes()
+
+
+def test_parts_merged_are_one_table(tmp_path, first10000):
+    text = first10000.read_text(encoding="utf-8", errors="replace")
+    cut = text.index("[Event", len(text) // 2)
+    a, b = tmp_path / "a.pgn", tmp_path / "b.pgn"
+    a.write_text(text[:cut], encoding="utf-8")
+    b.write_text(text[cut:], encoding="utf-8")
+    tally.tally(a, tmp_path / "a.csv", max_ply=16, part=1)
+    tally.tally(b, tmp_path / "b.csv", max_ply=16, part=2)
+    read, written = tally.merge([tmp_path / "a.csv", tmp_path / "b.csv"], tmp_path / "all.csv")
+    assert read > written > 0
+    cp.from_tally(tmp_path / "all.csv", tmp_path / "b.bin")
+    assert (tmp_path / "b.bin").read_bytes() == corpus("polyglot/golden/first10000_ply16.bin").read_bytes()
+    with pytest.raises(FileExistsError):
+        tally.merge([tmp_path / "a.csv"], tmp_path / "all.csv")
+
+
+def test_polyglot_to_tally_and_back(tmp_path):
+    src = corpus("polyglot/golden/first10000_ply16.bin")
+    table = tmp_path / "t.csv"
+    stats = cp.to_tally(src, table)
+    assert stats["rows"] > 0
+    back = tmp_path / "back.bin"
+    cp.from_tally(table, back, min_game=1)
+    with chess.polyglot.open_reader(src) as a, chess.polyglot.open_reader(back) as b:
+        before = {(e.key, e.raw_move, e.weight) for e in a}
+        after = {(e.key, e.raw_move, e.weight) for e in b}
+    # Every entry reachable from the start comes back with its weight; the others (positions
+    # no line of the book leads to) are counted, not carried.
+    assert after <= before
+    assert len(before - after) == stats["unreachable_entries"] + stats["illegal_entries"]
+
+
+def test_bad_table(tmp_path):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("not,a,table\n1,2,3\n")
+    with pytest.raises(chessfmt_format_error()):
+        cp.from_tally(bad, tmp_path / "x.bin")
+
+
+def chessfmt_format_error():
+    import chessfmt
+
+    return chessfmt.FormatError
