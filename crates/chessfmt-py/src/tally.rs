@@ -21,6 +21,10 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tally_merge, m)?)?;
     m.add_function(wrap_pyfunction!(polyglot_from_tally, m)?)?;
     m.add_function(wrap_pyfunction!(polyglot_to_tally, m)?)?;
+    m.add_function(wrap_pyfunction!(ctg_from_tally, m)?)?;
+    m.add_function(wrap_pyfunction!(ctg_to_tally, m)?)?;
+    m.add_function(wrap_pyfunction!(kvetka_from_tally, m)?)?;
+    m.add_function(wrap_pyfunction!(kvetka_to_tally, m)?)?;
     Ok(())
 }
 
@@ -203,5 +207,141 @@ fn polyglot_to_tally<'py>(
     d.set_item("unreachable_entries", stats.unreachable_entries)?;
     d.set_item("illegal_entries", stats.illegal_entries)?;
     d.set_item("learn_dropped", stats.learn_dropped)?;
+    Ok(d)
+}
+
+/// The counts every `from_tally` reports.
+fn from_counts<'py>(
+    py: Python<'py>,
+    rows: u64,
+    bad_rows: u64,
+    uncodable_moves: u64,
+    examples: &[String],
+) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("rows", rows)?;
+    d.set_item("bad_rows", bad_rows)?;
+    d.set_item("uncodable_moves", uncodable_moves)?;
+    d.set_item("left_out", examples.to_vec())?;
+    Ok(d)
+}
+
+/// `chessfmt.ctg.from_tally`: a CTG book from a table, as `chessfmt ctg from-tally`.
+#[pyfunction]
+#[pyo3(signature = (table, out, *, overwrite))]
+fn ctg_from_tally<'py>(
+    py: Python<'py>,
+    table: PathBuf,
+    out: PathBuf,
+    overwrite: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    for ext in ["ctg", "cto", "ctb"] {
+        inputs::check_output(
+            &out.with_extension(ext),
+            std::slice::from_ref(&table),
+            overwrite,
+        )?;
+    }
+    let (written, stats) = py.detach(|| -> PyResult<_> {
+        let (records, stats) = ctg::tally::from_tally(open_table(&table)?).map_err(table_error)?;
+        let games = ctg::tally::games_of(&records);
+        let written = ctg::write::write_book(&out, &records, games, overwrite)
+            .map_err(|e| errors::to_py(e.in_file(&out)))?;
+        Ok((written, stats))
+    })?;
+    let d = from_counts(
+        py,
+        stats.rows,
+        stats.bad_rows,
+        stats.uncodable_moves,
+        &stats.examples,
+    )?;
+    d.set_item("truncated_positions", stats.truncated_positions)?;
+    d.set_item("positions", written.records)?;
+    Ok(d)
+}
+
+/// `chessfmt.ctg.to_tally`: a CTG book as a table, as `chessfmt ctg to-tally`.
+#[pyfunction]
+#[pyo3(signature = (book, out, *, overwrite))]
+fn ctg_to_tally<'py>(
+    py: Python<'py>,
+    book: PathBuf,
+    out: PathBuf,
+    overwrite: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    inputs::check_output(&out, std::slice::from_ref(&book), overwrite)?;
+    let stats = py.detach(|| -> PyResult<_> {
+        let b = ctg::Book::open(&book).map_err(|e| errors::to_py(e.in_file(&book)))?;
+        let (rows, stats) = ctg::tally::to_tally(&b);
+        write_table(&out, overwrite, &rows)?;
+        Ok(stats)
+    })?;
+    let d = PyDict::new(py);
+    d.set_item("positions", stats.positions)?;
+    d.set_item("rows", stats.rows)?;
+    Ok(d)
+}
+
+/// `chessfmt.kvetka.from_tally`: a Kvetka book from a table, as `chessfmt kvetka
+/// from-tally`.
+#[pyfunction]
+#[pyo3(signature = (table, out, *, caption, overwrite))]
+fn kvetka_from_tally<'py>(
+    py: Python<'py>,
+    table: PathBuf,
+    out: PathBuf,
+    caption: String,
+    overwrite: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    let paths = kvetka_book::read::BookPaths::from_any(&out);
+    for member in [paths.kob(0), paths.kin(), paths.ksf()] {
+        inputs::check_output(&member, std::slice::from_ref(&table), overwrite)?;
+    }
+    let (written, stats) = py.detach(|| -> PyResult<_> {
+        let (mut elements, stats) =
+            kvetka_book::tally::from_tally(open_table(&table)?).map_err(table_error)?;
+        let written = kvetka_book::write::write_book(
+            &paths,
+            &kvetka_book::tally::header(&caption),
+            &mut elements,
+            None,
+            kvetka_book::write::DEFAULT_SPLIT_SIZE,
+            overwrite,
+        )
+        .map_err(errors::to_py)?;
+        Ok((written, stats))
+    })?;
+    let d = from_counts(
+        py,
+        stats.rows,
+        stats.bad_rows,
+        stats.uncodable_moves,
+        &stats.examples,
+    )?;
+    d.set_item("without_result", stats.without_result)?;
+    d.set_item("positions", written.elements)?;
+    Ok(d)
+}
+
+/// `chessfmt.kvetka.to_tally`: a Kvetka book as a table, as `chessfmt kvetka to-tally`.
+#[pyfunction]
+#[pyo3(signature = (book, out, *, overwrite))]
+fn kvetka_to_tally<'py>(
+    py: Python<'py>,
+    book: PathBuf,
+    out: PathBuf,
+    overwrite: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    inputs::check_output(&out, std::slice::from_ref(&book), overwrite)?;
+    let stats = py.detach(|| -> PyResult<_> {
+        let b = kvetka_book::Book::open(&book).map_err(|e| errors::to_py(e.in_file(&book)))?;
+        let (rows, stats) = kvetka_book::tally::to_tally(&b);
+        write_table(&out, overwrite, &rows)?;
+        Ok(stats)
+    })?;
+    let d = PyDict::new(py);
+    d.set_item("positions", stats.positions)?;
+    d.set_item("rows", stats.rows)?;
     Ok(d)
 }

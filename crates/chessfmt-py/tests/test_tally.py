@@ -6,6 +6,8 @@ import chess
 import chess.polyglot
 import pytest
 
+import chessfmt.ctg as ctg
+import chessfmt.kvetka as kvetka
 import chessfmt.polyglot as cp
 import chessfmt.tally as tally
 from conftest import corpus
@@ -67,3 +69,26 @@ def chessfmt_format_error():
     import chessfmt
 
     return chessfmt.FormatError
+
+
+def test_ctg_and_kvetka_through_the_table(tmp_path, first10000):
+    table = tmp_path / "t.csv"
+    tally.tally(first10000, table, max_ply=16)
+    made = ctg.from_tally(table, tmp_path / "t.ctg")
+    assert made["bad_rows"] == 0 and made["positions"] > 40000
+    ctg.build(first10000, tmp_path / "b.ctg", max_ply=16)
+    start = chess.Board()
+    with ctg.open_reader(tmp_path / "t.ctg") as a, ctg.open_reader(tmp_path / "b.ctg") as b:
+        assert a.games == b.games == 10000
+        assert a.stats(start) == b.stats(start)
+        assert list(a.find_all(start)) == list(b.find_all(start))
+    back = ctg.to_tally(tmp_path / "t.ctg", tmp_path / "back.csv")
+    assert back["rows"] > 0
+    made = kvetka.from_tally(table, tmp_path / "t.kob", caption="from the table")
+    assert made["bad_rows"] == 0 and made["positions"] > 40000
+    with kvetka.open_reader(tmp_path / "t.kob") as k:
+        assert k.caption == "from the table"
+        assert k.stats(start).games > 9900
+    assert kvetka.to_tally(tmp_path / "t.kob", tmp_path / "k.csv")["rows"] > 0
+    with pytest.raises(FileExistsError):
+        kvetka.from_tally(table, tmp_path / "t.kob")

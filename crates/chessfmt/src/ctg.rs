@@ -568,16 +568,7 @@ pub(crate) fn write_from_rows(
         crate::output::warn(format_args!("{}: left out: {e}", source.display()));
     }
     warn_losses(stats.uncodable_moves, stats.truncated_positions);
-    // The book's game count: the plays of the start position (the table's root).
-    let start = ctg::position::key_of(&shakmaty::Chess::default());
-    let games = records
-        .iter()
-        .find(|r| {
-            start
-                .as_ref()
-                .is_some_and(|k| k.as_bytes() == r.position.as_slice())
-        })
-        .map_or(0, |r| r.stats.games);
+    let games = ctg::tally::games_of(&records);
     let written = write_book(output, &records, games, force);
     ctg::build::drop_records(records);
     Ok((written?, stats))

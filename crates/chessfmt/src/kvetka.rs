@@ -797,11 +797,7 @@ pub(crate) fn write_from_rows(
             stats.without_result
         ));
     }
-    let header = Header {
-        caption: caption.to_owned(),
-        max_move: 0xff,
-        ..Header::default()
-    };
+    let header = kvetka_book::tally::header(caption);
     let w = write_book(
         &BookPaths::from_any(output),
         &header,
@@ -883,11 +879,7 @@ fn from_polyglot(input: &Path, output: &Path, caption: &str, force: bool, json: 
     let bar = crate::progress::working("converting");
     let (mut elements, stats) =
         kvetka_book::convert::from_polyglot(&pg, shakmaty::Chess::default());
-    let header = Header {
-        caption: caption.to_owned(),
-        max_move: 0xff,
-        ..Header::default()
-    };
+    let header = kvetka_book::tally::header(caption);
     let w = write_book(
         &BookPaths::from_any(output),
         &header,

@@ -127,6 +127,19 @@ fn bad(stats: &mut FromTallyStats, message: String) {
     }
 }
 
+/// The game count of a book made from a table (for the header,
+/// [`crate::write::write_book`]'s `games`): the plays of the start position, the table's root;
+/// 0 when the start position is not among the records.
+pub fn games_of(records: &[RecordData]) -> u32 {
+    let Some(start) = position::key_of(&Chess::default()) else {
+        return 0;
+    };
+    records
+        .iter()
+        .find(|r| start.as_bytes() == r.position.as_slice())
+        .map_or(0, |r| r.stats.games)
+}
+
 /// The records of a CTG book made from a table (see the [module](self) documentation),
 /// sorted as [`crate::write::write_book`] wants them.
 pub fn from_tally(

@@ -27,7 +27,7 @@ from . import _native
 from ._common import Path, fspath
 from ._reader import BookPosition, StatsReader
 
-__all__ = ["Entry", "PositionStats", "BookPosition", "Reader", "open_reader", "build", "to_polyglot", "POLICIES"]
+__all__ = ["Entry", "PositionStats", "BookPosition", "Reader", "open_reader", "build", "to_polyglot", "from_tally", "to_tally", "POLICIES"]
 
 #: Weight policies (as ``chessfmt ctg to-polyglot --policy``).
 POLICIES = ("score", "score-no-red", "score-green", "droidfish", "games", "uniform")
@@ -114,3 +114,16 @@ def to_polyglot(book: Path, out: Path, *, policy: str = "score", overwrite: bool
     """Converts the book to a Polyglot book (as ``chessfmt ctg to-polyglot``); returns
     (positions, entries)."""
     return _native.ctg_to_polyglot(fspath(book), fspath(out), policy_name=policy, overwrite=overwrite)
+
+
+def from_tally(table: Path, out: Path, *, overwrite: bool = False) -> dict:
+    """A CTG book from a statistics table (:mod:`chessfmt.tally`), as ``chessfmt ctg
+    from-tally``: a position's statistics from the rows reaching it, its moves from the rows
+    leaving it; rows left out and moves CTG cannot code are counted."""
+    return _native.ctg_from_tally(fspath(table), fspath(out), overwrite=overwrite)
+
+
+def to_tally(book: Path, out: Path, *, overwrite: bool = False) -> dict:
+    """The book walked from the start as a statistics table (each move with the statistics
+    of the position after it), as ``chessfmt ctg to-tally``."""
+    return _native.ctg_to_tally(fspath(book), fspath(out), overwrite=overwrite)

@@ -26,7 +26,7 @@ from . import _native
 from ._common import Path, fspath
 from ._reader import BookPosition, StatsReader
 
-__all__ = ["Entry", "PositionStats", "BookPosition", "Reader", "open_reader", "build", "to_polyglot", "POLICIES"]
+__all__ = ["Entry", "PositionStats", "BookPosition", "Reader", "open_reader", "build", "to_polyglot", "from_tally", "to_tally", "POLICIES"]
 
 #: Weight policies.
 POLICIES = ("score", "games", "uniform")
@@ -100,3 +100,16 @@ def to_polyglot(book: Path, out: Path, *, policy: str = "score", overwrite: bool
     """Converts the book to a Polyglot book (as ``chessfmt kvetka to-polyglot``); returns
     (positions, entries)."""
     return _native.kvetka_to_polyglot(fspath(book), fspath(out), policy_name=policy, overwrite=overwrite)
+
+
+def from_tally(table: Path, out: Path, *, caption: str = "", overwrite: bool = False) -> dict:
+    """A Kvetka book from a statistics table (:mod:`chessfmt.tally`), as ``chessfmt kvetka
+    from-tally``: a position's statistics from the rows reaching it, its moves from the rows
+    leaving it; rows left out and moves Kvetka cannot code are counted."""
+    return _native.kvetka_from_tally(fspath(table), fspath(out), caption=caption, overwrite=overwrite)
+
+
+def to_tally(book: Path, out: Path, *, overwrite: bool = False) -> dict:
+    """The book walked from the start as a statistics table (each move with the statistics
+    of the position after it), as ``chessfmt kvetka to-tally``."""
+    return _native.kvetka_to_tally(fspath(book), fspath(out), overwrite=overwrite)
