@@ -129,7 +129,9 @@ pub enum AddError {
 struct Entities<T> {
     /// Data bytes of each record, `T::DATA_SIZE` apiece; the last 8 are the counts.
     data: Vec<u8>,
-    index: HashMap<Box<[u8]>, u32>,
+    /// Keyed by the record's bytes; foldhash, not SipHash: a PGN import interns four to six
+    /// names per game (the writer runs on one thread while games are read on the others).
+    index: HashMap<Box<[u8]>, u32, foldhash::fast::RandomState>,
     _kind: std::marker::PhantomData<T>,
 }
 
@@ -137,7 +139,7 @@ impl<T: EntityData> Entities<T> {
     fn new() -> Self {
         Entities {
             data: Vec::new(),
-            index: HashMap::new(),
+            index: HashMap::default(),
             _kind: std::marker::PhantomData,
         }
     }

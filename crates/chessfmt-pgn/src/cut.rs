@@ -54,9 +54,10 @@ impl<'a> PgnBytes<'a> {
 
     /// The pieces: byte ranges cut just before a line `[Event ` that follows an empty line
     /// outside a comment (where one game ends and the next begins), each at least the piece
-    /// size long (the last excepted). Text without such lines stays one piece.
-    #[cfg_attr(not(feature = "parallel"), allow(dead_code))]
-    pub(crate) fn pieces(&self) -> Vec<std::ops::Range<usize>> {
+    /// size long (the last excepted). Text without such lines stays one piece. The cuts
+    /// depend on the bytes alone (never on threads): readers of their own (the ChessBase
+    /// import) read the pieces in parallel and keep their games in order.
+    pub fn pieces(&self) -> Vec<std::ops::Range<usize>> {
         let finder = memchr::memmem::Finder::new(b"\n[Event ");
         let mut out = Vec::new();
         let mut start = 0;

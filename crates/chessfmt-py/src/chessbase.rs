@@ -159,13 +159,15 @@ impl ChessBaseDb {
 
 /// `chessfmt.chessbase.import_pgn`: a new database from PGN files, as `chessfmt cbh import`.
 #[pyfunction]
-#[pyo3(signature = (pgn_paths, out, *, encoding, keep_tags, overwrite))]
+#[pyo3(signature = (pgn_paths, out, *, encoding, keep_tags, threads, overwrite))]
+#[allow(clippy::too_many_arguments)]
 fn chessbase_import<'py>(
     py: Python<'py>,
     pgn_paths: Vec<PathBuf>,
     out: PathBuf,
     encoding: Option<String>,
     keep_tags: bool,
+    threads: Option<usize>,
     overwrite: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     use chessbase_db::{
@@ -194,21 +196,26 @@ fn chessbase_import<'py>(
         inputs::check_output(&out.with_extension(ext), &pgn_paths, true)?;
     }
     inputs::check_output(&out, &[], overwrite)?;
+    let pool = inputs::pool(threads)?;
     let (summary, skipped) = py.detach(|| -> PyResult<_> {
         let mut import = DatabaseImport::new(encoding, keep_tags);
         let mut skipped = Vec::new();
         for path in &pgn_paths {
-            let stream = chessfmt_pgn::open_decompressed(path).map_err(|e| errors::io(path, &e))?;
-            import
-                .add_pgn(
-                    stream,
-                    |why| skipped.push(format!("{}: {why}", path.display())),
-                    || {},
-                )
-                .map_err(|e| match e {
-                    ImportFailure::Read(e) => errors::io(path, &e),
-                    e => errors::plain(&out, e),
-                })?;
+            let mut why = |why: String| skipped.push(format!("{}: {why}", path.display()));
+            // A plain file is read whole and its games read in parallel pieces; a compressed
+            // one is streamed.
+            let added = match inputs::plain_pgn(path)? {
+                Some(data) => pool.install(|| import.add_pgn_bytes(&data, &mut why, || {})),
+                None => {
+                    let stream =
+                        chessfmt_pgn::open_decompressed(path).map_err(|e| errors::io(path, &e))?;
+                    import.add_pgn(stream, &mut why, || {})
+                }
+            };
+            added.map_err(|e| match e {
+                ImportFailure::Read(e) => errors::io(path, &e),
+                e => errors::plain(&out, e),
+            })?;
         }
         let (files, summary) = import.finish();
         write_database(&out, &files, overwrite).map_err(|e| errors::io(&out, &e))?;

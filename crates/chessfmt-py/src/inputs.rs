@@ -19,6 +19,16 @@ pub fn with_pgn<T>(
     path: &Path,
     f: impl FnOnce(PgnInput<'_, Box<dyn Read + Send>>) -> T,
 ) -> PyResult<T> {
+    if let Some(data) = plain_pgn(path)? {
+        return Ok(f(PgnInput::Bytes(PgnBytes::new(&data))));
+    }
+    let reader = chessfmt_pgn::open_decompressed(path).map_err(|e| errors::io(path, &e))?;
+    Ok(f(PgnInput::Reader(PgnReader::new(reader))))
+}
+
+/// The bytes of a plain PGN file of at most [`READ_WHOLE`] bytes (read whole, to be cut and
+/// read in parallel); `None` for a compressed or larger one (streamed instead).
+pub fn plain_pgn(path: &Path) -> PyResult<Option<Vec<u8>>> {
     let meta = std::fs::metadata(path).map_err(|e| errors::io(path, &e))?;
     if meta.is_dir() {
         return Err(errors::plain(path, "is a directory, not a PGN file"));
@@ -28,11 +38,11 @@ pub fn with_pgn<T>(
         .and_then(|mut f| f.read(&mut head))
         .map_err(|e| errors::io(path, &e))?;
     if Compression::detect(&head[..n]) == Compression::None && meta.len() <= READ_WHOLE {
-        let data = std::fs::read(path).map_err(|e| errors::io(path, &e))?;
-        return Ok(f(PgnInput::Bytes(PgnBytes::new(&data))));
+        return std::fs::read(path)
+            .map(Some)
+            .map_err(|e| errors::io(path, &e));
     }
-    let reader = chessfmt_pgn::open_decompressed(path).map_err(|e| errors::io(path, &e))?;
-    Ok(f(PgnInput::Reader(PgnReader::new(reader))))
+    Ok(None)
 }
 
 /// A rayon pool of `threads` threads (all cores when `None` or 0).

@@ -73,6 +73,14 @@ def test_import_round_trip(tmp_path):
     out = tmp_path / "new.cbh"
     summary = cb.import_pgn(pgn, out)
     assert summary["games_read"] == 6117 and summary["games_added"] == 6117
+    # The same database at every thread count.
+    one = tmp_path / "one.cbh"
+    cb.import_pgn(pgn, one, threads=1)
+    for ext in ("cbh", "cbg", "cba", "cbp", "cbt", "cbc", "cbs", "cbe"):
+        a, b = out.with_suffix("." + ext), one.with_suffix("." + ext)
+        assert a.exists() == b.exists()
+        if a.exists():
+            assert a.read_bytes() == b.read_bytes(), ext
     assert summary["games_skipped"] == 0 and summary["skipped"] == []
     again = tmp_path / "again.pgn"
     cb.export_pgn(out, again)

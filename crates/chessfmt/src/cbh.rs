@@ -108,6 +108,10 @@ pub enum CbhCommand {
         /// Without it they are left out, and counted in the report.
         #[arg(long)]
         keep_tags: bool,
+        /// Worker threads reading and encoding games (default: all cores); the database is
+        /// the same at every count.
+        #[arg(long)]
+        threads: Option<usize>,
     },
     /// One game: header, moves with variations, annotations (PGN, or a JSON tree).
     Show {
@@ -131,7 +135,15 @@ pub fn run(args: CbhArgs) -> CliResult {
             pgn,
             out,
             keep_tags,
-        } => import(&pgn, &out, encoding, keep_tags),
+            threads,
+        } => {
+            // Games are read and encoded on the global pool, of `--threads` workers.
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(crate::args::threads(threads))
+                .build_global()
+                .map_err(|e| CliError(format!("--threads: {e}")))?;
+            import(&pgn, &out, encoding, keep_tags)
+        }
         CbhCommand::Info { db, json } => {
             info(&crate::mapped::chessbase(&db, password, encoding)?, json)
         }
@@ -782,19 +794,21 @@ fn import(
     let bar = crate::progress::spinner("games");
     for path in inputs {
         crate::pgn_input::check_pgn_input(path)?;
-        let stream = crate::pgn_input::open_decompressed(path)?;
-        import
-            .add_pgn(
-                stream,
-                |why| {
-                    bar.suspend(|| crate::output::warn(format!("{}: {why}", path.display())));
-                },
-                || bar.inc(1),
-            )
-            .map_err(|e| match e {
-                ImportFailure::Full(e) => CliError(format!("{}: {e}", cbh.display())),
-                e => CliError(format!("{}: {e}", path.display())),
-            })?;
+        let skipped = |why: String| {
+            bar.suspend(|| crate::output::warn(format!("{}: {why}", path.display())));
+        };
+        // A plain file is mapped and read in parallel pieces; a compressed one streamed.
+        let added = match crate::pgn_input::mapped_plain(path)? {
+            Some(data) => import.add_pgn_bytes(&data, skipped, || bar.inc(1)),
+            None => {
+                let stream = crate::pgn_input::open_decompressed(path)?;
+                import.add_pgn(stream, skipped, || bar.inc(1))
+            }
+        };
+        added.map_err(|e| match e {
+            ImportFailure::Full(e) => CliError(format!("{}: {e}", cbh.display())),
+            e => CliError(format!("{}: {e}", path.display())),
+        })?;
     }
     bar.finish_and_clear();
     let (files, summary) = import.finish();

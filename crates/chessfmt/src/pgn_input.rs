@@ -73,17 +73,25 @@ macro_rules! add_pgn {
 /// Opens a PGN input: a plain regular file is mapped (its games are then tokenised in
 /// parallel), a compressed one or standard input (`-`) is streamed.
 pub fn open(path: &Path) -> Result<Input, CliError> {
+    match mapped_plain(path)? {
+        Some(data) => Ok(Input::Mapped(data)),
+        None => open_stream(path).map(Input::Stream),
+    }
+}
+
+/// A plain (uncompressed) regular file, mapped; `None` for a compressed file or standard
+/// input (nothing of it read).
+pub fn mapped_plain(path: &Path) -> Result<Option<chessfmt_files::FileData>, CliError> {
     if path != Path::new("-") && path.is_file() {
         let data = crate::mapped::file(path)?;
         let head = &data[..data.len().min(8)];
         if chessfmt_pgn::Compression::detect(head) == chessfmt_pgn::Compression::None {
-            return Ok(Input::Mapped(data));
+            return Ok(Some(data));
         }
     }
-    open_stream(path).map(Input::Stream)
+    Ok(None)
 }
 
-/// Opens a PGN input as a stream (plain or compressed); `-` is standard input.
 pub fn open_stream(
     path: &Path,
 ) -> Result<chessfmt_pgn::PgnReader<Box<dyn std::io::Read + Send>>, CliError> {

@@ -298,3 +298,60 @@ fn import_round_trip_and_refusals() {
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("must be a .cbh"), "{err}");
 }
+
+/// `cbh import --threads`: a plain PGN is read in parallel pieces (issue 34) and the database
+/// is byte for byte the same at 1 and 2 threads, and the same as from the same games streamed
+/// (gzip); a game left out in one piece is numbered as in its input and the pieces after it
+/// are read.
+#[test]
+fn import_is_the_same_at_every_thread_count() {
+    let Some(db) = corpus("uncbv-tests/twic1134/twic1134.cbh") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).display().to_string();
+    let (code, _, err) = chessfmt(&["cbh", "export", &db, "-o", &p("a.pgn")]);
+    assert_eq!(code, 0, "{err}");
+    // A bad game in the middle (an illegal move), in a piece of its own.
+    let text = std::fs::read_to_string(p("a.pgn")).unwrap();
+    let cut = text[text.len() / 2..].find("\n[Event ").unwrap() + text.len() / 2 + 1;
+    let pgn = format!(
+        "{}[Event \"bad\"]\n[White \"x\"]\n[Black \"y\"]\n[Result \"*\"]\n\n1. e4 e5 2. Ke3 *\n\n{}",
+        &text[..cut],
+        &text[cut..]
+    );
+    std::fs::write(p("m.pgn"), &pgn).unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut gz, pgn.as_bytes()).unwrap();
+    std::fs::write(p("m.pgn.gz"), gz.finish().unwrap()).unwrap();
+    let games_before = text[..cut].matches("[Event ").count();
+    for (input, name, threads) in [
+        ("m.pgn", "t1", "1"),
+        ("m.pgn", "t2", "2"),
+        ("m.pgn.gz", "gz", "2"),
+    ] {
+        let out = p(&format!("{name}.cbh"));
+        let (code, _, err) =
+            chessfmt(&["cbh", "import", &p(input), "-o", &out, "--threads", threads]);
+        assert_eq!(code, 0, "{err}");
+        assert!(
+            err.contains(&format!("game {}: ", games_before + 1)) && err.contains("left out"),
+            "{err}"
+        );
+        assert!(
+            err.contains("6118 games read, 6117 added, 1 skipped"),
+            "{err}"
+        );
+    }
+    for ext in chessbase_db_extensions() {
+        let read = |name: &str| std::fs::read(dir.path().join(format!("{name}.{ext}"))).ok();
+        assert_eq!(read("t1"), read("t2"), ".{ext}");
+        assert_eq!(read("t1"), read("gz"), ".{ext}");
+    }
+}
+
+fn chessbase_db_extensions() -> [&'static str; 9] {
+    [
+        "cbh", "cbg", "cba", "cbp", "cbt", "cbc", "cbs", "cbe", "cbj",
+    ]
+}

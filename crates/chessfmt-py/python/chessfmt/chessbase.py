@@ -219,6 +219,7 @@ def import_pgn(
     *,
     encoding: Optional[str] = None,
     keep_tags: bool = False,
+    threads: Optional[int] = None,
     overwrite: bool = False,
 ) -> dict:
     """``chessfmt cbh import``: a new database ``out`` (a ``.cbh``; its other files beside
@@ -226,10 +227,11 @@ def import_pgn(
 
     ``encoding`` names the code page of the database's texts (and of input texts that are
     not UTF-8), e.g. ``"windows-1251"``; ``keep_tags`` keeps the tags ChessBase has no field
-    for in each game's text. Games that cannot be imported are left out and listed
+    for in each game's text. A plain PGN file's games are read and encoded on ``threads``
+    threads (all cores by default; the same database at every count). Games that cannot be imported are left out and listed
     (``skipped``); what the added games lost is counted by kind (``losses``).
     """
     paths = [pgn_paths] if isinstance(pgn_paths, (str, bytes, os.PathLike)) else list(pgn_paths)
     return _native.chessbase_import(
-        [fspath(p) for p in paths], fspath(out), encoding=encoding, keep_tags=keep_tags, overwrite=overwrite
+        [fspath(p) for p in paths], fspath(out), encoding=encoding, keep_tags=keep_tags, threads=threads, overwrite=overwrite
     )
