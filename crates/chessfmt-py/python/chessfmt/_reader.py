@@ -9,7 +9,7 @@ from typing import Any, Callable, Container, Generic, Iterator, List, Optional, 
 
 import chess
 
-from ._common import check_open, randint
+from ._common import check_open, choose_uniform, choose_weighted
 
 E = TypeVar("E")
 P = TypeVar("P")
@@ -128,13 +128,7 @@ class StatsReader(Generic[E, P]):
         random: Optional[_random.Random] = None,
     ) -> E:
         """A uniformly random entry (python-chess's draw)."""
-        chosen = None
-        for i, entry in enumerate(self.find_all(board, minimum_weight=minimum_weight, exclude_moves=exclude_moves)):
-            if chosen is None or randint(random, 0, i) == i:
-                chosen = entry
-        if chosen is None:
-            raise IndexError()
-        return chosen
+        return choose_uniform(self.find_all(board, minimum_weight=minimum_weight, exclude_moves=exclude_moves), random)
 
     def weighted_choice(
         self,
@@ -144,17 +138,7 @@ class StatsReader(Generic[E, P]):
         random: Optional[_random.Random] = None,
     ) -> E:
         """A random entry by weight (python-chess's draw)."""
-        entries = list(self.find_all(board, exclude_moves=exclude_moves))
-        total = sum(e.weight for e in entries)  # type: ignore[attr-defined]
-        if not total:
-            raise IndexError()
-        choice = randint(random, 0, total - 1)
-        current = 0
-        for entry in entries:
-            current += entry.weight  # type: ignore[attr-defined]
-            if current > choice:
-                return entry
-        raise AssertionError("unreachable")
+        return choose_weighted(list(self.find_all(board, exclude_moves=exclude_moves)), random)
 
     def positions(self, *, max_ply: Optional[int] = None) -> Iterator[BookPosition[E, P]]:
         """Every position of the book reachable from the start position (breadth first, up

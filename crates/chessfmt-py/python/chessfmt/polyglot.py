@@ -29,7 +29,7 @@ import chess
 from chess.polyglot import POLYGLOT_RANDOM_ARRAY, Entry, ZobristHasher, zobrist_hash
 
 from . import _native
-from ._common import Path, check_open, fspath, randint
+from ._common import Path, check_open, choose_uniform, choose_weighted, fspath
 
 __all__ = [
     "Entry",
@@ -196,13 +196,7 @@ class Reader:
         random: Optional[_random.Random] = None,
     ) -> Entry:
         """A uniformly random entry (the same draws as python-chess's for the same ``random``)."""
-        chosen_entry = None
-        for i, entry in enumerate(self.find_all(board, minimum_weight=minimum_weight, exclude_moves=exclude_moves)):
-            if chosen_entry is None or randint(random, 0, i) == i:
-                chosen_entry = entry
-        if chosen_entry is None:
-            raise IndexError()
-        return chosen_entry
+        return choose_uniform(self.find_all(board, minimum_weight=minimum_weight, exclude_moves=exclude_moves), random)
 
     def weighted_choice(
         self,
@@ -212,17 +206,7 @@ class Reader:
         random: Optional[_random.Random] = None,
     ) -> Entry:
         """A random entry by weight (the same draws as python-chess's for the same ``random``)."""
-        entries = list(self.find_all(board, exclude_moves=exclude_moves))
-        total_weights = sum(entry.weight for entry in entries)
-        if not total_weights:
-            raise IndexError()
-        choice = randint(random, 0, total_weights - 1)
-        current_sum = 0
-        for entry in entries:
-            current_sum += entry.weight
-            if current_sum > choice:
-                return entry
-        raise AssertionError("unreachable")
+        return choose_weighted(list(self.find_all(board, exclude_moves=exclude_moves)), random)
 
     def close(self) -> None:
         """Closes the reader (its memory is freed)."""
