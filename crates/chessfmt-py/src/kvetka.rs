@@ -8,11 +8,10 @@ use kvetka_book::{
     read::{BookPaths, Comment, FileBook, Probe},
 };
 use pyo3::{prelude::*, types::PyDict};
-use shakmaty::{Chess, EnPassantMode, fen::Fen};
 
 use crate::{
     board, errors, inputs,
-    walk::{PositionIter, Probed, Row, Value, probed},
+    walk::{PositionIter, Probed, Row, Value, probed, spawn_walk},
 };
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -124,19 +123,9 @@ impl KvetkaBook {
     /// Every position reachable from the start, breadth first: `make(fen, moves, position)`
     /// for each.
     fn positions(&self, make: Py<PyAny>, max_ply: Option<usize>) -> PositionIter {
-        let book = Arc::clone(&self.book);
         let policy = self.policy;
-        PositionIter::spawn(make, move |tx| {
-            for node in book.walk(Chess::default(), max_ply) {
-                let fen = Fen::from_position(&node.position, EnPassantMode::Legal).to_string();
-                let moves = move_rows(&node.probe, policy, false);
-                if tx
-                    .send(Ok((fen, moves, position_row(&node.probe))))
-                    .is_err()
-                {
-                    return;
-                }
-            }
+        spawn_walk(Arc::clone(&self.book), max_ply, make, move |p| {
+            (move_rows(p, policy, false), position_row(p))
         })
     }
 }

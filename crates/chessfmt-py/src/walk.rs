@@ -5,9 +5,11 @@
 //! over a bounded channel (memory stays a few hundred positions whatever the book's size).
 //! Dropping the iterator ends the thread at its next position.
 
-use std::sync::{Mutex, mpsc};
+use std::sync::{Arc, Mutex, mpsc};
 
+use chess_core::book::OpeningBook;
 use pyo3::{IntoPyObjectExt, prelude::*, types::PyList};
+use shakmaty::{Chess, EnPassantMode, fen::Fen};
 
 /// A field of a row, made a Python object on the Python side of the channel.
 pub enum Value {
@@ -67,6 +69,28 @@ impl PositionIter {
             make,
         }
     }
+}
+
+/// The breadth-first walk of `book` from the start position (to `max_ply`) as a Python
+/// iterator: `rows` makes each position's moves' rows and its own row.
+pub fn spawn_walk<B>(
+    book: Arc<B>,
+    max_ply: Option<usize>,
+    make: Py<PyAny>,
+    rows: impl Fn(&B::Probe) -> (Vec<Row>, Row) + Send + 'static,
+) -> PositionIter
+where
+    B: OpeningBook + Send + Sync + 'static,
+{
+    PositionIter::spawn(make, move |tx| {
+        for node in chess_core::book::walk(&*book, Chess::default(), max_ply) {
+            let fen = Fen::from_position(&node.position, EnPassantMode::Legal).to_string();
+            let (moves, position) = rows(&node.probe);
+            if tx.send(Ok((fen, moves, position))).is_err() {
+                return;
+            }
+        }
+    })
 }
 
 fn row<'py>(py: Python<'py>, r: &Row) -> PyResult<Bound<'py, PyList>> {
