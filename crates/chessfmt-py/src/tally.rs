@@ -58,6 +58,28 @@ fn write_table(out: &Path, overwrite: bool, rows: &[Row]) -> PyResult<()> {
     .map_err(|e| errors::io(out, &e))
 }
 
+/// A book's rows written as the table `out`: `read` opens the book and makes its rows, with
+/// the counts to report (off the GIL).
+fn book_to_table<'py>(
+    py: Python<'py>,
+    book: &Path,
+    out: &Path,
+    overwrite: bool,
+    read: impl FnOnce() -> PyResult<(Vec<Row>, Vec<(&'static str, u64)>)> + Send,
+) -> PyResult<Bound<'py, PyDict>> {
+    inputs::check_output(out, &[book.to_path_buf()], overwrite)?;
+    let counts = py.detach(|| -> PyResult<_> {
+        let (rows, counts) = read()?;
+        write_table(out, overwrite, &rows)?;
+        Ok(counts)
+    })?;
+    let d = PyDict::new(py);
+    for (name, n) in counts {
+        d.set_item(name, n)?;
+    }
+    Ok(d)
+}
+
 /// `chessfmt.tally.tally`: the table of PGN files, as `chessfmt tally`.
 #[pyfunction]
 #[pyo3(signature = (pgn_paths, out, *, max_ply, part, threads, memory_limit_mib, overwrite))]
@@ -193,21 +215,21 @@ fn polyglot_to_tally<'py>(
     out: PathBuf,
     overwrite: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
-    inputs::check_output(&out, std::slice::from_ref(&book), overwrite)?;
-    let stats = py.detach(|| -> PyResult<_> {
+    book_to_table(py, &book, &out, overwrite, || {
         let b =
             Book::open(&book, OpenMode::Lenient).map_err(|e| errors::to_py(e.in_file(&book)))?;
         let (rows, stats) = to_tally(&b);
-        write_table(&out, overwrite, &rows)?;
-        Ok(stats)
-    })?;
-    let d = PyDict::new(py);
-    d.set_item("positions", stats.positions)?;
-    d.set_item("rows", stats.rows)?;
-    d.set_item("unreachable_entries", stats.unreachable_entries)?;
-    d.set_item("illegal_entries", stats.illegal_entries)?;
-    d.set_item("learn_dropped", stats.learn_dropped)?;
-    Ok(d)
+        Ok((
+            rows,
+            vec![
+                ("positions", stats.positions),
+                ("rows", stats.rows),
+                ("unreachable_entries", stats.unreachable_entries),
+                ("illegal_entries", stats.illegal_entries),
+                ("learn_dropped", stats.learn_dropped),
+            ],
+        ))
+    })
 }
 
 /// The counts every `from_tally` reports.
@@ -270,17 +292,14 @@ fn ctg_to_tally<'py>(
     out: PathBuf,
     overwrite: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
-    inputs::check_output(&out, std::slice::from_ref(&book), overwrite)?;
-    let stats = py.detach(|| -> PyResult<_> {
+    book_to_table(py, &book, &out, overwrite, || {
         let b = ctg::Book::open(&book).map_err(|e| errors::to_py(e.in_file(&book)))?;
         let (rows, stats) = ctg::tally::to_tally(&b);
-        write_table(&out, overwrite, &rows)?;
-        Ok(stats)
-    })?;
-    let d = PyDict::new(py);
-    d.set_item("positions", stats.positions)?;
-    d.set_item("rows", stats.rows)?;
-    Ok(d)
+        Ok((
+            rows,
+            vec![("positions", stats.positions), ("rows", stats.rows)],
+        ))
+    })
 }
 
 /// `chessfmt.kvetka.from_tally`: a Kvetka book from a table, as `chessfmt kvetka
@@ -333,15 +352,12 @@ fn kvetka_to_tally<'py>(
     out: PathBuf,
     overwrite: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
-    inputs::check_output(&out, std::slice::from_ref(&book), overwrite)?;
-    let stats = py.detach(|| -> PyResult<_> {
+    book_to_table(py, &book, &out, overwrite, || {
         let b = kvetka_book::Book::open(&book).map_err(|e| errors::to_py(e.in_file(&book)))?;
         let (rows, stats) = kvetka_book::tally::to_tally(&b);
-        write_table(&out, overwrite, &rows)?;
-        Ok(stats)
-    })?;
-    let d = PyDict::new(py);
-    d.set_item("positions", stats.positions)?;
-    d.set_item("rows", stats.rows)?;
-    Ok(d)
+        Ok((
+            rows,
+            vec![("positions", stats.positions), ("rows", stats.rows)],
+        ))
+    })
 }
