@@ -200,16 +200,7 @@ fn python_env() -> Option<PathBuf> {
         .arg(&dir)
         .status()
         .is_ok_and(|s| s.success())
-        && Command::new(&python)
-            .args([
-                "-m",
-                "pip",
-                "install",
-                "--quiet",
-                "--disable-pip-version-check",
-                // The CI machine's disk is small: no second copy of the wheels in a cache.
-                "--no-cache-dir",
-            ])
+        && pip_install(&python)
             .args(&packages)
             .status()
             .is_ok_and(|s| s.success());
@@ -257,16 +248,7 @@ fn python_package() -> bool {
             .arg(&venv),
     ) && run(
         "pip install (test tools)",
-        Command::new(&python)
-            .args([
-                "-m",
-                "pip",
-                "install",
-                "--quiet",
-                "--disable-pip-version-check",
-                "--no-cache-dir",
-            ])
-            .args(PACKAGE_TEST_TOOLS),
+        pip_install(&python).args(PACKAGE_TEST_TOOLS),
     ) && run(
         "maturin build --release",
         Command::new(venv.join("bin").join("maturin"))
@@ -284,19 +266,7 @@ fn python_package() -> bool {
                 .find(|p| p.extension().is_some_and(|e| e == "whl"))
         });
         match wheel {
-            Some(wheel) => run(
-                "pip install the wheel",
-                Command::new(&python)
-                    .args([
-                        "-m",
-                        "pip",
-                        "install",
-                        "--quiet",
-                        "--disable-pip-version-check",
-                        "--no-cache-dir",
-                    ])
-                    .arg(&wheel),
-            ),
+            Some(wheel) => run("pip install the wheel", pip_install(&python).arg(&wheel)),
             None => {
                 eprintln!("    no wheel in {}", wheels.display());
                 false
@@ -317,6 +287,21 @@ fn python_package() -> bool {
         disk_note()
     );
     ok
+}
+
+/// `python -m pip install`, quiet, without a cache (the CI machine's disk is small: no second
+/// copy of the wheels); the packages are the caller's arguments.
+fn pip_install(python: &Path) -> Command {
+    let mut c = Command::new(python);
+    c.args([
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "--disable-pip-version-check",
+        "--no-cache-dir",
+    ]);
+    c
 }
 
 /// `PATH` with `dir` first.
