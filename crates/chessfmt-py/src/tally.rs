@@ -19,6 +19,7 @@ use crate::{errors, inputs};
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tally_map, m)?)?;
     m.add_function(wrap_pyfunction!(tally_merge, m)?)?;
+    m.add_function(wrap_pyfunction!(tally_to_pgn, m)?)?;
     m.add_function(wrap_pyfunction!(polyglot_from_tally, m)?)?;
     m.add_function(wrap_pyfunction!(polyglot_to_tally, m)?)?;
     m.add_function(wrap_pyfunction!(ctg_from_tally, m)?)?;
@@ -360,4 +361,52 @@ fn kvetka_to_tally<'py>(
             vec![("positions", stats.positions), ("rows", stats.rows)],
         ))
     })
+}
+
+/// `chessfmt.tally.to_pgn`: the table as one PGN game with variations, as `chessfmt tally
+/// to-pgn`.
+#[pyfunction]
+#[pyo3(signature = (table, out, *, max_ply, min_games, overwrite))]
+fn tally_to_pgn<'py>(
+    py: Python<'py>,
+    table: PathBuf,
+    out: PathBuf,
+    max_ply: usize,
+    min_games: u64,
+    overwrite: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    use chessfmt_tally::tree::{TreeOptions, write_tree};
+    inputs::check_output(&out, std::slice::from_ref(&table), overwrite)?;
+    let options = TreeOptions::default()
+        .with_max_ply(max_ply)
+        .with_min_games(min_games);
+    let stats = py.detach(|| -> PyResult<_> {
+        let rows = open_table(&table)?;
+        let mut failure = None;
+        let written = chessfmt_files::atomic::write_atomically(&out, overwrite, |w| {
+            let mut w = std::io::BufWriter::with_capacity(1 << 20, w);
+            match write_tree(rows, options, &mut w) {
+                Ok(stats) => {
+                    std::io::Write::flush(&mut w)?;
+                    Ok(stats)
+                }
+                Err(e) => {
+                    let message = e.to_string();
+                    failure = Some(e);
+                    Err(std::io::Error::other(message))
+                }
+            }
+        });
+        match (written, failure) {
+            (_, Some(e)) => Err(table_error(e)),
+            (Err(e), None) => Err(errors::io(&out, &e)),
+            (Ok(stats), None) => Ok(stats),
+        }
+    })?;
+    let d = PyDict::new(py);
+    d.set_item("rows", stats.rows)?;
+    d.set_item("kept", stats.kept)?;
+    d.set_item("moves", stats.moves)?;
+    d.set_item("illegal", stats.illegal)?;
+    Ok(d)
 }

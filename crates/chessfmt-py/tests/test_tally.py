@@ -92,3 +92,25 @@ def test_ctg_and_kvetka_through_the_table(tmp_path, first10000):
     assert kvetka.to_tally(tmp_path / "t.kob", tmp_path / "k.csv")["rows"] > 0
     with pytest.raises(FileExistsError):
         kvetka.from_tally(table, tmp_path / "t.kob")
+
+
+def test_table_as_a_pgn_tree(tmp_path, first10000):
+    import chess.pgn
+
+    table = tmp_path / "t.csv"
+    tally.tally(first10000, table, max_ply=8)
+    out = tmp_path / "tree.pgn"
+    stats = tally.to_pgn(table, out, max_ply=4, min_games=30)
+    with out.open() as f:
+        game = chess.pgn.read_game(f)
+    assert game.errors == []
+    moves = 0
+    stack = [game]
+    while stack:
+        node = stack.pop()
+        for child in node.variations:
+            moves += 1
+            assert " games, +" in child.comment
+            stack.append(child)
+    assert moves == stats["moves"] > 20
+    assert game.variations[0].move == chess.Move.from_uci("e2e4")

@@ -6,7 +6,8 @@ use crate::{CsvReader, CsvWriter, Row, merge};
 /// Reads arbitrary bytes as a table (CSV), never panicking: every row read writes back and
 /// reads again as itself; the good rows, sorted and summed, merge with themselves into the
 /// same rows with doubled counts; a merge of the unsorted rows is an error or sorted output.
-/// Returns the rows read (for targets that hand them to a book writer).
+/// The rows are written as a PGN tree too. Returns the rows read (for targets that hand them
+/// to a book writer).
 pub fn table(data: &[u8]) -> Vec<Row> {
     let rows: Vec<Row> = CsvReader::new(data)
         .take(4096)
@@ -46,5 +47,14 @@ pub fn table(data: &[u8]) -> Vec<Row> {
     for (d, s) in doubled.iter().zip(&sorted) {
         assert_eq!(d.counts.games, s.counts.games.saturating_mul(2));
     }
+    // Any rows as a PGN tree: never a panic, and the text is UTF-8 PGN ending in `*`.
+    let mut pgn = Vec::new();
+    crate::tree::write_tree(
+        rows.iter().cloned().map(Ok),
+        crate::tree::TreeOptions::default().with_max_ply(6),
+        &mut pgn,
+    )
+    .expect("writing to memory");
+    assert!(std::str::from_utf8(&pgn).is_ok_and(|t| t.ends_with("*\n\n")));
     rows
 }

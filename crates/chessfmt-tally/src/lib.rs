@@ -55,6 +55,7 @@ mod position;
 mod resolve;
 mod row;
 mod tally;
+pub mod tree;
 
 pub use csv::{CsvReader, CsvWriter};
 pub use error::{Error, ErrorKind};

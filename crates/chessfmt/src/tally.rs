@@ -27,6 +27,9 @@ pub enum TallyCommand {
     /// Merge sorted tables into one, the rows of a position and move summed (bounded memory:
     /// one row per input).
     Merge(MergeArgs),
+    /// The table as one PGN game: the opening tree, the most played move as the main line and
+    /// the others as variations, each move with its games and results as a comment.
+    ToPgn(ToPgnArgs),
 }
 
 /// Arguments of `tally` (the map). The output is an `Option` only so that `tally merge`
@@ -76,10 +79,28 @@ pub struct MergeArgs {
     out: WriteArgs,
 }
 
+/// Arguments of `tally to-pgn`.
+#[derive(Debug, Args)]
+#[command(mut_arg("output", |a| a.value_name("TREE.pgn").help("The PGN to write")))]
+pub struct ToPgnArgs {
+    /// The table (CSV, as `chessfmt tally` or any `to-tally` writes it).
+    #[arg(value_name = "TABLE")]
+    table: PathBuf,
+    #[command(flatten)]
+    out: WriteArgs,
+    /// Plies from the start position.
+    #[arg(long, default_value_t = 12, value_name = "N")]
+    max_ply: usize,
+    /// Leave out moves played in fewer than N games.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    min_games: u64,
+}
+
 /// Runs `chessfmt tally`.
 pub fn run(args: TallyArgs) -> CliResult {
     match args.command {
         Some(TallyCommand::Merge(m)) => merge(&m),
+        Some(TallyCommand::ToPgn(t)) => to_pgn(&t),
         None => {
             let m = args.map;
             let Some(output) = m.output.clone() else {
@@ -246,6 +267,54 @@ fn merge(args: &MergeArgs) -> CliResult {
                 "rows_written": stats.rows_written,
                 "output": args.out.output.display().to_string(),
                 "seconds": seconds,
+            }),
+        },
+        args.out.json,
+    )
+}
+
+fn to_pgn(args: &ToPgnArgs) -> CliResult {
+    use chessfmt_tally::tree::{TreeOptions, write_tree};
+    crate::destination::refuse_inputs([args.out.output.as_path()], &[args.table.as_path()])?;
+    refuse_existing(&args.out)?;
+    let rows = table_rows(&args.table)?;
+    let options = TreeOptions::default()
+        .with_max_ply(args.max_ply)
+        .with_min_games(args.min_games);
+    let stats = crate::destination::write_single(
+        &args.out.output,
+        args.out.force,
+        args.out.json,
+        &[args.table.as_path()],
+        |w| {
+            let mut w = std::io::BufWriter::with_capacity(1 << 20, w);
+            let stats = write_tree(rows, options, &mut w).map_err(table_error)?;
+            std::io::Write::flush(&mut w)?;
+            Ok(stats)
+        },
+    )?;
+    if stats.illegal > 0 {
+        crate::output::warn(format!(
+            "{}: {} rows whose move is not legal in their position left out",
+            args.table.display(),
+            stats.illegal
+        ));
+    }
+    summary(
+        &Shown {
+            text: format!(
+                "{} rows read ({} kept); {} moves written to {}",
+                stats.rows,
+                stats.kept,
+                stats.moves,
+                crate::destination::shown(&args.out.output)
+            ),
+            json: serde_json::json!({
+                "rows": stats.rows,
+                "kept": stats.kept,
+                "moves": stats.moves,
+                "illegal": stats.illegal,
+                "output": args.out.output.display().to_string(),
             }),
         },
         args.out.json,

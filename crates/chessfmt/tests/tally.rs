@@ -546,3 +546,55 @@ fn convert_between_every_book_format() {
     assert_eq!(code, 1);
     assert!(err.contains("exists"), "{err}");
 }
+
+/// `tally to-pgn`: the tree of the first 10,000 gnuchess games as one PGN game — the most
+/// played first move (1. e4) is the main line, the others variations, each move with its
+/// games and results; moves below `--min-games` are left out; the game reads back (imported
+/// into a ChessBase database with its variations and exported, the same moves and variations).
+#[test]
+fn a_table_as_a_pgn_tree() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = corpus().join("pgn/gnuchess-book_1.02-first10000.pgn");
+    let table = dir.path().join("t.csv");
+    run(&["tally", s(&pgn), "-o", s(&table), "--max-ply", "8"]);
+    let tree = dir.path().join("tree.pgn");
+    let json = run(&[
+        "tally",
+        "to-pgn",
+        s(&table),
+        "-o",
+        s(&tree),
+        "--max-ply",
+        "5",
+        "--min-games",
+        "40",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let moves = v["moves"].as_u64().unwrap();
+    assert!(moves > 50, "{v}");
+    let text = std::fs::read_to_string(&tree).unwrap();
+    assert!(text.starts_with("[Event \"Opening tree (chessfmt tally to-pgn)\"]\n"));
+    let body = text.split("\n\n").nth(1).unwrap().replace('\n', " ");
+    assert!(body.starts_with("1. e4 {"), "{body}");
+    assert!(body.contains("(1. d4 {"), "{body}");
+    assert!(text.ends_with(" *\n\n"));
+    // Every written move has its comment; counts below 40 games are left out.
+    assert_eq!(body.matches(" games, +").count() as u64, moves);
+    for c in body.split('{').skip(1) {
+        let games: u64 = c.split(' ').next().unwrap().parse().unwrap();
+        assert!(games >= 40, "{c}");
+    }
+    // Read back by the ChessBase import (variations kept) and exported: the same variations.
+    let cbh = dir.path().join("tree.cbh");
+    run(&["cbh", "import", s(&tree), "-o", s(&cbh)]);
+    let back = dir.path().join("back.pgn");
+    run(&["cbh", "export", s(&cbh), "-o", s(&back)]);
+    let back = std::fs::read_to_string(&back).unwrap();
+    let back = back.split("\n\n").nth(1).unwrap().replace('\n', " ");
+    assert_eq!(back.matches('(').count(), body.matches('(').count());
+    assert_eq!(back.matches(" games, +").count() as u64, moves);
+    // An existing output is refused without --force.
+    let (code, _, err) = chessfmt(&["tally", "to-pgn", s(&table), "-o", s(&tree)]);
+    assert_eq!(code, 1, "{err}");
+}

@@ -21,7 +21,7 @@ from typing import Optional, Sequence, Tuple, Union
 from . import _native
 from ._common import Path, fspath
 
-__all__ = ["tally", "merge"]
+__all__ = ["tally", "merge", "to_pgn"]
 
 
 def tally(
@@ -55,3 +55,11 @@ def merge(parts: Sequence[Path], out: Path, *, overwrite: bool = False) -> Tuple
     """Sums tables into one (a k-way merge in bounded memory), as ``chessfmt tally merge``.
     Returns (rows read, rows written)."""
     return _native.tally_merge([fspath(p) for p in parts], fspath(out), overwrite=overwrite)
+
+
+def to_pgn(table: Path, out: Path, *, max_ply: int = 12, min_games: int = 1, overwrite: bool = False) -> dict:
+    """The table as one PGN game, the opening tree: the most played move the main line, the
+    others variations, each move with ``{N games, +W =D -B}`` (White's view), to ``max_ply``
+    plies, moves of fewer than ``min_games`` games left out; as ``chessfmt tally to-pgn``.
+    ``chess.pgn.read_game`` reads it as a game with variations."""
+    return _native.tally_to_pgn(fspath(table), fspath(out), max_ply=max_ply, min_games=min_games, overwrite=overwrite)
