@@ -43,20 +43,45 @@ fn open_table(
         .map(move |r| r.map_err(|e| e.in_file(&name))))
 }
 
+/// Writes `out` atomically with `write` (buffered); a table error `write` gives comes back as
+/// itself (with its file and line), an I/O error as `OSError`.
+fn write_file<T>(
+    out: &Path,
+    overwrite: bool,
+    write: impl FnOnce(&mut dyn std::io::Write) -> Result<T, chessfmt_tally::Error>,
+) -> PyResult<T> {
+    let mut failure = None;
+    let written = chessfmt_files::atomic::write_atomically(out, overwrite, |w| {
+        let mut w = std::io::BufWriter::with_capacity(1 << 20, w);
+        match write(&mut w) {
+            Ok(v) => {
+                std::io::Write::flush(&mut w)?;
+                Ok(v)
+            }
+            Err(e) => {
+                let message = e.to_string();
+                failure = Some(e);
+                Err(std::io::Error::other(message))
+            }
+        }
+    });
+    match (written, failure) {
+        (_, Some(e)) => Err(table_error(e)),
+        (Err(e), None) => Err(errors::io(out, &e)),
+        (Ok(v), None) => Ok(v),
+    }
+}
+
 /// Writes rows as a table, atomically.
 fn write_table(out: &Path, overwrite: bool, rows: &[Row]) -> PyResult<()> {
-    chessfmt_files::atomic::write_atomically(out, overwrite, |w| {
-        let mut csv = CsvWriter::new(std::io::BufWriter::with_capacity(1 << 20, w))
-            .map_err(|e| std::io::Error::other(e.to_string()))?;
+    write_file(out, overwrite, |w| {
+        let mut csv = CsvWriter::new(w)?;
         for r in rows {
-            csv.write(r)
-                .map_err(|e| std::io::Error::other(e.to_string()))?;
+            csv.write(r)?;
         }
-        csv.finish()
-            .map_err(|e| std::io::Error::other(e.to_string()))?;
+        csv.finish()?;
         Ok(())
     })
-    .map_err(|e| errors::io(out, &e))
 }
 
 /// A book's rows written as the table `out`: `read` opens the book and makes its rows, with
@@ -140,32 +165,16 @@ fn tally_merge(
             .iter()
             .map(|p| open_table(p))
             .collect::<PyResult<Vec<_>>>()?;
-        let mut failure = None;
-        let written = chessfmt_files::atomic::write_atomically(&out, overwrite, |w| {
-            let mut csv = CsvWriter::new(std::io::BufWriter::with_capacity(1 << 20, w))
-                .map_err(|e| std::io::Error::other(e.to_string()))?;
+        write_file(&out, overwrite, |w| {
+            let mut csv = CsvWriter::new(w)?;
             let stats = chessfmt_tally::merge(
                 readers,
                 |r| csv.write(&r).map_err(chessfmt_tally::Error::from),
                 |i| parts[i].clone(),
-            );
-            let stats = match stats {
-                Ok(s) => s,
-                Err(e) => {
-                    let message = e.to_string();
-                    failure = Some(e);
-                    return Err(std::io::Error::other(message));
-                }
-            };
-            csv.finish()
-                .map_err(|e| std::io::Error::other(e.to_string()))?;
+            )?;
+            csv.finish()?;
             Ok((stats.rows_read, stats.rows_written))
-        });
-        match (written, failure) {
-            (_, Some(e)) => Err(table_error(e)),
-            (Err(e), None) => Err(errors::io(&out, &e)),
-            (Ok(counts), None) => Ok(counts),
-        }
+        })
     })
 }
 
@@ -382,26 +391,7 @@ fn tally_to_pgn<'py>(
         .with_min_games(min_games);
     let stats = py.detach(|| -> PyResult<_> {
         let rows = open_table(&table)?;
-        let mut failure = None;
-        let written = chessfmt_files::atomic::write_atomically(&out, overwrite, |w| {
-            let mut w = std::io::BufWriter::with_capacity(1 << 20, w);
-            match write_tree(rows, options, &mut w) {
-                Ok(stats) => {
-                    std::io::Write::flush(&mut w)?;
-                    Ok(stats)
-                }
-                Err(e) => {
-                    let message = e.to_string();
-                    failure = Some(e);
-                    Err(std::io::Error::other(message))
-                }
-            }
-        });
-        match (written, failure) {
-            (_, Some(e)) => Err(table_error(e)),
-            (Err(e), None) => Err(errors::io(&out, &e)),
-            (Ok(stats), None) => Ok(stats),
-        }
+        write_file(&out, overwrite, |w| write_tree(rows, options, w))
     })?;
     let d = PyDict::new(py);
     d.set_item("rows", stats.rows)?;

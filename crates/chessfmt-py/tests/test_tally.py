@@ -65,6 +65,22 @@ def test_bad_table(tmp_path):
         cp.from_tally(bad, tmp_path / "x.bin")
 
 
+def test_table_errors_name_the_table(tmp_path):
+    import chessfmt
+
+    bad = tmp_path / "bad.csv"
+    bad.write_text("not,a,table\n1,2,3\n")
+    for call in (
+        lambda: tally.merge([bad], tmp_path / "m.csv"),
+        lambda: tally.to_pgn(bad, tmp_path / "t.pgn"),
+    ):
+        with pytest.raises(chessfmt.FormatError) as e:
+            call()
+        assert str(bad) in str(e.value)
+    # Nothing is left behind by a write that failed.
+    assert not (tmp_path / "m.csv").exists() and not (tmp_path / "t.pgn").exists()
+
+
 def chessfmt_format_error():
     import chessfmt
 
