@@ -22,12 +22,13 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 type BatchGame = (Option<String>, Option<String>, Option<u64>, bool);
 
 /// A database (`.cbh` and its files, or a `.cbv`/`.cbz` archive) and the record numbers of
-/// its games (text records left out; deleted games unless asked for).
+/// its games with their deleted marks (text records left out; deleted games unless asked
+/// for), read from the headers once at opening.
 #[pyclass(frozen, module = "chessfmt._native")]
 pub struct ChessBaseDb {
     db: Database,
     path: PathBuf,
-    games: Vec<u32>,
+    games: Vec<(u32, bool)>,
     pool: rayon::ThreadPool,
 }
 
@@ -62,7 +63,7 @@ impl ChessBaseDb {
             let games = db
                 .headers()
                 .filter(|h| matches!(h, Header::Game(_)) && (include_deleted || !h.deleted()))
-                .map(|h| h.number())
+                .map(|h| (h.number(), h.deleted()))
                 .collect();
             Ok((db, games))
         })?;
@@ -80,7 +81,7 @@ impl ChessBaseDb {
 
     /// The record number (from 1) of game `index`.
     fn record(&self, index: usize) -> Option<u32> {
-        self.games.get(index).copied()
+        self.games.get(index).map(|&(number, _)| number)
     }
 
     /// The PGN of games `start..stop` (indices), decoded on the reader's threads: each
@@ -100,17 +101,14 @@ impl ChessBaseDb {
             self.pool.install(|| {
                 numbers
                     .par_iter()
-                    .map(|&n| {
-                        let deleted = self.db.header(n).is_ok_and(|h| h.deleted());
-                        match game_to_pgn(&self.db, n, &opts) {
-                            Ok(text) => (Some(text), None, None, deleted),
-                            Err(e) => (
-                                None,
-                                Some(format!("{}: game {n}: {e}", self.path.display())),
-                                chess_core::Located::offset(&e),
-                                deleted,
-                            ),
-                        }
+                    .map(|&(n, deleted)| match game_to_pgn(&self.db, n, &opts) {
+                        Ok(text) => (Some(text), None, None, deleted),
+                        Err(e) => (
+                            None,
+                            Some(format!("{}: game {n}: {e}", self.path.display())),
+                            chess_core::Located::offset(&e),
+                            deleted,
+                        ),
                     })
                     .collect()
             })

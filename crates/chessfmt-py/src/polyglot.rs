@@ -105,7 +105,8 @@ impl PolyglotBook {
         let legal = conv.pos.legal_moves();
         let kings = conv.pos.board().kings();
         let mut found = Vec::with_capacity(range.len());
-        for e in self.book.entries_for_key(key) {
+        // The range found above: the key is not searched for again.
+        for e in range.map(|i| self.book.entry(i)) {
             if u32::from(e.weight) < minimum_weight {
                 continue;
             }
