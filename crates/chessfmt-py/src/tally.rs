@@ -332,7 +332,7 @@ fn kvetka_from_tally<'py>(
             kvetka_book::tally::from_tally(open_table(&table)?).map_err(table_error)?;
         let written = kvetka_book::write::write_book(
             &paths,
-            &kvetka_book::tally::header(&caption),
+            &kvetka_book::raw::Header::converted(&caption),
             &mut elements,
             None,
             kvetka_book::write::DEFAULT_SPLIT_SIZE,

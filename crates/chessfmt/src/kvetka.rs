@@ -797,7 +797,7 @@ pub(crate) fn write_from_rows(
             stats.without_result
         ));
     }
-    let header = kvetka_book::tally::header(caption);
+    let header = kvetka_book::raw::Header::converted(caption);
     let w = write_book(
         &BookPaths::from_any(output),
         &header,
@@ -879,7 +879,7 @@ fn from_polyglot(input: &Path, output: &Path, caption: &str, force: bool, json: 
     let bar = crate::progress::working("converting");
     let (mut elements, stats) =
         kvetka_book::convert::from_polyglot(&pg, shakmaty::Chess::default());
-    let header = kvetka_book::tally::header(caption);
+    let header = kvetka_book::raw::Header::converted(caption);
     let w = write_book(
         &BookPaths::from_any(output),
         &header,

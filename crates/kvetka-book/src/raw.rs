@@ -88,6 +88,15 @@ impl Default for Header {
 }
 
 impl Header {
+    /// The header of a book made by conversion (from a statistics table, from a Polyglot
+    /// book): [`Header::default`] with `caption`.
+    pub fn converted(caption: &str) -> Header {
+        Header {
+            caption: caption.to_owned(),
+            ..Header::default()
+        }
+    }
+
     /// Whether elements store game references (`element_type` bit 0).
     pub fn stores_games(&self) -> bool {
         self.element_type & ELEMENT_TYPE_GAMES != 0

@@ -77,16 +77,6 @@ fn bad(stats: &mut FromTallyStats, message: String) {
     }
 }
 
-/// The header of a book made from a table: `caption`, no rating filter, every move kept
-/// (`max_move` 0xff).
-pub fn header(caption: &str) -> crate::raw::Header {
-    crate::raw::Header {
-        caption: caption.to_owned(),
-        max_move: 0xff,
-        ..crate::raw::Header::default()
-    }
-}
-
 /// The elements of a Kvetka book made from a table (see the [module](self) documentation),
 /// sorted by key.
 pub fn from_tally(
