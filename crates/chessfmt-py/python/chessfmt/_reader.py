@@ -4,12 +4,11 @@ way python-chess chooses."""
 
 from __future__ import annotations
 
-import random as _random
 from typing import Any, Callable, Container, Generic, Iterator, List, Optional, Tuple, TypeVar
 
 import chess
 
-from ._common import check_open, choose_uniform, choose_weighted
+from ._common import BookQueries, NativeHandle
 
 E = TypeVar("E")
 P = TypeVar("P")
@@ -29,29 +28,16 @@ class BookPosition(Generic[E, P]):
         return f"BookPosition({self.board.fen()!r}, {len(self.entries)} entries)"
 
 
-class StatsReader(Generic[E, P]):
+class StatsReader(NativeHandle, BookQueries, Generic[E, P]):
     """What the CTG and Kvetka readers share; each says how a move row and a position row
     become its entry and statistics types."""
 
     _format = "book"
 
     def __init__(self, native: Any, make_entry: Callable[..., E], make_stats: Callable[..., P]) -> None:
-        self._book = native
+        super().__init__(native)
         self._make_entry = make_entry
         self._make_stats = make_stats
-
-    def __enter__(self):  # type: ignore[no-untyped-def]
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
-
-    def close(self) -> None:
-        """Closes the reader (its memory is freed)."""
-        self._book = None
-
-    def _native(self) -> Any:
-        return check_open(self._book)
 
     def _entry(self, row: List[Any]) -> E:
         code, from_square, to_square, promotion, *rest = row
@@ -94,51 +80,6 @@ class StatsReader(Generic[E, P]):
                 and not (exclude_moves and e.move in exclude_moves)  # type: ignore[attr-defined]
             ]
         )
-
-    def find(self, board: chess.Board, *, minimum_weight: int = 1, exclude_moves: Container[chess.Move] = ()) -> E:
-        """The (first) entry with the highest weight; :exc:`IndexError` if there is none."""
-        try:
-            return max(
-                self.find_all(board, minimum_weight=minimum_weight, exclude_moves=exclude_moves),
-                key=lambda entry: entry.weight,  # type: ignore[attr-defined]
-            )
-        except ValueError:
-            raise IndexError() from None
-
-    def get(
-        self,
-        board: chess.Board,
-        default: Optional[E] = None,
-        *,
-        minimum_weight: int = 1,
-        exclude_moves: Container[chess.Move] = (),
-    ) -> Optional[E]:
-        """:meth:`find`, or ``default`` when there is no entry."""
-        try:
-            return self.find(board, minimum_weight=minimum_weight, exclude_moves=exclude_moves)
-        except IndexError:
-            return default
-
-    def choice(
-        self,
-        board: chess.Board,
-        *,
-        minimum_weight: int = 1,
-        exclude_moves: Container[chess.Move] = (),
-        random: Optional[_random.Random] = None,
-    ) -> E:
-        """A uniformly random entry (python-chess's draw)."""
-        return choose_uniform(self.find_all(board, minimum_weight=minimum_weight, exclude_moves=exclude_moves), random)
-
-    def weighted_choice(
-        self,
-        board: chess.Board,
-        *,
-        exclude_moves: Container[chess.Move] = (),
-        random: Optional[_random.Random] = None,
-    ) -> E:
-        """A random entry by weight (python-chess's draw)."""
-        return choose_weighted(list(self.find_all(board, exclude_moves=exclude_moves)), random)
 
     def positions(self, *, max_ply: Optional[int] = None) -> Iterator[BookPosition[E, P]]:
         """Every position of the book reachable from the start position (breadth first, up

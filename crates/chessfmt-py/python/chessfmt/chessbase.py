@@ -16,13 +16,12 @@ read raises :class:`chessfmt.FormatError` from its ``pgn()``/``game()``; iterati
 from __future__ import annotations
 
 import io
-import os
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Union, overload
+from typing import Dict, Iterator, List, Optional, Sequence, Union, overload
 
 import chess.pgn
 
 from . import FormatError, _native
-from ._common import Path, check_open, fspath
+from ._common import NativeHandle, Path, fspath, paths
 
 __all__ = ["Database", "Game", "open", "export_pgn", "import_pgn"]
 
@@ -108,7 +107,7 @@ class Game:
         return f"<Game {self.number}: {self.white} - {self.black} {self.result}>"
 
 
-class Database(Sequence[Game]):
+class Database(NativeHandle, Sequence[Game]):
     """A ChessBase database's games, in record order."""
 
     def __init__(
@@ -120,21 +119,8 @@ class Database(Sequence[Game]):
         annotations: bool = True,
         threads: Optional[int] = None,
     ) -> None:
-        self._db: Optional[Any] = _native.ChessBaseDb(fspath(path), password, include_deleted, threads)
+        super().__init__(_native.ChessBaseDb(fspath(path), password, include_deleted, threads))
         self._annotations = annotations
-
-    def __enter__(self) -> "Database":
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
-
-    def close(self) -> None:
-        """Closes the database (its memory is freed)."""
-        self._db = None
-
-    def _native(self) -> Any:
-        return check_open(self._db)
 
     def __len__(self) -> int:
         return len(self._native())
@@ -231,7 +217,6 @@ def import_pgn(
     threads (all cores by default; the same database at every count). Games that cannot be imported are left out and listed
     (``skipped``); what the added games lost is counted by kind (``losses``).
     """
-    paths = [pgn_paths] if isinstance(pgn_paths, (str, bytes, os.PathLike)) else list(pgn_paths)
     return _native.chessbase_import(
-        [fspath(p) for p in paths], fspath(out), encoding=encoding, keep_tags=keep_tags, threads=threads, overwrite=overwrite
+        paths(pgn_paths), fspath(out), encoding=encoding, keep_tags=keep_tags, threads=threads, overwrite=overwrite
     )

@@ -18,13 +18,12 @@ mover, as ``chessfmt ctg to-polyglot``).
 
 from __future__ import annotations
 
-import os
 from typing import NamedTuple, Optional, Sequence, Tuple, Union
 
 import chess
 
 from . import _native
-from ._common import Path, fspath
+from ._common import Path, fspath, paths
 from ._reader import BookPosition, StatsReader
 
 __all__ = ["Entry", "PositionStats", "BookPosition", "Reader", "open_reader", "build", "to_polyglot", "from_tally", "to_tally", "POLICIES"]
@@ -106,8 +105,7 @@ def build(
     overwrite: bool = False,
 ) -> dict:
     """Builds a CTG book from PGN files, as ``chessfmt ctg build``; returns its counts."""
-    paths = [pgn_paths] if isinstance(pgn_paths, (str, bytes, os.PathLike)) else list(pgn_paths)
-    return _native.ctg_build([fspath(p) for p in paths], fspath(out), max_ply=max_ply, threads=threads, overwrite=overwrite)
+    return _native.ctg_build(paths(pgn_paths), fspath(out), max_ply=max_ply, threads=threads, overwrite=overwrite)
 
 
 def to_polyglot(book: Path, out: Path, *, policy: str = "score", overwrite: bool = False) -> Tuple[int, int]:

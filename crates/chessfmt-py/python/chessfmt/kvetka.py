@@ -17,13 +17,12 @@ or ``"uniform"``.
 
 from __future__ import annotations
 
-import os
 from typing import NamedTuple, Optional, Sequence, Tuple, Union
 
 import chess
 
 from . import _native
-from ._common import Path, fspath
+from ._common import Path, fspath, paths
 from ._reader import BookPosition, StatsReader
 
 __all__ = ["Entry", "PositionStats", "BookPosition", "Reader", "open_reader", "build", "to_polyglot", "from_tally", "to_tally", "POLICIES"]
@@ -92,8 +91,7 @@ def build(
     overwrite: bool = False,
 ) -> dict:
     """Builds a Kvetka book from PGN files, as ``chessfmt kvetka build``; returns its counts."""
-    paths = [pgn_paths] if isinstance(pgn_paths, (str, bytes, os.PathLike)) else list(pgn_paths)
-    return _native.kvetka_build([fspath(p) for p in paths], fspath(out), memory_limit_mib=memory_limit_mib, overwrite=overwrite)
+    return _native.kvetka_build(paths(pgn_paths), fspath(out), memory_limit_mib=memory_limit_mib, overwrite=overwrite)
 
 
 def to_polyglot(book: Path, out: Path, *, policy: str = "score", overwrite: bool = False) -> Tuple[int, int]:

@@ -21,15 +21,13 @@ another process truncates while it is open cannot crash the interpreter.
 from __future__ import annotations
 
 import math
-import os
-import random as _random
 from typing import Any, Container, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 import chess
 from chess.polyglot import POLYGLOT_RANDOM_ARRAY, Entry, ZobristHasher, zobrist_hash
 
 from . import _native
-from ._common import Path, check_open, choose_uniform, choose_weighted, fspath
+from ._common import BookQueries, NativeHandle, Path, fspath, paths
 
 __all__ = [
     "Entry",
@@ -68,20 +66,12 @@ def _minimum(minimum_weight: Any) -> int:
     return min(max(m, 0), 1 << 17)
 
 
-class Reader:
-    """A Polyglot book (python-chess's ``MemoryMappedReader`` API)."""
+class Reader(NativeHandle, BookQueries):
+    """A Polyglot book (python-chess's ``MemoryMappedReader`` API; ``find``, ``get``,
+    ``choice`` and ``weighted_choice`` from :class:`BookQueries`)."""
 
     def __init__(self, filename: Path) -> None:
-        self._book: Optional[_native.PolyglotBook] = _native.PolyglotBook(fspath(filename))
-
-    def __enter__(self) -> "Reader":
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
-
-    def _native(self) -> _native.PolyglotBook:
-        return check_open(self._book)
+        super().__init__(_native.PolyglotBook(fspath(filename)))
 
     def __len__(self) -> int:
         return len(self._native())
@@ -157,61 +147,6 @@ class Reader:
                 continue
             yield Entry(key, raw_move, weight, learn, move)
 
-    def find(
-        self,
-        board: Union[chess.Board, int],
-        *,
-        minimum_weight: int = 1,
-        exclude_moves: Container[chess.Move] = (),
-    ) -> Entry:
-        """The (first) entry with the highest weight; :exc:`IndexError` if there is none."""
-        try:
-            return max(
-                self.find_all(board, minimum_weight=minimum_weight, exclude_moves=exclude_moves),
-                key=lambda entry: entry.weight,
-            )
-        except ValueError:
-            raise IndexError() from None
-
-    def get(
-        self,
-        board: Union[chess.Board, int],
-        default: Optional[Entry] = None,
-        *,
-        minimum_weight: int = 1,
-        exclude_moves: Container[chess.Move] = (),
-    ) -> Optional[Entry]:
-        """:meth:`find`, or ``default`` when there is no entry."""
-        try:
-            return self.find(board, minimum_weight=minimum_weight, exclude_moves=exclude_moves)
-        except IndexError:
-            return default
-
-    def choice(
-        self,
-        board: Union[chess.Board, int],
-        *,
-        minimum_weight: int = 1,
-        exclude_moves: Container[chess.Move] = (),
-        random: Optional[_random.Random] = None,
-    ) -> Entry:
-        """A uniformly random entry (the same draws as python-chess's for the same ``random``)."""
-        return choose_uniform(self.find_all(board, minimum_weight=minimum_weight, exclude_moves=exclude_moves), random)
-
-    def weighted_choice(
-        self,
-        board: Union[chess.Board, int],
-        *,
-        exclude_moves: Container[chess.Move] = (),
-        random: Optional[_random.Random] = None,
-    ) -> Entry:
-        """A random entry by weight (the same draws as python-chess's for the same ``random``)."""
-        return choose_weighted(list(self.find_all(board, exclude_moves=exclude_moves)), random)
-
-    def close(self) -> None:
-        """Closes the reader (its memory is freed)."""
-        self._book = None
-
 
 #: python-chess's name for the reader, for scripts that name the class.
 MemoryMappedReader = Reader
@@ -242,9 +177,8 @@ def build(
     ``overwrite``. Returns the counts (``games_read``, ``games_skipped``, ``entries``,
     ``pairs``). Games that cannot be read are skipped and counted.
     """
-    paths = [pgn_paths] if isinstance(pgn_paths, (str, bytes, os.PathLike)) else list(pgn_paths)
     return _native.polyglot_build(
-        [fspath(p) for p in paths],
+        paths(pgn_paths),
         fspath(out),
         max_ply=max_ply,
         min_game=min_game,

@@ -15,11 +15,10 @@ and Polars read it as it is. Books come from a table with
 
 from __future__ import annotations
 
-import os
 from typing import Optional, Sequence, Tuple, Union
 
 from . import _native
-from ._common import Path, fspath
+from ._common import Path, fspath, paths
 
 __all__ = ["tally", "merge", "to_pgn"]
 
@@ -39,9 +38,8 @@ def tally(
     collection counted apart (so merged parts order equal-weight moves as one tally would);
     ``memory_limit_mib`` keeps memory near that many MiB (sorted runs beside ``out``, the
     same table). Returns the counts."""
-    paths = [pgn_paths] if isinstance(pgn_paths, (str, bytes, os.PathLike)) else list(pgn_paths)
     return _native.tally_map(
-        [fspath(p) for p in paths],
+        paths(pgn_paths),
         fspath(out),
         max_ply=max_ply,
         part=part,
