@@ -186,12 +186,9 @@ fn ctg_to_polyglot(
     overwrite: bool,
 ) -> PyResult<(u64, u64)> {
     let policy = policy(policy_name)?;
-    inputs::check_output(&out, std::slice::from_ref(&book), overwrite)?;
-    py.detach(|| {
+    crate::polyglot::write_book(py, std::slice::from_ref(&book), &out, overwrite, || {
         let b = Book::open(&book).map_err(|e| errors::to_py(e.in_file(&book)))?;
         let (entries, stats) = ctg::convert::to_polyglot(&b, Chess::default(), None, policy);
-        polyglot_book::write::save(&out, &entries, overwrite)
-            .map_err(|e| errors::to_py(e.in_file(&out)))?;
-        Ok((stats.positions, stats.entries))
+        Ok((entries, (stats.positions, stats.entries)))
     })
 }

@@ -184,13 +184,10 @@ fn kvetka_to_polyglot(
     overwrite: bool,
 ) -> PyResult<(u64, u64)> {
     let policy = policy(policy_name)?;
-    inputs::check_output(&out, std::slice::from_ref(&book), overwrite)?;
-    py.detach(|| {
+    crate::polyglot::write_book(py, std::slice::from_ref(&book), &out, overwrite, || {
         let b = Book::open(&book).map_err(|e| errors::to_py(e.in_file(&book)))?;
         let (entries, stats) =
             kvetka_book::convert::to_polyglot(&b, policy).map_err(errors::to_py)?;
-        polyglot_book::write::save(&out, &entries, overwrite)
-            .map_err(|e| errors::to_py(e.in_file(&out)))?;
-        Ok((stats.positions, stats.moves))
+        Ok((entries, (stats.positions, stats.moves)))
     })
 }

@@ -1,6 +1,6 @@
 //! Polyglot books: the reader behind `chessfmt.polyglot`, the builder, the merger, the writer.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use polyglot_book::{
     Book, Entry, OpenMode,
@@ -222,6 +222,25 @@ fn polyglot_build<'py>(
     Ok(d)
 }
 
+/// Writes the Polyglot book `out` from the entries `make` gives, off the GIL: `out` is checked
+/// first (not one of `inputs`; not existing unless `overwrite`), then written atomically.
+/// Returns what `make` reports beside its entries.
+pub fn write_book<T: Send>(
+    py: Python<'_>,
+    inputs: &[PathBuf],
+    out: &Path,
+    overwrite: bool,
+    make: impl FnOnce() -> PyResult<(Vec<Entry>, T)> + Send,
+) -> PyResult<T> {
+    inputs::check_output(out, inputs, overwrite)?;
+    py.detach(|| {
+        let (entries, report) = make()?;
+        polyglot_book::write::save(out, &entries, overwrite)
+            .map_err(|e| errors::to_py(e.in_file(out)))?;
+        Ok(report)
+    })
+}
+
 /// The colour of `only=` (`None`, `"white"`, `"black"`).
 pub fn only_color(only: Option<&str>) -> PyResult<Option<Color>> {
     match only {
@@ -254,8 +273,7 @@ fn polyglot_merge(
             )));
         }
     };
-    inputs::check_output(&out, &books, overwrite)?;
-    py.detach(|| {
+    write_book(py, &books, &out, overwrite, || {
         let opened = books
             .iter()
             .map(|p| Book::open(p, OpenMode::Strict).map_err(|e| errors::to_py(e.in_file(p))))
@@ -270,9 +288,7 @@ fn polyglot_merge(
             Ok::<(), std::io::Error>(())
         })
         .map_err(|e| errors::io(&out, &e))?;
-        polyglot_book::write::save(&out, &merged, overwrite)
-            .map_err(|e| errors::to_py(e.in_file(&out)))?;
-        Ok((counts.input, counts.output))
+        Ok((merged, (counts.input, counts.output)))
     })
 }
 
@@ -286,8 +302,7 @@ fn polyglot_write(
     out: PathBuf,
     overwrite: bool,
 ) -> PyResult<usize> {
-    inputs::check_output(&out, &[], overwrite)?;
-    py.detach(|| {
+    write_book(py, &[], &out, overwrite, || {
         let mut entries: Vec<Entry> = entries
             .into_iter()
             .map(|(key, raw_move, weight, learn)| Entry {
@@ -301,8 +316,7 @@ fn polyglot_write(
         // learn value: the same bytes whatever the order given.
         entries.sort_unstable_by_key(|e| (e.raw_move, e.learn));
         polyglot_book::write::sort_entries(&mut entries);
-        polyglot_book::write::save(&out, &entries, overwrite)
-            .map_err(|e| errors::to_py(e.in_file(&out)))?;
-        Ok(entries.len())
+        let n = entries.len();
+        Ok((entries, n))
     })
 }

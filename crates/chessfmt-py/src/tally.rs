@@ -193,19 +193,15 @@ fn polyglot_from_tally<'py>(
     uniform: bool,
     overwrite: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
-    inputs::check_output(&out, std::slice::from_ref(&table), overwrite)?;
     let options = BuildOptions::default()
         .with_min_game(min_game)
         .with_min_score(min_score)
         .with_only(crate::polyglot::only_color(only.as_deref())?)
         .with_uniform(uniform);
-    let stats = py.detach(|| -> PyResult<_> {
-        let rows = open_table(&table)?;
-        let (entries, stats) = from_tally(rows, &options).map_err(errors::to_py)?;
-        polyglot_book::write::save(&out, &entries, overwrite)
-            .map_err(|e| errors::to_py(e.in_file(&out)))?;
-        Ok(stats)
-    })?;
+    let stats =
+        crate::polyglot::write_book(py, std::slice::from_ref(&table), &out, overwrite, || {
+            from_tally(open_table(&table)?, &options).map_err(errors::to_py)
+        })?;
     let d = PyDict::new(py);
     d.set_item("rows", stats.rows)?;
     d.set_item("bad_rows", stats.bad_rows)?;
