@@ -597,4 +597,20 @@ fn a_table_as_a_pgn_tree() {
     // An existing output is refused without --force.
     let (code, _, err) = chessfmt(&["tally", "to-pgn", s(&table), "-o", s(&tree)]);
     assert_eq!(code, 1, "{err}");
+    // `-o -`: the same text on standard output; --json with it is a usage error.
+    let (code, out, err) = chessfmt(&[
+        "tally",
+        "to-pgn",
+        s(&table),
+        "-o",
+        "-",
+        "--max-ply",
+        "5",
+        "--min-games",
+        "40",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, text);
+    let (code, _, err) = chessfmt(&["tally", "to-pgn", s(&table), "-o", "-", "--json"]);
+    assert_eq!(code, 2, "{err}");
 }
