@@ -15,12 +15,27 @@ impl PackedPosition {
     pub fn of(pos: &impl Position) -> PackedPosition {
         let mut b = [0u8; 28];
         let board = pos.board();
-        b[..8].copy_from_slice(&board.occupied().0.to_le_bytes());
-        for (i, sq) in board.occupied().into_iter().take(32).enumerate() {
-            let nibble = board.piece_at(sq).map_or(0, |p| {
-                u8::from(p.role) | if p.color == Color::Black { 8 } else { 0 }
-            });
+        let occupied = board.occupied().0;
+        b[..8].copy_from_slice(&occupied.to_le_bytes());
+        // The nibble's bits as planes (roles are 1 to 6: pawn 001 … king 110), read per
+        // occupied square with shifts rather than a lookup of the piece on each square.
+        let planes = [
+            (board.pawns() | board.bishops() | board.queens()).0,
+            (board.knights() | board.bishops() | board.kings()).0,
+            (board.rooks() | board.queens() | board.kings()).0,
+            board.black().0,
+        ];
+        let mut rest = occupied;
+        let mut i = 0;
+        while rest != 0 && i < 32 {
+            let sq = rest.trailing_zeros();
+            rest &= rest - 1;
+            let nibble = (planes[0] >> sq & 1
+                | (planes[1] >> sq & 1) << 1
+                | (planes[2] >> sq & 1) << 2
+                | (planes[3] >> sq & 1) << 3) as u8;
             b[8 + i / 2] |= nibble << (4 * (i % 2));
+            i += 1;
         }
         b[24] = u8::from(pos.turn() == Color::Black);
         let rooks = pos.castles().castling_rights();
