@@ -1,8 +1,12 @@
 """The reduce of a chessfmt statistics table in DuckDB: parts written by `chessfmt tally`
-(CSV) summed per (key, epd, move) with SQL, written as one table that `chessfmt polyglot
+summed per (key, epd, move) with SQL, written as one table that `chessfmt polyglot
 from-tally` (or any `from-tally`) turns into a book.
 
     python reduce.py ALL.csv PART.csv [PART.csv ...]
+    python reduce.py ALL.parquet PART.parquet [PART.parquet ...]
+
+Parts are CSV or Parquet (by name, all alike); the output is Parquet when its name ends in
+`.parquet`, CSV otherwise.
 
 The sums are those of `chessfmt tally merge`: counts added, the earliest first year that is
 known (0 is none), the latest last year, the smallest first_seen (empty when unknown).
@@ -25,14 +29,22 @@ COUNTS = [
 
 
 def reduce(out, parts):
-    # The columns in the table's order (its header line).
-    types = {"key": "VARCHAR", "epd": "VARCHAR", "move": "VARCHAR"}
-    types.update({c: "UBIGINT" for c in COUNTS})
-    types.update(first_year="USMALLINT", last_year="USMALLINT", first_seen="UBIGINT")
     con = duckdb.connect()
-    con.read_csv(parts, header=True, columns=types, delimiter=",", quotechar='"').create_view(
-        "parts"
-    )
+    if all(p.endswith(".parquet") for p in parts):
+        # Parquet keeps the types: the key is an unsigned 64-bit integer, sorted as such.
+        con.read_parquet(parts).create_view("parts")
+        key, fmt = "key", "FORMAT parquet, COMPRESSION zstd"
+    else:
+        # The columns in the table's order (its header line); the key is 16 hex digits.
+        types = {"key": "VARCHAR", "epd": "VARCHAR", "move": "VARCHAR"}
+        types.update({c: "UBIGINT" for c in COUNTS})
+        types.update(first_year="USMALLINT", last_year="USMALLINT", first_seen="UBIGINT")
+        con.read_csv(parts, header=True, columns=types, delimiter=",", quotechar='"').create_view(
+            "parts"
+        )
+        key, fmt = 'key COLLATE "binary"', "HEADER, DELIMITER ',', QUOTE ''"
+    if out.endswith(".parquet"):
+        fmt = "FORMAT parquet, COMPRESSION zstd"
     sums = ", ".join(f"sum({c})::UBIGINT AS {c}" for c in COUNTS)
     con.execute(
         f"""
@@ -43,8 +55,8 @@ def reduce(out, parts):
                    min(first_seen) AS first_seen
             FROM parts
             GROUP BY key, epd, move
-            ORDER BY key COLLATE "binary", epd COLLATE "binary", move COLLATE "binary"
-        ) TO '{out}' (HEADER, DELIMITER ',', QUOTE '')
+            ORDER BY {key}, epd COLLATE "binary", move COLLATE "binary"
+        ) TO '{out}' ({fmt})
         """
     )
 

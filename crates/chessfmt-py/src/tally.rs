@@ -1,12 +1,9 @@
 //! The statistics table (chessfmt-tally): `chessfmt.tally` and the Polyglot book's way in
 //! and out of it.
 
-use std::{
-    io::BufReader,
-    path::{Path, PathBuf},
-};
+use std::path::{Path, PathBuf};
 
-use chessfmt_tally::{CsvReader, CsvWriter, Row, Tally, TallyOptions};
+use chessfmt_tally::{Row, TableFormat, TableWriter, Tally, TallyOptions, table::TableRows};
 use polyglot_book::{
     Book, OpenMode,
     ops::build::BuildOptions,
@@ -33,14 +30,9 @@ fn table_error(e: chessfmt_tally::Error) -> PyErr {
     errors::to_py(e)
 }
 
-/// The rows of a table file, errors naming it.
-fn open_table(
-    path: &Path,
-) -> PyResult<impl Iterator<Item = Result<Row, chessfmt_tally::Error>> + use<>> {
-    let f = std::fs::File::open(path).map_err(|e| errors::io(path, &e))?;
-    let name = path.to_path_buf();
-    Ok(CsvReader::new(BufReader::with_capacity(1 << 16, f))
-        .map(move |r| r.map_err(|e| e.in_file(&name))))
+/// The rows of a table file (CSV or Parquet by its first bytes), errors naming it.
+fn open_table(path: &Path) -> PyResult<TableRows> {
+    chessfmt_tally::table::open(path).map_err(table_error)
 }
 
 /// Writes `out` atomically with `write` (buffered); a table error `write` gives comes back as
@@ -72,14 +64,14 @@ fn write_file<T>(
     }
 }
 
-/// Writes rows as a table, atomically.
+/// Writes rows as a table, atomically (Parquet for a `.parquet` name, CSV otherwise).
 fn write_table(out: &Path, overwrite: bool, rows: &[Row]) -> PyResult<()> {
     write_file(out, overwrite, |w| {
-        let mut csv = CsvWriter::new(w)?;
+        let mut table = TableWriter::new(TableFormat::of_path(out), w)?;
         for r in rows {
-            csv.write(r)?;
+            table.write(r)?;
         }
-        csv.finish()?;
+        table.finish()?;
         Ok(())
     })
 }
@@ -166,13 +158,9 @@ fn tally_merge(
             .map(|p| open_table(p))
             .collect::<PyResult<Vec<_>>>()?;
         write_file(&out, overwrite, |w| {
-            let mut csv = CsvWriter::new(w)?;
-            let stats = chessfmt_tally::merge(
-                readers,
-                |r| csv.write(&r).map_err(chessfmt_tally::Error::from),
-                |i| parts[i].clone(),
-            )?;
-            csv.finish()?;
+            let mut table = TableWriter::new(TableFormat::of_path(&out), w)?;
+            let stats = chessfmt_tally::merge(readers, |r| table.write(&r), |i| parts[i].clone())?;
+            table.finish()?;
             Ok((stats.rows_read, stats.rows_written))
         })
     })

@@ -51,9 +51,12 @@ mod error;
 #[doc(hidden)]
 pub mod fuzzing;
 mod merge;
+#[cfg(feature = "parquet")]
+pub mod parquet;
 mod position;
 mod resolve;
 mod row;
+pub mod table;
 mod tally;
 pub mod tree;
 
@@ -63,6 +66,7 @@ pub use merge::{MergeStats, merge, sort_and_sum};
 pub use position::PackedPosition;
 pub use resolve::RowResolver;
 pub use row::{Counts, Row};
+pub use table::{TableFormat, TableWriter};
 pub use tally::{Tally, TallyOptions, TallyStats};
 
 /// The README's examples, compiled and run as doctests.

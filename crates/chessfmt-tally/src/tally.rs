@@ -25,6 +25,7 @@ use crate::{
     Counts, CsvReader, CsvWriter, Error, Row,
     position::PackedPosition,
     row::{Outcome, Play, SmallCounts, pack_uci, unpack_uci},
+    table::{TableFormat, TableWriter},
 };
 
 /// Options of a [`Tally`].
@@ -156,35 +157,70 @@ impl Entry {
     }
 }
 
-/// Writes the rows of sorted `entries` as CSV, formatted on the pool a window of positions at
-/// a time (EPD once per position).
-fn write_entries<W: Write>(entries: &[(u64, Entry)], csv: &mut CsvWriter<W>) -> io::Result<()> {
+/// Writes the rows of sorted `entries`, made on the pool a window of positions at a time (EPD
+/// once per position): CSV as text per chunk, Parquet as rows per chunk.
+fn write_entries<W: Write>(
+    entries: &[(u64, Entry)],
+    out: &mut TableWriter<W>,
+) -> Result<(), Error> {
     use rayon::prelude::*;
     const CHUNK: usize = 2048;
     for window in entries.chunks(CHUNK * 32) {
-        let texts: Vec<(Vec<u8>, u64)> = window
-            .par_chunks(CHUNK)
-            .map(|chunk| {
-                let mut text = Vec::with_capacity(chunk.len() * 120);
-                let mut epd = Vec::with_capacity(100);
-                let mut rows = 0;
-                for (key, entry) in chunk {
-                    epd.clear();
-                    entry.position.write_epd(&mut epd);
-                    let epd = std::str::from_utf8(&epd).unwrap_or("");
-                    for (uci, counts) in entry.sorted_moves() {
-                        crate::csv::format_row(&mut text, *key, epd, uci.as_str(), &counts);
-                        rows += 1;
-                    }
+        match &mut *out {
+            TableWriter::Csv(csv) => {
+                let texts: Vec<(Vec<u8>, u64)> = window
+                    .par_chunks(CHUNK)
+                    .map(|chunk| {
+                        let mut text = Vec::with_capacity(chunk.len() * 120);
+                        let mut rows = 0;
+                        each_row(chunk, |key, epd, uci, counts| {
+                            crate::csv::format_row(&mut text, key, epd, uci, counts);
+                            rows += 1;
+                        });
+                        (text, rows)
+                    })
+                    .collect();
+                for (text, rows) in texts {
+                    csv.write_formatted(&text, rows)?;
                 }
-                (text, rows)
-            })
-            .collect();
-        for (text, rows) in texts {
-            csv.write_formatted(&text, rows)?;
+            }
+            #[cfg_attr(not(feature = "parquet"), allow(unreachable_patterns))]
+            _ => {
+                let chunks: Vec<Vec<Row>> = window
+                    .par_chunks(CHUNK)
+                    .map(|chunk| {
+                        let mut rows = Vec::with_capacity(chunk.len() * 2);
+                        each_row(chunk, |key, epd, uci, counts| {
+                            rows.push(Row {
+                                key,
+                                epd: epd.to_string(),
+                                uci: uci.to_string(),
+                                counts: *counts,
+                            });
+                        });
+                        rows
+                    })
+                    .collect();
+                for row in chunks.iter().flatten() {
+                    out.write(row)?;
+                }
+            }
         }
     }
     Ok(())
+}
+
+/// Calls `f` with the key, EPD, move and counts of every row of `entries`, in order.
+fn each_row(entries: &[(u64, Entry)], mut f: impl FnMut(u64, &str, &str, &Counts)) {
+    let mut epd = Vec::with_capacity(100);
+    for (key, entry) in entries {
+        epd.clear();
+        entry.position.write_epd(&mut epd);
+        let epd = std::str::from_utf8(&epd).unwrap_or("");
+        for (uci, counts) in entry.sorted_moves() {
+            f(*key, epd, uci.as_str(), &counts);
+        }
+    }
 }
 
 /// A move's UCI text inline (4 or 5 bytes; compared as the text).
@@ -486,10 +522,13 @@ impl Tally {
             .prefix(".chessfmt-tally-run-")
             .tempfile_in(dir)?;
         let entries = self.drain_sorted();
-        let mut w = CsvWriter::new(BufWriter::with_capacity(1 << 20, file.as_file_mut()))?;
-        write_entries(&entries, &mut w)?;
+        let mut w = TableWriter::Csv(CsvWriter::new(BufWriter::with_capacity(
+            1 << 20,
+            file.as_file_mut(),
+        ))?);
+        write_entries(&entries, &mut w).map_err(io::Error::other)?;
         drop(entries);
-        w.finish()?;
+        w.finish().map_err(io::Error::other)?;
         self.runs.push(file);
         self.stats.runs = self.runs.len();
         Ok(())
@@ -539,30 +578,39 @@ impl Tally {
         Ok(self.stats)
     }
 
-    /// Writes the finished table as CSV to `w`. A table that never spilled is formatted on
+    /// Writes the finished table as CSV to `w` ([`Tally::write_table`] in that form).
+    pub fn write_csv(self, w: &mut dyn Write) -> Result<TallyStats, Error> {
+        self.write_table(TableFormat::Csv, w)
+    }
+
+    /// Writes the finished table in `format` to `w`. A table that never spilled is made on
     /// the pool, a window of positions at a time.
-    pub fn write_csv(mut self, w: &mut dyn Write) -> Result<TallyStats, Error> {
-        let mut csv = CsvWriter::new(w)?;
+    pub fn write_table(
+        mut self,
+        format: TableFormat,
+        w: &mut dyn Write,
+    ) -> Result<TallyStats, Error> {
+        let mut table = TableWriter::new(format, w)?;
         if !self.runs.is_empty() {
-            let stats = self.write_rows(|r| csv.write(&r).map_err(Error::from))?;
-            csv.finish()?;
+            let stats = self.write_rows(|r| table.write(&r))?;
+            table.finish()?;
             return Ok(stats);
         }
         let entries = self.drain_sorted();
-        write_entries(&entries, &mut csv)?;
-        self.stats.rows = csv.rows();
-        csv.finish()?;
+        write_entries(&entries, &mut table)?;
+        self.stats.rows = table.rows();
+        table.finish()?;
         Ok(self.stats)
     }
 
-    /// Writes the finished table to `path` (CSV) atomically; refuses to replace an existing
-    /// file unless `overwrite`.
+    /// Writes the finished table to `path` atomically, in the form its name asks for
+    /// ([`TableFormat::of_path`]); refuses to replace an existing file unless `overwrite`.
     pub fn save(self, path: impl AsRef<Path>, overwrite: bool) -> Result<TallyStats, Error> {
         let path = path.as_ref();
         let mut result = None;
         chessfmt_files::atomic::write_atomically(path, overwrite, |w| {
             let mut w = BufWriter::with_capacity(1 << 20, w);
-            match self.write_csv(&mut w) {
+            match self.write_table(TableFormat::of_path(path), &mut w) {
                 Ok(s) => {
                     w.flush()?;
                     result = Some(Ok(s));

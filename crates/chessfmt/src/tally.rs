@@ -1,12 +1,11 @@
 //! `chessfmt tally …`: the statistics table between game collections and books (the map from
 //! PGN, and `tally merge`, the reduce).
 
-use std::{
-    io::{BufRead, BufReader},
-    path::{Path, PathBuf},
-};
+use std::path::{Path, PathBuf};
 
-use chessfmt_tally::{CsvReader, CsvWriter, Error as TallyError, Row, Tally, TallyOptions};
+use chessfmt_tally::{
+    Error as TallyError, Row, TableFormat, TableWriter, Tally, TallyOptions, table::TableRows,
+};
 use clap::{Args, Subcommand};
 
 use crate::{CliError, CliResult, args::WriteArgs, output::Shown, output::summary};
@@ -39,7 +38,7 @@ pub struct MapArgs {
     /// PGN files (.pgn, .pgn.gz, .pgn.zst, .pgn.xz).
     #[arg(required = true, value_name = "GAMES")]
     pgn: Vec<PathBuf>,
-    /// The table to write (CSV).
+    /// The table to write: Parquet for a .parquet (or .pq) name, CSV otherwise.
     #[arg(short = 'o', long = "output", value_name = "PART.csv", required = true)]
     output: Option<PathBuf>,
     /// Replace OUT if it exists; an input is never overwritten.
@@ -70,9 +69,11 @@ pub struct MapArgs {
 
 /// Arguments of `tally merge`.
 #[derive(Debug, Args)]
-#[command(mut_arg("output", |a| a.value_name("ALL.csv").help("The merged table (CSV)")))]
+#[command(mut_arg("output", |a| a.value_name("ALL.csv").help(
+    "The merged table: Parquet for a .parquet (or .pq) name, CSV otherwise"
+)))]
 pub struct MergeArgs {
-    /// Tables (CSV, sorted as `chessfmt tally` writes them).
+    /// Tables (CSV or Parquet, each sorted as `chessfmt tally` writes them).
     #[arg(required = true, value_name = "PARTS")]
     parts: Vec<PathBuf>,
     #[command(flatten)]
@@ -83,7 +84,7 @@ pub struct MergeArgs {
 #[derive(Debug, Args)]
 #[command(mut_arg("output", |a| a.value_name("TREE.pgn").help("The PGN to write")))]
 pub struct ToPgnArgs {
-    /// The table (CSV, as `chessfmt tally` or any `to-tally` writes it).
+    /// The table (CSV or Parquet, as `chessfmt tally` or any `to-tally` writes it).
     #[arg(value_name = "TABLE")]
     table: PathBuf,
     #[command(flatten)]
@@ -159,7 +160,9 @@ fn map(args: &MapArgs, out: &WriteArgs) -> CliResult {
     bar.finish_and_clear();
     let stats = crate::destination::write_single(&out.output, out.force, out.json, &inputs, |w| {
         let mut w = std::io::BufWriter::with_capacity(1 << 20, w);
-        let stats = tally.write_csv(&mut w).map_err(table_error)?;
+        let stats = tally
+            .write_table(TableFormat::of_path(&out.output), &mut w)
+            .map_err(table_error)?;
         std::io::Write::flush(&mut w)?;
         Ok(stats)
     })?;
@@ -195,32 +198,21 @@ pub fn refuse_existing(out: &WriteArgs) -> CliResult {
     crate::destination::refuse_existing(&out.output, out.force)
 }
 
-/// Opens a table (a path, or `-` for standard input) for reading its rows.
-pub fn open_table(path: &Path) -> Result<CsvReader<Box<dyn BufRead>>, CliError> {
-    let input: Box<dyn BufRead> = if path == Path::new("-") {
-        Box::new(BufReader::with_capacity(1 << 16, std::io::stdin()))
-    } else {
-        let f =
-            std::fs::File::open(path).map_err(|e| CliError(format!("{}: {e}", path.display())))?;
-        Box::new(BufReader::with_capacity(1 << 16, f))
-    };
-    Ok(CsvReader::new(input))
+/// The rows of a table (a path, or `-` for standard input; CSV or Parquet by its first
+/// bytes), errors naming the file.
+pub fn table_rows(path: &Path) -> Result<TableRows, CliError> {
+    chessfmt_tally::table::open(path).map_err(|e| CliError(e.to_string()))
 }
 
-/// The rows of a table, errors naming the file.
-pub fn table_rows(path: &Path) -> Result<impl Iterator<Item = Result<Row, TallyError>>, CliError> {
-    let name = path.to_path_buf();
-    Ok(open_table(path)?.map(move |r| r.map_err(|e| e.in_file(&name))))
-}
-
-/// Writes `rows` as a table to the output of `out`.
+/// Writes `rows` as a table to the output of `out` (Parquet for a `.parquet` name).
 pub fn write_table(out: &WriteArgs, inputs: &[&Path], rows: &[Row]) -> Result<(), CliError> {
     crate::destination::write_single(&out.output, out.force, out.json, inputs, |w| {
-        let mut csv = CsvWriter::new(std::io::BufWriter::with_capacity(1 << 20, w))?;
+        let w = std::io::BufWriter::with_capacity(1 << 20, w);
+        let mut table = TableWriter::new(TableFormat::of_path(&out.output), w).map_err(table_error)?;
         for r in rows {
-            csv.write(r)?;
+            table.write(r).map_err(table_error)?;
         }
-        csv.finish()?;
+        table.finish().map_err(table_error)?;
         Ok(())
     })
 }
@@ -232,7 +224,7 @@ fn merge(args: &MergeArgs) -> CliResult {
     let start = std::time::Instant::now();
     let mut readers = Vec::new();
     for p in &args.parts {
-        readers.push(open_table(p)?);
+        readers.push(table_rows(p)?);
     }
     let stats = crate::destination::write_single(
         &args.out.output,
@@ -240,14 +232,13 @@ fn merge(args: &MergeArgs) -> CliResult {
         args.out.json,
         &inputs,
         |w| {
-            let mut csv = CsvWriter::new(std::io::BufWriter::with_capacity(1 << 20, w))?;
-            let stats = chessfmt_tally::merge(
-                readers,
-                |r| csv.write(&r).map_err(TallyError::from),
-                |i| args.parts[i].clone(),
-            )
-            .map_err(table_error)?;
-            csv.finish()?;
+            let w = std::io::BufWriter::with_capacity(1 << 20, w);
+            let mut table =
+                TableWriter::new(TableFormat::of_path(&args.out.output), w).map_err(table_error)?;
+            let stats =
+                chessfmt_tally::merge(readers, |r| table.write(&r), |i| args.parts[i].clone())
+                    .map_err(table_error)?;
+            table.finish().map_err(table_error)?;
             Ok(stats)
         },
     )?;

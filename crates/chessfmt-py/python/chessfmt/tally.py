@@ -1,16 +1,17 @@
 """The statistics table: (position, move) rows with results, counted from PGN and summed
 like Spark's ``groupBy`` (the ``chessfmt tally`` commands; see ``chessfmt-tally``).
 
-A table is CSV with a header (``key,epd,move,white,draws,black,games,…``): pandas, DuckDB
-and Polars read it as it is. Books come from a table with
-:func:`chessfmt.polyglot.from_tally` (byte for byte what a build gives)::
+A table is Parquet when its name ends in ``.parquet`` (or ``.pq``), CSV with a header
+(``key,epd,move,white,draws,black,games,…``) otherwise; tables are read in either form
+whatever their name. pandas, DuckDB, Polars and pyarrow read both as they are. Books come
+from a table with :func:`chessfmt.polyglot.from_tally` (byte for byte what a build gives)::
 
     import chessfmt.tally, chessfmt.polyglot
 
-    chessfmt.tally.tally("jan.pgn.zst", "jan.csv", part=1)
-    chessfmt.tally.tally("feb.pgn.zst", "feb.csv", part=2)
-    chessfmt.tally.merge(["jan.csv", "feb.csv"], "all.csv")
-    chessfmt.polyglot.from_tally("all.csv", "book.bin")
+    chessfmt.tally.tally("jan.pgn.zst", "jan.parquet", part=1)
+    chessfmt.tally.tally("feb.pgn.zst", "feb.parquet", part=2)
+    chessfmt.tally.merge(["jan.parquet", "feb.parquet"], "all.parquet")
+    chessfmt.polyglot.from_tally("all.parquet", "book.bin")
 """
 
 from __future__ import annotations

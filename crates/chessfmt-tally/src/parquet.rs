@@ -1,0 +1,579 @@
+//! The table's columnar form: Parquet, for DuckDB, Spark, Polars, pandas and pyarrow, which
+//! read it without parsing text (feature `parquet`).
+//!
+//! The columns are the CSV form's, with the same names and order:
+//!
+//! | column | Parquet type | notes |
+//! |---|---|---|
+//! | `key` | INT64, unsigned 64-bit | the Polyglot key; the table is sorted by it as unsigned |
+//! | `epd` | BYTE_ARRAY, UTF-8 | |
+//! | `move` | BYTE_ARRAY, UTF-8 | UCI |
+//! | `white` … `black_elo_games` | INT64 | the eight sums of [`Counts`] |
+//! | `first_year`, `last_year` | INT32 | 0: none |
+//! | `first_seen` | INT64, optional | null when unknown |
+//!
+//! Written with Snappy (Spark's, DuckDB's and pyarrow's default: about half the size of the
+//! CSV form, and faster to write and read than zstd) in row groups of [`ROW_GROUP_ROWS`]
+//! rows, dictionaries for the repetitive columns only. Counts are signed 64-bit columns (what Spark's `sum` and SQL's
+//! `BIGINT` hold); counts past 2^63 do not occur in practice and are written as 2^63 − 1.
+//!
+//! The reader takes the table back from any tool that kept the names: `key` as any 64-bit
+//! integer column (signed keys, as Spark writes them, are the same 64 bits), counts as 32-
+//! or 64-bit integers (unsigned or signed; negative values are an error), optional columns
+//! where nulls are zero; every column after `games` may be missing. It reads one row group
+//! at a time, so its memory is one row group's (row groups over
+//! [`MAX_ROW_GROUP_BYTES`] uncompressed are refused, not read).
+//!
+//! ```
+//! use chessfmt_tally::{Row, parquet::{ParquetReader, ParquetWriter}};
+//!
+//! let mut row = Row::new(0x463b96181691fc9c, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -", "e2e4");
+//! row.counts.white = 3;
+//! row.counts.games = 5;
+//! let mut w = ParquetWriter::new(Vec::new())?;
+//! w.write(&row)?;
+//! let bytes = w.finish()?;
+//! let back: Vec<Row> = ParquetReader::from_bytes(bytes)?.collect::<Result<_, _>>()?;
+//! assert_eq!(back, [row]);
+//! # Ok::<(), chessfmt_tally::Error>(())
+//! ```
+
+use std::{
+    fs::File,
+    io::Write,
+    sync::{Arc, Mutex},
+};
+
+use parquet::{
+    basic::Compression,
+    column::reader::ColumnReader,
+    data_type::{ByteArray, ByteArrayType, Int32Type, Int64Type},
+    file::{
+        properties::WriterProperties,
+        reader::{ChunkReader, FileReader, RowGroupReader},
+        serialized_reader::SerializedFileReader,
+        writer::SerializedFileWriter,
+    },
+    schema::{parser::parse_message_type, types::ColumnPath},
+};
+
+use crate::{Counts, Error, ErrorKind, Row};
+
+/// Rows per row group written (about 10 MB compressed for a table of full games).
+pub const ROW_GROUP_ROWS: usize = 1 << 18;
+
+/// The largest row group read: its columns' uncompressed bytes (the reader holds one row
+/// group in memory).
+pub const MAX_ROW_GROUP_BYTES: i64 = 1 << 30;
+
+/// The schema written.
+const SCHEMA: &str = "message chessfmt_tally {
+    required int64 key (INTEGER(64,false));
+    required binary epd (UTF8);
+    required binary move (UTF8);
+    required int64 white;
+    required int64 draws;
+    required int64 black;
+    required int64 games;
+    required int64 white_elo_sum;
+    required int64 white_elo_games;
+    required int64 black_elo_sum;
+    required int64 black_elo_games;
+    required int32 first_year;
+    required int32 last_year;
+    optional int64 first_seen;
+}";
+
+/// The column names, in order (as the CSV header has them).
+const COLUMNS: [&str; 14] = [
+    "key",
+    "epd",
+    "move",
+    "white",
+    "draws",
+    "black",
+    "games",
+    "white_elo_sum",
+    "white_elo_games",
+    "black_elo_sum",
+    "black_elo_games",
+    "first_year",
+    "last_year",
+    "first_seen",
+];
+
+/// The columns every table must have (the others default to none).
+const REQUIRED: usize = 7;
+
+/// An error of the Parquet layer, with what was being done.
+fn parquet_error(doing: &str, e: impl std::fmt::Display) -> Error {
+    Error::new(ErrorKind::Parquet(format!("{doing}: {e}")), 0, 0)
+}
+
+/// Bytes the Parquet writer has produced, shared with [`ParquetWriter`], which passes them on
+/// to its output after each row group (the Parquet writer needs a `Send` sink; ours need not
+/// be one).
+#[derive(Clone, Default)]
+struct Shared(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Shared {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0
+            .lock()
+            .map_err(|_| std::io::Error::other("poisoned"))?
+            .extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Shared {
+    fn take(&self) -> Vec<u8> {
+        self.0
+            .lock()
+            .map(|mut v| std::mem::take(&mut *v))
+            .unwrap_or_default()
+    }
+}
+
+/// The columns of the rows of one row group, before they are written.
+#[derive(Default)]
+struct Columns {
+    key: Vec<i64>,
+    epd: Vec<ByteArray>,
+    uci: Vec<ByteArray>,
+    counts: [Vec<i64>; 8],
+    years: [Vec<i32>; 2],
+    first_seen: Vec<i64>,
+    first_seen_levels: Vec<i16>,
+}
+
+impl Columns {
+    fn len(&self) -> usize {
+        self.key.len()
+    }
+
+    fn push(&mut self, row: &Row) {
+        let c = &row.counts;
+        let signed = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
+        self.key.push(row.key as i64);
+        self.epd.push(ByteArray::from(row.epd.as_bytes().to_vec()));
+        self.uci.push(ByteArray::from(row.uci.as_bytes().to_vec()));
+        let sums = [
+            c.white,
+            c.draws,
+            c.black,
+            c.games,
+            c.white_elo_sum,
+            c.white_elo_games,
+            c.black_elo_sum,
+            c.black_elo_games,
+        ];
+        for (column, v) in self.counts.iter_mut().zip(sums) {
+            column.push(signed(v));
+        }
+        self.years[0].push(i32::from(c.first_year));
+        self.years[1].push(i32::from(c.last_year));
+        if c.first_seen == u64::MAX {
+            self.first_seen_levels.push(0);
+        } else {
+            self.first_seen_levels.push(1);
+            self.first_seen.push(c.first_seen as i64);
+        }
+    }
+
+    fn clear(&mut self) {
+        *self = Columns::default();
+    }
+}
+
+/// Writes rows as a Parquet table, streaming: rows are kept for one row group
+/// ([`ROW_GROUP_ROWS`]), then encoded and passed on to the output. Rows are written as given:
+/// the caller keeps them sorted ([`Row::cmp_position_move`]) for a table others can merge.
+pub struct ParquetWriter<W: Write> {
+    out: W,
+    bytes: Shared,
+    writer: SerializedFileWriter<Shared>,
+    columns: Columns,
+    rows: u64,
+}
+
+impl<W: Write> std::fmt::Debug for ParquetWriter<W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ParquetWriter")
+            .field("rows", &self.rows)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<W: Write> ParquetWriter<W> {
+    /// A writer of a table to `out`.
+    pub fn new(out: W) -> Result<ParquetWriter<W>, Error> {
+        let schema = Arc::new(
+            parse_message_type(SCHEMA).map_err(|e| parquet_error("the table's schema", e))?,
+        );
+        let mut props = WriterProperties::builder()
+            .set_compression(Compression::SNAPPY)
+            .set_created_by(format!("chessfmt-tally {}", env!("CARGO_PKG_VERSION")));
+        // Keys, positions and first plays are nearly all distinct: no dictionary to give up on.
+        for column in ["key", "epd", "first_seen"] {
+            props = props.set_column_dictionary_enabled(ColumnPath::from(column), false);
+        }
+        let bytes = Shared::default();
+        let writer = SerializedFileWriter::new(bytes.clone(), schema, Arc::new(props.build()))
+            .map_err(|e| parquet_error("starting the table", e))?;
+        let mut w = ParquetWriter {
+            out,
+            bytes,
+            writer,
+            columns: Columns::default(),
+            rows: 0,
+        };
+        w.pass_on()?;
+        Ok(w)
+    }
+
+    /// Writes one row.
+    pub fn write(&mut self, row: &Row) -> Result<(), Error> {
+        self.columns.push(row);
+        self.rows += 1;
+        if self.columns.len() >= ROW_GROUP_ROWS {
+            self.write_row_group()?;
+        }
+        Ok(())
+    }
+
+    /// Rows written.
+    pub fn rows(&self) -> u64 {
+        self.rows
+    }
+
+    fn pass_on(&mut self) -> Result<(), Error> {
+        let bytes = self.bytes.take();
+        self.out.write_all(&bytes).map_err(Error::from)
+    }
+
+    fn write_row_group(&mut self) -> Result<(), Error> {
+        if self.columns.len() == 0 {
+            return Ok(());
+        }
+        let err = |e| parquet_error("writing a row group", e);
+        let cols = std::mem::take(&mut self.columns);
+        let mut group = self.writer.next_row_group().map_err(err)?;
+        let mut index = 0;
+        while let Some(mut column) = group.next_column().map_err(err)? {
+            match index {
+                0 => column
+                    .typed::<Int64Type>()
+                    .write_batch(&cols.key, None, None),
+                1 => column
+                    .typed::<ByteArrayType>()
+                    .write_batch(&cols.epd, None, None),
+                2 => column
+                    .typed::<ByteArrayType>()
+                    .write_batch(&cols.uci, None, None),
+                3..=10 => {
+                    column
+                        .typed::<Int64Type>()
+                        .write_batch(&cols.counts[index - 3], None, None)
+                }
+                11 | 12 => {
+                    column
+                        .typed::<Int32Type>()
+                        .write_batch(&cols.years[index - 11], None, None)
+                }
+                _ => column.typed::<Int64Type>().write_batch(
+                    &cols.first_seen,
+                    Some(&cols.first_seen_levels),
+                    None,
+                ),
+            }
+            .map_err(err)?;
+            column.close().map_err(err)?;
+            index += 1;
+        }
+        group.close().map_err(err)?;
+        self.columns.clear();
+        self.pass_on()
+    }
+
+    /// Writes the last row group and the footer; flushes and gives the output back.
+    pub fn finish(mut self) -> Result<W, Error> {
+        self.write_row_group()?;
+        self.writer
+            .finish()
+            .map_err(|e| parquet_error("finishing the table", e))?;
+        self.pass_on()?;
+        self.out.flush()?;
+        Ok(self.out)
+    }
+}
+
+/// Reads the rows of a Parquet table, one row group at a time (an iterator of results; an
+/// error names the row group, and reading stops after it).
+pub struct ParquetReader {
+    file: Box<dyn FileReader>,
+    /// The leaf column of each of [`COLUMNS`], where the file has it.
+    columns: [Option<usize>; 14],
+    group: usize,
+    current: std::vec::IntoIter<Row>,
+    done: bool,
+}
+
+impl std::fmt::Debug for ParquetReader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ParquetReader")
+            .field("group", &self.group)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ParquetReader {
+    /// Reads the table in `file`.
+    pub fn open(file: File) -> Result<ParquetReader, Error> {
+        ParquetReader::of(file)
+    }
+
+    /// Reads the table in `bytes` (e.g. standard input read whole).
+    pub fn from_bytes(bytes: Vec<u8>) -> Result<ParquetReader, Error> {
+        ParquetReader::of(bytes::Bytes::from(bytes))
+    }
+
+    fn of<R: ChunkReader + 'static>(input: R) -> Result<ParquetReader, Error> {
+        let file = guard(|| SerializedFileReader::new(input))
+            .map_err(|e| parquet_error("reading the footer", e))?;
+        let schema = file.metadata().file_metadata().schema_descr();
+        let mut columns = [None; 14];
+        for i in 0..schema.num_columns() {
+            let c = schema.column(i);
+            if c.max_rep_level() > 0 || c.path().parts().len() != 1 {
+                continue;
+            }
+            if let Some(k) = COLUMNS.iter().position(|n| *n == c.name()) {
+                columns[k].get_or_insert(i);
+            }
+        }
+        if let Some(missing) = (0..REQUIRED).find(|&k| columns[k].is_none()) {
+            return Err(Error::new(
+                ErrorKind::Field {
+                    column: COLUMNS[missing],
+                    expected: "a column of that name",
+                    found: "none".to_string(),
+                },
+                0,
+                0,
+            ));
+        }
+        Ok(ParquetReader {
+            file: Box::new(file),
+            columns,
+            group: 0,
+            current: Vec::new().into_iter(),
+            done: false,
+        })
+    }
+
+    /// Reads the next row group into rows.
+    fn read_group(&mut self) -> Result<Option<Vec<Row>>, String> {
+        if self.group >= self.file.num_row_groups() {
+            return Ok(None);
+        }
+        let g = self.group;
+        self.group += 1;
+        let at = |e: String| format!("row group {g}: {e}");
+        let meta = self.file.metadata().row_group(g);
+        let size: i64 = self
+            .columns
+            .iter()
+            .flatten()
+            .map(|&c| meta.column(c).uncompressed_size().max(0))
+            .sum();
+        if size > MAX_ROW_GROUP_BYTES {
+            return Err(at(format!(
+                "{size} bytes uncompressed, over the {MAX_ROW_GROUP_BYTES} read at once"
+            )));
+        }
+        let n = usize::try_from(meta.num_rows()).map_err(|_| at("a negative row count".into()))?;
+        let group = self.file.get_row_group(g).map_err(|e| at(e.to_string()))?;
+        let mut rows: Vec<Row> = Vec::with_capacity(n.min(1 << 20));
+        // The three columns of every row first, then the counts added column by column.
+        let keys = read_ints(&*group, self.columns[0], n, "key").map_err(at)?;
+        let epds = read_strings(&*group, self.columns[1], n, "epd").map_err(at)?;
+        let ucis = read_strings(&*group, self.columns[2], n, "move").map_err(at)?;
+        for ((key, epd), uci) in keys.into_iter().zip(epds).zip(ucis) {
+            let (Some(key), Some(epd), Some(uci)) = (key, epd, uci) else {
+                return Err(at(format!("row {}: a null key, EPD or move", rows.len())));
+            };
+            rows.push(Row {
+                key: key as u64,
+                epd,
+                uci,
+                counts: Counts::default(),
+            });
+        }
+        for (k, name) in COLUMNS.iter().enumerate().skip(3) {
+            let Some(column) = self.columns[k] else {
+                continue;
+            };
+            let values = read_ints(&*group, Some(column), n, name).map_err(at)?;
+            for (i, (row, v)) in rows.iter_mut().zip(values).enumerate() {
+                let Some(v) = v else { continue };
+                if v < 0 && k != 13 {
+                    return Err(at(format!("row {i}: column `{name}` holds {v}")));
+                }
+                let c = &mut row.counts;
+                let year = |v: i64| u16::try_from(v).unwrap_or(u16::MAX);
+                match k {
+                    3 => c.white = v as u64,
+                    4 => c.draws = v as u64,
+                    5 => c.black = v as u64,
+                    6 => c.games = v as u64,
+                    7 => c.white_elo_sum = v as u64,
+                    8 => c.white_elo_games = v as u64,
+                    9 => c.black_elo_sum = v as u64,
+                    10 => c.black_elo_games = v as u64,
+                    11 => c.first_year = year(v),
+                    12 => c.last_year = year(v),
+                    _ => c.first_seen = v as u64,
+                }
+            }
+        }
+        Ok(Some(rows))
+    }
+}
+
+impl Iterator for ParquetReader {
+    type Item = Result<Row, Error>;
+
+    fn next(&mut self) -> Option<Result<Row, Error>> {
+        loop {
+            if self.done {
+                return None;
+            }
+            if let Some(row) = self.current.next() {
+                return Some(Ok(row));
+            }
+            match guard(|| self.read_group()) {
+                Ok(Some(rows)) => self.current = rows.into_iter(),
+                Ok(None) => {
+                    self.done = true;
+                    return None;
+                }
+                Err(e) => {
+                    self.done = true;
+                    return Some(Err(Error::new(ErrorKind::Parquet(e), 0, 0)));
+                }
+            }
+        }
+    }
+}
+
+/// Runs a step of the Parquet library, a panic in it (on bytes it did not expect) made an
+/// error.
+fn guard<T, E: std::fmt::Display>(f: impl FnOnce() -> Result<T, E>) -> Result<T, String> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(r) => r.map_err(|e| e.to_string()),
+        Err(_) => Err("the Parquet reader failed on malformed data".to_string()),
+    }
+}
+
+/// Reads `n` values of an integer column (32 or 64 bits), nulls as `None`.
+fn read_ints(
+    group: &dyn RowGroupReader,
+    column: Option<usize>,
+    n: usize,
+    name: &str,
+) -> Result<Vec<Option<i64>>, String> {
+    let Some(column) = column else {
+        return Ok(vec![None; n]);
+    };
+    let reader = group
+        .get_column_reader(column)
+        .map_err(|e| format!("column `{name}`: {e}"))?;
+    let mut levels = Vec::new();
+    let out = match reader {
+        ColumnReader::Int64ColumnReader(mut r) => {
+            let mut values = Vec::new();
+            read_all(n, &mut levels, |l, max| {
+                r.read_records(max, Some(l), None, &mut values)
+            })?;
+            spread(values, &levels, n)
+        }
+        ColumnReader::Int32ColumnReader(mut r) => {
+            let mut values: Vec<i32> = Vec::new();
+            read_all(n, &mut levels, |l, max| {
+                r.read_records(max, Some(l), None, &mut values)
+            })?;
+            spread(values.into_iter().map(i64::from).collect(), &levels, n)
+        }
+        _ => return Err(format!("column `{name}`: expected 32- or 64-bit integers")),
+    };
+    out.ok_or_else(|| format!("column `{name}`: fewer values than rows"))
+}
+
+/// Reads `n` values of a string column, nulls as `None`.
+fn read_strings(
+    group: &dyn RowGroupReader,
+    column: Option<usize>,
+    n: usize,
+    name: &str,
+) -> Result<Vec<Option<String>>, String> {
+    let Some(column) = column else {
+        return Ok(vec![None; n]);
+    };
+    let ColumnReader::ByteArrayColumnReader(mut r) = group
+        .get_column_reader(column)
+        .map_err(|e| format!("column `{name}`: {e}"))?
+    else {
+        return Err(format!("column `{name}`: expected strings"));
+    };
+    let mut levels = Vec::new();
+    let mut values: Vec<ByteArray> = Vec::new();
+    read_all(n, &mut levels, |l, max| {
+        r.read_records(max, Some(l), None, &mut values)
+    })?;
+    let mut texts = Vec::with_capacity(values.len());
+    for v in values {
+        let text = std::str::from_utf8(v.data())
+            .map_err(|_| format!("column `{name}`: a value that is not UTF-8"))?;
+        texts.push(text.to_string());
+    }
+    spread(texts, &levels, n).ok_or_else(|| format!("column `{name}`: fewer values than rows"))
+}
+
+/// Calls `read(levels, max)` until `n` records are read or the column ends.
+fn read_all(
+    n: usize,
+    levels: &mut Vec<i16>,
+    mut read: impl FnMut(&mut Vec<i16>, usize) -> parquet::errors::Result<(usize, usize, usize)>,
+) -> Result<(), String> {
+    let mut records = 0;
+    while records < n {
+        let (r, _, _) = read(levels, (n - records).min(1 << 16)).map_err(|e| e.to_string())?;
+        if r == 0 {
+            break;
+        }
+        records += r;
+    }
+    Ok(())
+}
+
+/// The values of a column with its definition levels (empty for a required column): `n`
+/// entries, `None` where the level says null; `None` when the values are fewer than the
+/// rows.
+fn spread<T>(values: Vec<T>, levels: &[i16], n: usize) -> Option<Vec<Option<T>>> {
+    if levels.is_empty() {
+        return (values.len() == n).then(|| values.into_iter().map(Some).collect());
+    }
+    if levels.len() != n {
+        return None;
+    }
+    let mut values = values.into_iter();
+    let mut out = Vec::with_capacity(n);
+    for &l in levels {
+        out.push(if l > 0 { Some(values.next()?) } else { None });
+    }
+    Some(out)
+}
