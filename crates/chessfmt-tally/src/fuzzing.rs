@@ -3,8 +3,8 @@
 
 use crate::{CsvReader, CsvWriter, Row, merge};
 
-/// Reads arbitrary bytes as a table (CSV), never panicking: every row read writes back and
-/// reads again as itself; the good rows, sorted and summed, merge with themselves into the
+/// Reads arbitrary bytes as a table (CSV, and Parquet with the feature), never panicking:
+/// every row read writes back (in both forms) and reads again as itself; the good rows, sorted and summed, merge with themselves into the
 /// same rows with doubled counts; a merge of the unsorted rows is an error or sorted output.
 /// The rows are written as a PGN tree too. Returns the rows read (for targets that hand them
 /// to a book writer).
@@ -23,6 +23,8 @@ pub fn table(data: &[u8]) -> Vec<Row> {
         .map(|r| r.expect("our own text"))
         .collect();
     assert_eq!(back, rows);
+    #[cfg(feature = "parquet")]
+    let rows = parquet(data, rows);
     // Unsorted input: an error or sorted output, never a panic.
     let mut out: Vec<Row> = Vec::new();
     let unsorted = vec![rows.iter().cloned().map(Ok), rows.iter().cloned().map(Ok)];
@@ -56,5 +58,46 @@ pub fn table(data: &[u8]) -> Vec<Row> {
     )
     .expect("writing to memory");
     assert!(std::str::from_utf8(&pgn).is_ok_and(|t| t.ends_with("*\n\n")));
+    rows
+}
+
+/// The bytes read as a Parquet table (rows added to `rows`), and all the rows written as
+/// Parquet and read back as themselves (counts past 2^63 are written as 2^63 − 1).
+#[cfg(feature = "parquet")]
+fn parquet(data: &[u8], mut rows: Vec<Row>) -> Vec<Row> {
+    use crate::parquet::{ParquetReader, ParquetWriter};
+    if let Ok(reader) = ParquetReader::from_bytes(data.to_vec()) {
+        rows.extend(reader.take(4096).map_while(Result::ok));
+    }
+    let mut w = ParquetWriter::new(Vec::new()).expect("writing to memory");
+    for r in &rows {
+        w.write(r).expect("writing to memory");
+    }
+    let bytes = w.finish().expect("writing to memory");
+    let back: Vec<Row> = ParquetReader::from_bytes(bytes)
+        .expect("our own table")
+        .map(|r| r.expect("our own table"))
+        .collect();
+    let capped = |r: &Row| {
+        let mut r = r.clone();
+        let c = &mut r.counts;
+        for v in [
+            &mut c.white,
+            &mut c.draws,
+            &mut c.black,
+            &mut c.games,
+            &mut c.white_elo_sum,
+            &mut c.white_elo_games,
+            &mut c.black_elo_sum,
+            &mut c.black_elo_games,
+        ] {
+            *v = (*v).min(i64::MAX as u64);
+        }
+        r
+    };
+    assert!(
+        back.iter()
+            .eq(rows.iter().map(capped).collect::<Vec<_>>().iter())
+    );
     rows
 }

@@ -21,8 +21,9 @@
 //! integer column (signed keys, as Spark writes them, are the same 64 bits), counts as 32-
 //! or 64-bit integers (unsigned or signed; negative values are an error), optional columns
 //! where nulls are zero; every column after `games` may be missing. It reads one row group
-//! at a time, so its memory is one row group's (row groups over
-//! [`MAX_ROW_GROUP_BYTES`] uncompressed are refused, not read).
+//! at a time, so its memory is one row group's (row groups over [`MAX_ROW_GROUP_BYTES`]
+//! uncompressed or [`MAX_ROW_GROUP_ROWS`] rows are refused, not read; a page the Parquet
+//! library decompresses is at most 2 GiB, the format's own bound).
 //!
 //! ```
 //! use chessfmt_tally::{Row, parquet::{ParquetReader, ParquetWriter}};
@@ -65,6 +66,9 @@ pub const ROW_GROUP_ROWS: usize = 1 << 18;
 /// The largest row group read: its columns' uncompressed bytes (the reader holds one row
 /// group in memory).
 pub const MAX_ROW_GROUP_BYTES: i64 = 1 << 30;
+
+/// The most rows of a row group read (the reader holds one row group in memory).
+pub const MAX_ROW_GROUP_ROWS: usize = 1 << 24;
 
 /// The schema written.
 const SCHEMA: &str = "message chessfmt_tally {
@@ -317,6 +321,8 @@ pub struct ParquetReader {
     file: Box<dyn FileReader>,
     /// The leaf column of each of [`COLUMNS`], where the file has it.
     columns: [Option<usize>; 14],
+    /// The file's length in bytes.
+    len: u64,
     group: usize,
     current: std::vec::IntoIter<Row>,
     done: bool,
@@ -333,15 +339,17 @@ impl std::fmt::Debug for ParquetReader {
 impl ParquetReader {
     /// Reads the table in `file`.
     pub fn open(file: File) -> Result<ParquetReader, Error> {
-        ParquetReader::of(file)
+        let len = file.metadata()?.len();
+        ParquetReader::of(file, len)
     }
 
     /// Reads the table in `bytes` (e.g. standard input read whole).
     pub fn from_bytes(bytes: Vec<u8>) -> Result<ParquetReader, Error> {
-        ParquetReader::of(bytes::Bytes::from(bytes))
+        let len = bytes.len() as u64;
+        ParquetReader::of(bytes::Bytes::from(bytes), len)
     }
 
-    fn of<R: ChunkReader + 'static>(input: R) -> Result<ParquetReader, Error> {
+    fn of<R: ChunkReader + 'static>(input: R, len: u64) -> Result<ParquetReader, Error> {
         let file = guard(|| SerializedFileReader::new(input))
             .map_err(|e| parquet_error("reading the footer", e))?;
         let schema = file.metadata().file_metadata().schema_descr();
@@ -369,6 +377,7 @@ impl ParquetReader {
         Ok(ParquetReader {
             file: Box::new(file),
             columns,
+            len,
             group: 0,
             current: Vec::new().into_iter(),
             done: false,
@@ -390,12 +399,36 @@ impl ParquetReader {
             .flatten()
             .map(|&c| meta.column(c).uncompressed_size().max(0))
             .sum();
+        for &c in self.columns.iter().flatten() {
+            let chunk = meta.column(c);
+            let start = chunk
+                .dictionary_page_offset()
+                .unwrap_or(0)
+                .min(chunk.data_page_offset());
+            let end = chunk
+                .data_page_offset()
+                .max(chunk.dictionary_page_offset().unwrap_or(0));
+            if start < 0 || chunk.compressed_size() < 0 || end as u64 > self.len {
+                return Err(at(format!(
+                    "column {c}: its pages lie outside the file's {} bytes",
+                    self.len
+                )));
+            }
+        }
         if size > MAX_ROW_GROUP_BYTES {
             return Err(at(format!(
                 "{size} bytes uncompressed, over the {MAX_ROW_GROUP_BYTES} read at once"
             )));
         }
-        let n = usize::try_from(meta.num_rows()).map_err(|_| at("a negative row count".into()))?;
+        let n = usize::try_from(meta.num_rows())
+            .ok()
+            .filter(|&n| n <= MAX_ROW_GROUP_ROWS)
+            .ok_or_else(|| {
+                at(format!(
+                    "{} rows, not 0 to {MAX_ROW_GROUP_ROWS}",
+                    meta.num_rows()
+                ))
+            })?;
         let group = self.file.get_row_group(g).map_err(|e| at(e.to_string()))?;
         let mut rows: Vec<Row> = Vec::with_capacity(n.min(1 << 20));
         // The three columns of every row first, then the counts added column by column.
@@ -576,4 +609,196 @@ fn spread<T>(values: Vec<T>, levels: &[i16], n: usize) -> Option<Vec<Option<T>>>
         out.push(if l > 0 { Some(values.next()?) } else { None });
     }
     Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use parquet::file::writer::SerializedFileWriter;
+    use proptest::prelude::*;
+
+    fn write(rows: &[Row]) -> Vec<u8> {
+        let mut w = ParquetWriter::new(Vec::new()).unwrap();
+        for r in rows {
+            w.write(r).unwrap();
+        }
+        assert_eq!(w.rows(), rows.len() as u64);
+        w.finish().unwrap()
+    }
+
+    fn read(bytes: Vec<u8>) -> Vec<Row> {
+        ParquetReader::from_bytes(bytes)
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+    }
+
+    fn row(i: u64) -> Row {
+        let mut r = Row::new(
+            i.wrapping_mul(0x9e37_79b9_7f4a_7c15),
+            format!("8/8/8/8/8/8/8/K{} w - -", i % 7),
+            ["e2e4", "a7a8q"][i as usize % 2],
+        );
+        r.counts = Counts {
+            white: i,
+            draws: i % 3,
+            black: i / 2,
+            games: i * 2,
+            white_elo_sum: i * 2000,
+            white_elo_games: i,
+            black_elo_sum: 7,
+            black_elo_games: 1,
+            first_year: (i % 3000) as u16,
+            last_year: 2026,
+            first_seen: if i.is_multiple_of(5) { u64::MAX } else { i << 16 },
+        };
+        r
+    }
+
+    /// More rows than a row group: every row back as written, in order.
+    #[test]
+    fn rows_round_trip_across_row_groups() {
+        let rows: Vec<Row> = (0..ROW_GROUP_ROWS as u64 + 1000).map(row).collect();
+        let bytes = write(&rows);
+        let reader = ParquetReader::from_bytes(bytes.clone()).unwrap();
+        assert_eq!(reader.file.num_row_groups(), 2);
+        assert!(read(bytes) == rows);
+        assert!(read(write(&[])).is_empty());
+    }
+
+    /// A table from another tool: signed key, 32-bit optional counts with nulls, the
+    /// optional columns missing, an extra column; then wrong types and a missing column.
+    #[test]
+    fn tables_other_tools_write() {
+        let schema = "message t {
+            required int64 key;
+            optional binary epd (UTF8);
+            required binary move (UTF8);
+            optional int32 white;
+            required int64 draws;
+            required int64 black;
+            required int64 games;
+            optional double extra;
+        }";
+        let bytes = custom(schema, |i, c| match i {
+            0 => c.typed::<Int64Type>().write_batch(&[-1, 5], None, None),
+            1 => c.typed::<ByteArrayType>().write_batch(
+                &[ByteArray::from("a w - -"), ByteArray::from("b w - -")],
+                Some(&[1, 1]),
+                None,
+            ),
+            2 => c.typed::<ByteArrayType>().write_batch(
+                &[ByteArray::from("e2e4"), ByteArray::from("d2d4")],
+                None,
+                None,
+            ),
+            3 => c
+                .typed::<Int32Type>()
+                .write_batch(&[9], Some(&[1, 0]), None),
+            4..=6 => c.typed::<Int64Type>().write_batch(&[1, 2], None, None),
+            _ => {
+                c.typed::<parquet::data_type::DoubleType>()
+                    .write_batch(&[0.5], Some(&[1, 0]), None)
+            }
+        });
+        let rows = read(bytes);
+        assert_eq!(rows.len(), 2);
+        assert_eq!((rows[0].key, rows[1].key), (u64::MAX, 5));
+        assert_eq!((rows[0].counts.white, rows[1].counts.white), (9, 0));
+        assert_eq!(
+            (rows[1].counts.games, rows[1].counts.first_seen),
+            (2, u64::MAX)
+        );
+        assert_eq!(rows[1].epd, "b w - -");
+
+        // A negative count and a string key are errors naming the column.
+        let negative = custom(
+            &schema.replace("optional double extra;", ""),
+            |i, c| match i {
+                0 => c.typed::<Int64Type>().write_batch(&[1], None, None),
+                1 | 2 => c.typed::<ByteArrayType>().write_batch(
+                    &[ByteArray::from("x")],
+                    Some(&[1]),
+                    None,
+                ),
+                3 => c.typed::<Int32Type>().write_batch(&[-4], Some(&[1]), None),
+                _ => c.typed::<Int64Type>().write_batch(&[1], None, None),
+            },
+        );
+        let e = ParquetReader::from_bytes(negative)
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap_err();
+        assert!(e.to_string().contains("`white` holds -4"), "{e}");
+        let missing = custom(
+            "message t { required int64 key; required binary epd; }",
+            |i, c| match i {
+                0 => c.typed::<Int64Type>().write_batch(&[1], None, None),
+                _ => c
+                    .typed::<ByteArrayType>()
+                    .write_batch(&[ByteArray::from("x")], None, None),
+            },
+        );
+        let e = ParquetReader::from_bytes(missing).unwrap_err();
+        assert!(e.to_string().contains("column `move`"), "{e}");
+        // Not Parquet at all, and a Parquet file cut short.
+        assert!(ParquetReader::from_bytes(b"PAR1 nothing".to_vec()).is_err());
+        let whole = write(&[row(1), row(2)]);
+        for cut in [4, 20, whole.len() / 2, whole.len() - 9] {
+            let _ = ParquetReader::from_bytes(whole[..cut].to_vec()).map(|r| r.count());
+        }
+    }
+
+    /// A one-row-group file of `schema`, each column written by `column(i, writer)`.
+    fn custom(
+        schema: &str,
+        column: impl Fn(
+            usize,
+            &mut parquet::file::writer::SerializedColumnWriter<'_>,
+        ) -> parquet::errors::Result<usize>,
+    ) -> Vec<u8> {
+        let schema = Arc::new(parse_message_type(schema).unwrap());
+        let mut out = Vec::new();
+        let mut w = SerializedFileWriter::new(&mut out, schema, Default::default()).unwrap();
+        let mut g = w.next_row_group().unwrap();
+        let mut i = 0;
+        while let Some(mut c) = g.next_column().unwrap() {
+            column(i, &mut c).unwrap();
+            c.close().unwrap();
+            i += 1;
+        }
+        g.close().unwrap();
+        w.close().unwrap();
+        out
+    }
+
+    proptest! {
+        /// Any rows write and read back as themselves (counts below 2^63).
+        #[test]
+        fn any_rows_round_trip(
+            rows in proptest::collection::vec(
+                (any::<u64>(), "[ -~]{0,90}", "[a-h][1-8][a-h][1-8][qrbn]?",
+                 proptest::array::uniform8(0u64..=i64::MAX as u64), any::<u16>(), any::<u16>(),
+                 any::<u64>()),
+                0..50,
+            )
+        ) {
+            let rows: Vec<Row> = rows
+                .into_iter()
+                .map(|(key, epd, uci, c, y0, y1, seen)| Row {
+                    key,
+                    epd,
+                    uci,
+                    counts: Counts {
+                        white: c[0], draws: c[1], black: c[2], games: c[3],
+                        white_elo_sum: c[4], white_elo_games: c[5],
+                        black_elo_sum: c[6], black_elo_games: c[7],
+                        first_year: y0, last_year: y1, first_seen: seen,
+                    },
+                })
+                .collect();
+            prop_assert_eq!(read(write(&rows)), rows);
+        }
+    }
 }

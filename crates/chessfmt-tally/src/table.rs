@@ -42,7 +42,7 @@ pub enum TableWriter<W: Write> {
     Csv(CsvWriter<W>),
     /// Parquet.
     #[cfg(feature = "parquet")]
-    Parquet(crate::parquet::ParquetWriter<W>),
+    Parquet(Box<crate::parquet::ParquetWriter<W>>),
 }
 
 impl<W: Write> TableWriter<W> {
@@ -51,9 +51,9 @@ impl<W: Write> TableWriter<W> {
         match format {
             TableFormat::Csv => Ok(TableWriter::Csv(CsvWriter::new(out)?)),
             #[cfg(feature = "parquet")]
-            TableFormat::Parquet => Ok(TableWriter::Parquet(crate::parquet::ParquetWriter::new(
-                out,
-            )?)),
+            TableFormat::Parquet => Ok(TableWriter::Parquet(Box::new(
+                crate::parquet::ParquetWriter::new(out)?,
+            ))),
             #[cfg(not(feature = "parquet"))]
             TableFormat::Parquet => Err(no_parquet()),
         }
@@ -82,7 +82,7 @@ impl<W: Write> TableWriter<W> {
         match self {
             TableWriter::Csv(w) => w.finish().map_err(Error::from),
             #[cfg(feature = "parquet")]
-            TableWriter::Parquet(w) => w.finish(),
+            TableWriter::Parquet(w) => (*w).finish(),
         }
     }
 }

@@ -208,7 +208,8 @@ pub fn table_rows(path: &Path) -> Result<TableRows, CliError> {
 pub fn write_table(out: &WriteArgs, inputs: &[&Path], rows: &[Row]) -> Result<(), CliError> {
     crate::destination::write_single(&out.output, out.force, out.json, inputs, |w| {
         let w = std::io::BufWriter::with_capacity(1 << 20, w);
-        let mut table = TableWriter::new(TableFormat::of_path(&out.output), w).map_err(table_error)?;
+        let mut table =
+            TableWriter::new(TableFormat::of_path(&out.output), w).map_err(table_error)?;
         for r in rows {
             table.write(r).map_err(table_error)?;
         }

@@ -283,6 +283,114 @@ fn memory_limited_tally_is_the_same_table() {
     assert_eq!(left.len(), 2);
 }
 
+/// The table as Parquet (a `.parquet` output): the same rows as the CSV form, parts merged in
+/// either form and mixed, read by content whatever the name (standard input too), and the
+/// reference book from it.
+#[test]
+fn parquet_tables_are_the_csv_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = corpus();
+    let pgn = corpus.join("pgn/gnuchess-book_1.02-first10000.pgn");
+    let (a, b) = halves(&pgn, dir.path());
+    let p = |n: &str| dir.path().join(n);
+    run(&["tally", s(&a), "-o", s(&p("a.parquet"))]);
+    run(&["tally", s(&b), "-o", s(&p("b.pq")), "--part", "1"]);
+    run(&["tally", s(&b), "-o", s(&p("b.csv")), "--part", "1"]);
+    assert!(std::fs::read(p("a.parquet")).unwrap().starts_with(b"PAR1"));
+    assert!(std::fs::read(p("b.pq")).unwrap().starts_with(b"PAR1"));
+    // Merged from Parquet parts into Parquet, and from mixed parts into CSV.
+    run(&[
+        "tally",
+        "merge",
+        s(&p("a.parquet")),
+        s(&p("b.pq")),
+        "-o",
+        s(&p("m.parquet")),
+    ]);
+    run(&[
+        "tally",
+        "merge",
+        s(&p("a.parquet")),
+        s(&p("b.csv")),
+        "-o",
+        s(&p("m.csv")),
+    ]);
+    run(&[
+        "tally",
+        "merge",
+        s(&p("m.parquet")),
+        "-o",
+        s(&p("back.csv")),
+    ]);
+    assert!(std::fs::read(p("back.csv")).unwrap() == std::fs::read(p("m.csv")).unwrap());
+    // One tally of all the games: the same sums (first_seen differs by part).
+    run(&["tally", s(&pgn), "-o", s(&p("whole.parquet"))]);
+    run(&["tally", s(&pgn), "-o", s(&p("whole.csv"))]);
+    run(&[
+        "tally",
+        "merge",
+        s(&p("whole.parquet")),
+        "-o",
+        s(&p("whole2.csv")),
+    ]);
+    assert!(std::fs::read(p("whole.csv")).unwrap() == std::fs::read(p("whole2.csv")).unwrap());
+    // A Parquet table named .csv is still read as Parquet; the book is the reference's.
+    std::fs::copy(p("m.parquet"), p("named.csv")).unwrap();
+    let golden = std::fs::read(corpus.join("golden/first10000_default.bin")).unwrap();
+    for table in [p("m.parquet"), p("named.csv")] {
+        let book = p("book.bin");
+        run(&[
+            "polyglot",
+            "from-tally",
+            s(&table),
+            "-o",
+            s(&book),
+            "--force",
+        ]);
+        assert!(std::fs::read(&book).unwrap() == golden);
+    }
+    // From standard input.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_chessfmt"))
+        .args(["polyglot", "from-tally", "-", "-o", "-"])
+        .stdin(std::fs::File::open(p("m.parquet")).unwrap())
+        .output()
+        .unwrap();
+    assert!(out.status.success() && out.stdout == golden);
+    // A book back to a table in both forms: the same rows, the same book again.
+    for t in ["t.parquet", "t.csv"] {
+        run(&["polyglot", "to-tally", s(&p("book.bin")), "-o", s(&p(t))]);
+        run(&[
+            "polyglot",
+            "from-tally",
+            s(&p(t)),
+            "-o",
+            s(&p(&format!("{t}.bin"))),
+        ]);
+    }
+    run(&["tally", "merge", s(&p("t.parquet")), "-o", s(&p("t2.csv"))]);
+    assert!(std::fs::read(p("t2.csv")).unwrap() == std::fs::read(p("t.csv")).unwrap());
+    assert!(std::fs::read(p("t.parquet.bin")).unwrap() == std::fs::read(p("t.csv.bin")).unwrap());
+    // A damaged Parquet table: exit 1, one line naming the file, nothing written.
+    let mut bad = std::fs::read(p("m.parquet")).unwrap();
+    let n = bad.len();
+    bad.truncate(n - 100);
+    bad.extend_from_slice(b"\x10\0\0\0PAR1");
+    std::fs::write(p("bad.parquet"), &bad).unwrap();
+    let (code, _, err) = chessfmt(&[
+        "polyglot",
+        "from-tally",
+        s(&p("bad.parquet")),
+        "-o",
+        s(&p("x.bin")),
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("bad.parquet") && err.contains("Parquet") && err.lines().count() == 1,
+        "{err}"
+    );
+    assert!(!p("x.bin").exists());
+}
+
 /// The Python interpreter with the test packages (`cargo xtask test` makes it and sets
 /// `CHESSFMT_PYTHON`), or `None` outside CI (said). Under CI its absence fails.
 fn python() -> Option<PathBuf> {
@@ -334,6 +442,28 @@ fn duckdb_reduces_parts_as_tally_merge_does() {
         std::fs::read(&book).unwrap()
             == std::fs::read(corpus.join("golden/first10000_default.bin")).unwrap()
     );
+    // The same with Parquet parts and a Parquet result: DuckDB's table is read back as
+    // `tally merge`'s rows.
+    let (qa, qb, qsql) = (
+        dir.path().join("a.parquet"),
+        dir.path().join("b.parquet"),
+        dir.path().join("sql.parquet"),
+    );
+    run(&["tally", s(&a), "-o", s(&qa)]);
+    run(&["tally", s(&b), "-o", s(&qb), "--part", "1"]);
+    let out = std::process::Command::new(&python)
+        .arg(&script)
+        .args([&qsql, &qb, &qa])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let back = dir.path().join("sql-back.csv");
+    run(&["tally", "merge", s(&qsql), "-o", s(&back)]);
+    assert!(std::fs::read(&back).unwrap() == std::fs::read(&merged).unwrap());
 }
 
 /// Scale-out on Spark (examples/spark/tally_job.py in local mode, two cores): the map per PGN
