@@ -11,6 +11,8 @@
 //!   the protocol stated in the module's documentation (SQLite's discipline);
 //! * [`set_lock`] (feature `commit`): the advisory lock between processes that orders a
 //!   set's readers and writers;
+//! * [`parquet`] (feature `parquet`): Parquet files written a row group at a time from
+//!   plain column vectors (the tables for data tools);
 //! * [`failpoint`]: test hooks, compiled only with the feature `failpoints` (off by default).
 //!
 //! ```
@@ -34,6 +36,8 @@
 pub mod atomic;
 pub mod failpoint;
 mod files;
+#[cfg(feature = "parquet")]
+pub mod parquet;
 #[cfg(feature = "commit")]
 pub mod set_lock;
 

@@ -12,8 +12,8 @@
 //! | `first_year`, `last_year` | INT32 | 0: none |
 //! | `first_seen` | INT64, optional | null when unknown |
 //!
-//! Written with Snappy (Spark's, DuckDB's and pyarrow's default: about half the size of the
-//! CSV form, and faster to write and read than zstd) in row groups of [`ROW_GROUP_ROWS`]
+//! Written by [`chessfmt_files::parquet`] (Snappy: about half the size of the CSV form, and
+//! faster to write and read than zstd) in row groups of [`ROW_GROUP_ROWS`]
 //! rows, dictionaries for the repetitive columns only. Counts are signed 64-bit columns (what Spark's `sum` and SQL's
 //! `BIGINT` hold); counts past 2^63 do not occur in practice and are written as 2^63 − 1.
 //!
@@ -39,23 +39,16 @@
 //! # Ok::<(), chessfmt_tally::Error>(())
 //! ```
 
-use std::{
-    fs::File,
-    io::Write,
-    sync::{Arc, Mutex},
-};
+use std::{fs::File, io::Write};
 
+use chessfmt_files::parquet::{Column, ParquetFile, Text, Values};
 use parquet::{
-    basic::Compression,
     column::reader::ColumnReader,
-    data_type::{ByteArray, ByteArrayType, Int32Type, Int64Type},
+    data_type::ByteArray,
     file::{
-        properties::WriterProperties,
         reader::{ChunkReader, FileReader, RowGroupReader},
         serialized_reader::SerializedFileReader,
-        writer::SerializedFileWriter,
     },
-    schema::{parser::parse_message_type, types::ColumnPath},
 };
 
 use crate::{Counts, Error, ErrorKind, Row};
@@ -114,40 +107,12 @@ fn parquet_error(doing: &str, e: impl std::fmt::Display) -> Error {
     Error::new(ErrorKind::Parquet(format!("{doing}: {e}")), 0, 0)
 }
 
-/// Bytes the Parquet writer has produced, shared with [`ParquetWriter`], which passes them on
-/// to its output after each row group (the Parquet writer needs a `Send` sink; ours need not
-/// be one).
-#[derive(Clone, Default)]
-struct Shared(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Shared {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0
-            .lock()
-            .map_err(|_| std::io::Error::other("poisoned"))?
-            .extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl Shared {
-    fn take(&self) -> Vec<u8> {
-        self.0
-            .lock()
-            .map(|mut v| std::mem::take(&mut *v))
-            .unwrap_or_default()
-    }
-}
-
 /// The columns of the rows of one row group, before they are written.
 #[derive(Default)]
 struct Columns {
     key: Vec<i64>,
-    epd: Vec<ByteArray>,
-    uci: Vec<ByteArray>,
+    epd: Text,
+    uci: Text,
     counts: [Vec<i64>; 8],
     years: [Vec<i32>; 2],
     first_seen: Vec<i64>,
@@ -163,8 +128,8 @@ impl Columns {
         let c = &row.counts;
         let signed = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
         self.key.push(row.key as i64);
-        self.epd.push(ByteArray::from(row.epd.as_bytes().to_vec()));
-        self.uci.push(ByteArray::from(row.uci.as_bytes().to_vec()));
+        self.epd.push(&row.epd);
+        self.uci.push(&row.uci);
         let sums = [
             c.white,
             c.draws,
@@ -188,8 +153,28 @@ impl Columns {
         }
     }
 
-    fn clear(&mut self) {
-        *self = Columns::default();
+    /// The leaves in the schema's order.
+    fn into_columns(self) -> Vec<Column> {
+        let mut out = vec![
+            Column::required(Values::Int64(self.key)),
+            Column::required(Values::Text(self.epd)),
+            Column::required(Values::Text(self.uci)),
+        ];
+        out.extend(
+            self.counts
+                .into_iter()
+                .map(|v| Column::required(Values::Int64(v))),
+        );
+        out.extend(
+            self.years
+                .into_iter()
+                .map(|v| Column::required(Values::Int32(v))),
+        );
+        out.push(Column::optional(
+            Values::Int64(self.first_seen),
+            self.first_seen_levels,
+        ));
+        out
     }
 }
 
@@ -197,9 +182,7 @@ impl Columns {
 /// ([`ROW_GROUP_ROWS`]), then encoded and passed on to the output. Rows are written as given:
 /// the caller keeps them sorted ([`Row::cmp_position_move`]) for a table others can merge.
 pub struct ParquetWriter<W: Write> {
-    out: W,
-    bytes: Shared,
-    writer: SerializedFileWriter<Shared>,
+    file: ParquetFile<W>,
     columns: Columns,
     rows: u64,
 }
@@ -215,28 +198,13 @@ impl<W: Write> std::fmt::Debug for ParquetWriter<W> {
 impl<W: Write> ParquetWriter<W> {
     /// A writer of a table to `out`.
     pub fn new(out: W) -> Result<ParquetWriter<W>, Error> {
-        let schema = Arc::new(
-            parse_message_type(SCHEMA).map_err(|e| parquet_error("the table's schema", e))?,
-        );
-        let mut props = WriterProperties::builder()
-            .set_compression(Compression::SNAPPY)
-            .set_created_by(format!("chessfmt-tally {}", env!("CARGO_PKG_VERSION")));
         // Keys, positions and first plays are nearly all distinct: no dictionary to give up on.
-        for column in ["key", "epd", "first_seen"] {
-            props = props.set_column_dictionary_enabled(ColumnPath::from(column), false);
-        }
-        let bytes = Shared::default();
-        let writer = SerializedFileWriter::new(bytes.clone(), schema, Arc::new(props.build()))
-            .map_err(|e| parquet_error("starting the table", e))?;
-        let mut w = ParquetWriter {
-            out,
-            bytes,
-            writer,
+        let file = ParquetFile::new(out, SCHEMA, &["key", "epd", "first_seen"])?;
+        Ok(ParquetWriter {
+            file,
             columns: Columns::default(),
             rows: 0,
-        };
-        w.pass_on()?;
-        Ok(w)
+        })
     }
 
     /// Writes one row.
@@ -254,64 +222,18 @@ impl<W: Write> ParquetWriter<W> {
         self.rows
     }
 
-    fn pass_on(&mut self) -> Result<(), Error> {
-        let bytes = self.bytes.take();
-        self.out.write_all(&bytes).map_err(Error::from)
-    }
-
     fn write_row_group(&mut self) -> Result<(), Error> {
         if self.columns.len() == 0 {
             return Ok(());
         }
-        let err = |e| parquet_error("writing a row group", e);
-        let cols = std::mem::take(&mut self.columns);
-        let mut group = self.writer.next_row_group().map_err(err)?;
-        let mut index = 0;
-        while let Some(mut column) = group.next_column().map_err(err)? {
-            match index {
-                0 => column
-                    .typed::<Int64Type>()
-                    .write_batch(&cols.key, None, None),
-                1 => column
-                    .typed::<ByteArrayType>()
-                    .write_batch(&cols.epd, None, None),
-                2 => column
-                    .typed::<ByteArrayType>()
-                    .write_batch(&cols.uci, None, None),
-                3..=10 => {
-                    column
-                        .typed::<Int64Type>()
-                        .write_batch(&cols.counts[index - 3], None, None)
-                }
-                11 | 12 => {
-                    column
-                        .typed::<Int32Type>()
-                        .write_batch(&cols.years[index - 11], None, None)
-                }
-                _ => column.typed::<Int64Type>().write_batch(
-                    &cols.first_seen,
-                    Some(&cols.first_seen_levels),
-                    None,
-                ),
-            }
-            .map_err(err)?;
-            column.close().map_err(err)?;
-            index += 1;
-        }
-        group.close().map_err(err)?;
-        self.columns.clear();
-        self.pass_on()
+        let columns = std::mem::take(&mut self.columns).into_columns();
+        Ok(self.file.write_row_group(columns)?)
     }
 
     /// Writes the last row group and the footer; flushes and gives the output back.
     pub fn finish(mut self) -> Result<W, Error> {
         self.write_row_group()?;
-        self.writer
-            .finish()
-            .map_err(|e| parquet_error("finishing the table", e))?;
-        self.pass_on()?;
-        self.out.flush()?;
-        Ok(self.out)
+        Ok(self.file.finish()?)
     }
 }
 
@@ -614,7 +536,6 @@ fn spread<T>(values: Vec<T>, levels: &[i16], n: usize) -> Option<Vec<Option<T>>>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use parquet::file::writer::SerializedFileWriter;
     use proptest::prelude::*;
 
     fn write(rows: &[Row]) -> Vec<u8> {
@@ -650,7 +571,11 @@ mod tests {
             black_elo_games: 1,
             first_year: (i % 3000) as u16,
             last_year: 2026,
-            first_seen: if i.is_multiple_of(5) { u64::MAX } else { i << 16 },
+            first_seen: if i.is_multiple_of(5) {
+                u64::MAX
+            } else {
+                i << 16
+            },
         };
         r
     }
@@ -666,6 +591,21 @@ mod tests {
         assert!(read(write(&[])).is_empty());
     }
 
+    fn text(values: &[&str]) -> Values {
+        let mut t = Text::default();
+        for v in values {
+            t.push(v);
+        }
+        Values::Text(t)
+    }
+
+    /// A one-row-group file of `schema` and `columns`.
+    fn custom(schema: &str, columns: Vec<Column>) -> Vec<u8> {
+        let mut f = ParquetFile::new(Vec::new(), schema, &[]).unwrap();
+        f.write_row_group(columns).unwrap();
+        f.finish().unwrap()
+    }
+
     /// A table from another tool: signed key, 32-bit optional counts with nulls, the
     /// optional columns missing, an extra column; then wrong types and a missing column.
     #[test]
@@ -678,29 +618,22 @@ mod tests {
             required int64 draws;
             required int64 black;
             required int64 games;
-            optional double extra;
+            optional float extra;
         }";
-        let bytes = custom(schema, |i, c| match i {
-            0 => c.typed::<Int64Type>().write_batch(&[-1, 5], None, None),
-            1 => c.typed::<ByteArrayType>().write_batch(
-                &[ByteArray::from("a w - -"), ByteArray::from("b w - -")],
-                Some(&[1, 1]),
-                None,
-            ),
-            2 => c.typed::<ByteArrayType>().write_batch(
-                &[ByteArray::from("e2e4"), ByteArray::from("d2d4")],
-                None,
-                None,
-            ),
-            3 => c
-                .typed::<Int32Type>()
-                .write_batch(&[9], Some(&[1, 0]), None),
-            4..=6 => c.typed::<Int64Type>().write_batch(&[1, 2], None, None),
-            _ => {
-                c.typed::<parquet::data_type::DoubleType>()
-                    .write_batch(&[0.5], Some(&[1, 0]), None)
-            }
-        });
+        let ints = || Column::required(Values::Int64(vec![1, 2]));
+        let bytes = custom(
+            schema,
+            vec![
+                Column::required(Values::Int64(vec![-1, 5])),
+                Column::optional(text(&["a w - -", "b w - -"]), vec![1, 1]),
+                Column::required(text(&["e2e4", "d2d4"])),
+                Column::optional(Values::Int32(vec![9]), vec![1, 0]),
+                ints(),
+                ints(),
+                ints(),
+                Column::optional(Values::Float(vec![0.5]), vec![1, 0]),
+            ],
+        );
         let rows = read(bytes);
         assert_eq!(rows.len(), 2);
         assert_eq!((rows[0].key, rows[1].key), (u64::MAX, 5));
@@ -711,19 +644,19 @@ mod tests {
         );
         assert_eq!(rows[1].epd, "b w - -");
 
-        // A negative count and a string key are errors naming the column.
+        // A negative count and a missing column are errors naming the column.
+        let one = || Column::required(Values::Int64(vec![1]));
         let negative = custom(
-            &schema.replace("optional double extra;", ""),
-            |i, c| match i {
-                0 => c.typed::<Int64Type>().write_batch(&[1], None, None),
-                1 | 2 => c.typed::<ByteArrayType>().write_batch(
-                    &[ByteArray::from("x")],
-                    Some(&[1]),
-                    None,
-                ),
-                3 => c.typed::<Int32Type>().write_batch(&[-4], Some(&[1]), None),
-                _ => c.typed::<Int64Type>().write_batch(&[1], None, None),
-            },
+            &schema.replace("optional float extra;", ""),
+            vec![
+                one(),
+                Column::optional(text(&["x"]), vec![1]),
+                Column::required(text(&["x"])),
+                Column::optional(Values::Int32(vec![-4]), vec![1]),
+                one(),
+                one(),
+                one(),
+            ],
         );
         let e = ParquetReader::from_bytes(negative)
             .unwrap()
@@ -733,12 +666,7 @@ mod tests {
         assert!(e.to_string().contains("`white` holds -4"), "{e}");
         let missing = custom(
             "message t { required int64 key; required binary epd; }",
-            |i, c| match i {
-                0 => c.typed::<Int64Type>().write_batch(&[1], None, None),
-                _ => c
-                    .typed::<ByteArrayType>()
-                    .write_batch(&[ByteArray::from("x")], None, None),
-            },
+            vec![one(), Column::required(text(&["x"]))],
         );
         let e = ParquetReader::from_bytes(missing).unwrap_err();
         assert!(e.to_string().contains("column `move`"), "{e}");
@@ -748,29 +676,6 @@ mod tests {
         for cut in [4, 20, whole.len() / 2, whole.len() - 9] {
             let _ = ParquetReader::from_bytes(whole[..cut].to_vec()).map(|r| r.count());
         }
-    }
-
-    /// A one-row-group file of `schema`, each column written by `column(i, writer)`.
-    fn custom(
-        schema: &str,
-        column: impl Fn(
-            usize,
-            &mut parquet::file::writer::SerializedColumnWriter<'_>,
-        ) -> parquet::errors::Result<usize>,
-    ) -> Vec<u8> {
-        let schema = Arc::new(parse_message_type(schema).unwrap());
-        let mut out = Vec::new();
-        let mut w = SerializedFileWriter::new(&mut out, schema, Default::default()).unwrap();
-        let mut g = w.next_row_group().unwrap();
-        let mut i = 0;
-        while let Some(mut c) = g.next_column().unwrap() {
-            column(i, &mut c).unwrap();
-            c.close().unwrap();
-            i += 1;
-        }
-        g.close().unwrap();
-        w.close().unwrap();
-        out
     }
 
     proptest! {
