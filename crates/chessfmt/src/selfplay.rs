@@ -180,6 +180,15 @@ pub enum SelfplayCommand {
         #[command(flatten)]
         out: TextOutArgs,
     },
+    /// One row per position as a Parquet table, for DuckDB, Polars, pandas or Spark: game,
+    /// ply, FEN, side to move, move played, score, result, most visited move and the visit
+    /// distribution as a list of (move, visits).
+    ToParquet {
+        /// A policy-format file.
+        file: PathBuf,
+        #[command(flatten)]
+        out: OutArgs,
+    },
     /// Convert to the value format (u16 move + i16 score per ply), as Monty does.
     ToValue {
         /// A policy-format file.
@@ -333,6 +342,7 @@ fn verb_message(verb: &str) -> &'static str {
     match verb {
         "to-pgn" => "writing PGN",
         "to-fen" => "writing FEN",
+        "to-parquet" => "writing Parquet",
         "dedup" => "deduplicating",
         "filter" => "filtering",
         _ => "working",
@@ -470,6 +480,9 @@ pub fn run(cmd: SelfplayCommand) -> CliResult {
             run_tool("to-fen", &file, &out.out_args(), |d, mode, w| {
                 tools::to_fen(d, epd, mode, w)
             })
+        }
+        SelfplayCommand::ToParquet { file, out } => {
+            run_tool("to-parquet", &file, &out, tools::to_parquet)
         }
         SelfplayCommand::ToValue { file, out } => {
             run_tool("to-value", &file, &out, tools::to_value)

@@ -201,3 +201,91 @@ fn snapshots_of_the_bundled_file() {
         insta::assert_snapshot!(name, out);
     }
 }
+
+/// `selfplay to-parquet`: one row per position, the same positions, moves, scores, results
+/// and visit distributions as `selfplay positions --json`, across row groups (a synthetic
+/// file of more positions than a row group holds) and on the bundled file (Chess960 castling).
+#[test]
+fn positions_as_a_parquet_table() {
+    use parquet::{
+        file::reader::{FileReader, SerializedFileReader},
+        record::{Field, RowAccessor},
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let synthetic = dir.path().join("synth.bin");
+    std::fs::write(&synthetic, selfplay_format::synth::games(7, 2500, 160)).unwrap();
+    for input in [
+        testdata("selfplay/small.bin"),
+        synthetic.display().to_string(),
+    ] {
+        let table = dir.path().join("positions.parquet");
+        let (code, out, err) = chessfmt(&[
+            "selfplay",
+            "to-parquet",
+            &input,
+            "-o",
+            table.to_str().unwrap(),
+            "--force",
+            "--json",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let summary: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let (code, lines, _) = chessfmt(&["selfplay", "positions", &input, "--json"]);
+        assert_eq!(code, 0);
+        let want: Vec<serde_json::Value> = lines
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(summary["written"].as_u64(), Some(want.len() as u64));
+        let reader = SerializedFileReader::new(std::fs::File::open(&table).unwrap()).unwrap();
+        if want.len() > selfplay_format::tools::PARQUET_ROW_GROUP {
+            assert!(reader.num_row_groups() > 1);
+        }
+        let mut n = 0;
+        for (row, w) in reader.get_row_iter(None).unwrap().zip(&want) {
+            let row = row.unwrap();
+            assert_eq!(row.get_long(0).unwrap() as u64, w["game"].as_u64().unwrap());
+            assert_eq!(row.get_int(1).unwrap() as u64, w["ply"].as_u64().unwrap());
+            assert_eq!(row.get_string(2).unwrap(), w["fen"].as_str().unwrap());
+            let stm = w["fen"].as_str().unwrap().split(' ').nth(1).unwrap();
+            assert_eq!(row.get_string(3).unwrap(), stm);
+            assert_eq!(row.get_string(4).unwrap(), w["uci"].as_str().unwrap());
+            // The JSON has the f32 as its shortest f64 text: compared as f32.
+            assert_eq!(
+                row.get_float(5).unwrap(),
+                w["score"].as_f64().unwrap() as f32
+            );
+            assert_eq!(
+                row.get_float(7).unwrap(),
+                w["result"].as_f64().unwrap() as f32
+            );
+            let fields: Vec<&Field> = row.get_column_iter().map(|(_, f)| f).collect();
+            match (&w["policy"], fields[9], fields[10]) {
+                (serde_json::Value::Null, Field::Null, Field::Null) => {}
+                (serde_json::Value::Array(policy), Field::Str(best), Field::ListInternal(list)) => {
+                    let got: Vec<(String, i64)> = list
+                        .elements()
+                        .iter()
+                        .map(|e| match e {
+                            Field::Group(g) => (
+                                g.get_string(0).unwrap().clone(),
+                                i64::from(g.get_int(1).unwrap()),
+                            ),
+                            other => panic!("a list element {other:?}"),
+                        })
+                        .collect();
+                    let expected: Vec<(String, i64)> = policy
+                        .iter()
+                        .map(|p| (p[0].as_str().unwrap().to_string(), p[1].as_i64().unwrap()))
+                        .collect();
+                    assert_eq!(got, expected);
+                    let most = expected.iter().map(|e| e.1).max().unwrap();
+                    assert_eq!(best, &expected.iter().find(|e| e.1 == most).unwrap().0);
+                }
+                other => panic!("policy and columns disagree: {other:?}"),
+            }
+            n += 1;
+        }
+        assert_eq!(n, want.len());
+    }
+}
