@@ -98,7 +98,7 @@ impl Rows {
         let mut best: Option<(Move, u8)> = None;
         for (i, (m, v)) in s.policy().enumerate() {
             if best.as_ref().is_none_or(|b| v > b.1) {
-                best = Some((m.clone(), v));
+                best = Some((m, v));
             }
             self.visit_moves.push(&m.to_uci(mode).to_string());
             self.visit_counts.push(i32::from(v));
