@@ -18,10 +18,14 @@ use chess_core::movetext::Movetext;
 
 mod export;
 mod movetext;
+#[cfg(feature = "parquet")]
+mod table;
 mod tags;
 
 use export::game_header;
 pub use export::{ExportOptions, ExportSummary, Written, export, write_game_to};
+#[cfg(feature = "parquet")]
+pub use table::export_parquet;
 use movetext::*;
 use tags::*;
 

@@ -55,13 +55,19 @@ pub enum CbhCommand {
         #[arg(long)]
         json: bool,
     },
-    /// Export games as PGN, in record order.
+    /// Export games as PGN (or as a Parquet table of games), in record order.
     Export {
         /// The database's .cbh file.
         db: PathBuf,
         /// Output file (default and `-`: standard output).
         #[arg(short = 'o', long, value_name = "OUT")]
         output: Option<PathBuf>,
+        /// `pgn`, or `parquet`: one row per game (the tags as columns — Event, Site, Date,
+        /// Round, White, Black, Result, WhiteElo, BlackElo, ECO, FEN, the others as a list —
+        /// and the movetext as one string). Default: parquet for a .parquet OUT, pgn
+        /// otherwise.
+        #[arg(long, value_enum)]
+        format: Option<ExportFormat>,
         /// Overwrite the output file if it exists.
         #[arg(long)]
         force: bool,
@@ -125,6 +131,15 @@ pub enum CbhCommand {
     },
 }
 
+/// What `cbh export` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExportFormat {
+    /// PGN text.
+    Pgn,
+    /// A Parquet table, one row per game.
+    Parquet,
+}
+
 /// Runs a ChessBase verb.
 pub fn run(args: CbhArgs) -> CliResult {
     let password = args.password.as_deref();
@@ -155,6 +170,7 @@ pub fn run(args: CbhArgs) -> CliResult {
         CbhCommand::Export {
             db,
             output,
+            format,
             force,
             range,
             no_annotations,
@@ -162,6 +178,17 @@ pub fn run(args: CbhArgs) -> CliResult {
             threads,
             json: json_flag,
         } => {
+            let parquet = format.unwrap_or_else(|| {
+                let named = output
+                    .as_deref()
+                    .and_then(|p| p.extension())
+                    .is_some_and(|e| e.eq_ignore_ascii_case("parquet"));
+                if named {
+                    ExportFormat::Parquet
+                } else {
+                    ExportFormat::Pgn
+                }
+            }) == ExportFormat::Parquet;
             let json = json_flag;
             let path = db;
             // The export decodes on the caller's pool: the global one, of `--threads` workers,
@@ -186,15 +213,16 @@ pub fn run(args: CbhArgs) -> CliResult {
             let bar = progress::bar(total, false, "exporting");
             let run = |w: &mut dyn Write| {
                 let mut w = io::BufWriter::with_capacity(1 << 20, w);
-                let s = export(
-                    &db,
-                    &chessbase_db::ExportOptions::default()
-                        .records(range.clone())
-                        .pgn(opts)
-                        .include_deleted(include_deleted),
-                    &mut w,
-                    |n| bar.set_position(n),
-                )?;
+                let options = chessbase_db::ExportOptions::default()
+                    .records(range.clone())
+                    .pgn(opts)
+                    .include_deleted(include_deleted);
+                let progress = |n| bar.set_position(n);
+                let s = if parquet {
+                    chessbase_db::pgn::export_parquet(&db, &options, &mut w, progress)?
+                } else {
+                    export(&db, &options, &mut w, progress)?
+                };
                 w.flush()?;
                 Ok(s)
             };

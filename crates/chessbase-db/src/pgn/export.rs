@@ -248,6 +248,48 @@ pub fn export<W: Write>(
     db: &Database,
     options: &ExportOptions,
     out: &mut W,
+    progress: impl FnMut(u64),
+) -> io::Result<ExportSummary> {
+    export_to(db, options, &mut PgnSink(out), progress)
+}
+
+/// Where an export's games go: PGN text ([`export`]) or a table (`export_parquet`).
+pub(super) trait GameSink {
+    /// Record `number`'s game as PGN text.
+    fn pgn(&mut self, number: u32, text: &str) -> io::Result<()>;
+    /// Record `number`'s game, stored in more than [`STREAM_ABOVE`] bytes: written as it is
+    /// decoded where the sink can (the outer error is the sink failing).
+    fn long_game(
+        &mut self,
+        db: &Database,
+        number: u32,
+        opts: &PgnOptions,
+    ) -> io::Result<Result<Written, Error>>;
+}
+
+/// The PGN text sink of [`export`].
+struct PgnSink<'a, W: Write>(&'a mut W);
+
+impl<W: Write> GameSink for PgnSink<'_, W> {
+    fn pgn(&mut self, _: u32, text: &str) -> io::Result<()> {
+        self.0.write_all(text.as_bytes())
+    }
+    fn long_game(
+        &mut self,
+        db: &Database,
+        number: u32,
+        opts: &PgnOptions,
+    ) -> io::Result<Result<Written, Error>> {
+        write_game_to(db, number, opts, self.0)
+    }
+}
+
+/// The export's driver: records in order, decoded in parallel in bounded chunks, each game
+/// handed to `sink`.
+pub(super) fn export_to(
+    db: &Database,
+    options: &ExportOptions,
+    out: &mut dyn GameSink,
     mut progress: impl FnMut(u64),
 ) -> io::Result<ExportSummary> {
     let (range, opts, include_deleted) = (
@@ -292,17 +334,17 @@ pub fn export<W: Write>(
         };
         #[cfg(not(feature = "parallel"))]
         let pieces: Vec<Piece> = (start..=end).map(one).collect();
-        for p in pieces {
+        for (number, p) in (start..=end).zip(pieces) {
             match p {
                 Piece::Pgn(s, t, problems) => {
-                    out.write_all(s.as_bytes())?;
+                    out.pgn(number, &s)?;
                     summary.exported += 1;
                     if let Some(t) = t {
                         summary.truncated.push(t);
                     }
                     summary.annotation_problems.extend(problems);
                 }
-                Piece::Stream(number) => match write_game_to(db, number, opts, out)? {
+                Piece::Stream(number) => match out.long_game(db, number, opts)? {
                     Ok(written) => {
                         summary.exported += 1;
                         summary.truncated.extend(written.truncated);
