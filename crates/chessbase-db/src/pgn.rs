@@ -24,9 +24,9 @@ mod tags;
 
 use export::game_header;
 pub use export::{ExportOptions, ExportSummary, Written, export, write_game_to};
+use movetext::*;
 #[cfg(feature = "parquet")]
 pub use table::export_parquet;
-use movetext::*;
 use tags::*;
 
 /// Export options.

@@ -259,3 +259,261 @@ impl<W: Write> ParquetFile<W> {
         Ok(self.out)
     }
 }
+
+/// The largest row group read: its columns' uncompressed bytes (a reader holds one row group
+/// of the columns it reads in memory).
+pub const MAX_ROW_GROUP_BYTES: i64 = 1 << 30;
+
+/// The most rows of a row group read.
+pub const MAX_ROW_GROUP_ROWS: usize = 1 << 24;
+
+/// What a column holds, as [`ParquetSource`] reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Kind {
+    /// 32- or 64-bit integers.
+    Int,
+    /// Strings (BYTE_ARRAY; UTF-8 expected).
+    Text,
+    /// Anything else (booleans, floats, fixed-length bytes): not read.
+    Other,
+}
+
+/// A top-level, unrepeated column of a Parquet file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ColumnInfo {
+    /// Its name.
+    pub name: String,
+    /// Its leaf index in the file.
+    pub index: usize,
+    /// What it holds.
+    pub kind: Kind,
+}
+
+/// The values of one column of one row group, a value or a null per row.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Cells {
+    /// Integers (32-bit columns widened).
+    Int(Vec<Option<i64>>),
+    /// Strings.
+    Text(Vec<Option<String>>),
+}
+
+/// A Parquet file read a row group and a few columns at a time, with bounded memory: row
+/// groups over [`MAX_ROW_GROUP_BYTES`] (uncompressed, of the columns read) or
+/// [`MAX_ROW_GROUP_ROWS`] rows are refused, column chunks are checked to lie in the file
+/// before the Parquet library reads them, and a panic of the library on malformed bytes is
+/// an error. (A page the library decompresses is at most 2 GiB, the format's own bound.)
+pub struct ParquetSource {
+    file: Box<dyn parquet::file::reader::FileReader>,
+    len: u64,
+}
+
+impl std::fmt::Debug for ParquetSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ParquetSource")
+            .field("len", &self.len)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Runs a step of the Parquet library, a panic in it (on bytes it did not expect) made an
+/// error.
+fn guard<T, E: std::fmt::Display>(f: impl FnOnce() -> Result<T, E>) -> io::Result<T> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(r) => r.map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.to_string())),
+        Err(_) => Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            "the Parquet reader failed on malformed data",
+        )),
+    }
+}
+
+fn invalid(message: String) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, message)
+}
+
+impl ParquetSource {
+    /// Reads the footer of the Parquet file `file`.
+    pub fn open(file: std::fs::File) -> io::Result<ParquetSource> {
+        let len = file.metadata()?.len();
+        ParquetSource::of(file, len)
+    }
+
+    /// Reads the footer of a Parquet file in memory.
+    pub fn from_bytes(bytes: Vec<u8>) -> io::Result<ParquetSource> {
+        let len = bytes.len() as u64;
+        ParquetSource::of(bytes::Bytes::from(bytes), len)
+    }
+
+    fn of<R: parquet::file::reader::ChunkReader + 'static>(
+        input: R,
+        len: u64,
+    ) -> io::Result<ParquetSource> {
+        let file = guard(|| parquet::file::serialized_reader::SerializedFileReader::new(input))
+            .map_err(|e| invalid(format!("Parquet: the footer: {e}")))?;
+        Ok(ParquetSource {
+            file: Box::new(file),
+            len,
+        })
+    }
+
+    /// The top-level, unrepeated columns, in the file's order.
+    pub fn columns(&self) -> Vec<ColumnInfo> {
+        use parquet::basic::Type;
+        let schema = self.file.metadata().file_metadata().schema_descr();
+        (0..schema.num_columns())
+            .map(|i| (i, schema.column(i)))
+            .filter(|(_, c)| c.max_rep_level() == 0 && c.path().parts().len() == 1)
+            .map(|(index, c)| ColumnInfo {
+                name: c.name().to_string(),
+                index,
+                kind: match c.physical_type() {
+                    Type::INT32 | Type::INT64 => Kind::Int,
+                    Type::BYTE_ARRAY => Kind::Text,
+                    _ => Kind::Other,
+                },
+            })
+            .collect()
+    }
+
+    /// The column named `name` (exactly, then in any case).
+    pub fn column(&self, name: &str) -> Option<ColumnInfo> {
+        let columns = self.columns();
+        columns
+            .iter()
+            .find(|c| c.name == name)
+            .or_else(|| columns.iter().find(|c| c.name.eq_ignore_ascii_case(name)))
+            .cloned()
+    }
+
+    /// Row groups in the file.
+    pub fn row_groups(&self) -> usize {
+        self.file.num_row_groups()
+    }
+
+    /// Rows in the file.
+    pub fn rows(&self) -> u64 {
+        self.file.metadata().file_metadata().num_rows().max(0) as u64
+    }
+
+    /// Reads `columns` (leaf indexes from [`Self::columns`], of kind `Int` or `Text`) of row
+    /// group `group`: one [`Cells`] per column, each with a value or null per row. Errors
+    /// name the row group and the column.
+    pub fn read_group(&self, group: usize, columns: &[usize]) -> io::Result<Vec<Cells>> {
+        guard(|| self.read_group_unguarded(group, columns))
+            .map_err(|e| invalid(format!("Parquet: row group {group}: {e}")))
+    }
+
+    fn read_group_unguarded(&self, g: usize, columns: &[usize]) -> Result<Vec<Cells>, String> {
+        let meta = self.file.metadata().row_group(g);
+        let mut size: i64 = 0;
+        for &c in columns {
+            let chunk = meta.column(c);
+            let dictionary = chunk.dictionary_page_offset().unwrap_or(0);
+            let start = dictionary.min(chunk.data_page_offset());
+            let end = dictionary.max(chunk.data_page_offset());
+            if start < 0 || chunk.compressed_size() < 0 || end as u64 > self.len {
+                return Err(format!(
+                    "column {c}: its pages lie outside the file's {} bytes",
+                    self.len
+                ));
+            }
+            size = size.saturating_add(chunk.uncompressed_size().max(0));
+        }
+        if size > MAX_ROW_GROUP_BYTES {
+            return Err(format!(
+                "{size} bytes uncompressed, over the {MAX_ROW_GROUP_BYTES} read at once"
+            ));
+        }
+        let n = usize::try_from(meta.num_rows())
+            .ok()
+            .filter(|&n| n <= MAX_ROW_GROUP_ROWS)
+            .ok_or_else(|| format!("{} rows, not 0 to {MAX_ROW_GROUP_ROWS}", meta.num_rows()))?;
+        let reader = self.file.get_row_group(g).map_err(|e| e.to_string())?;
+        columns
+            .iter()
+            .map(|&c| read_cells(&*reader, c, n))
+            .collect()
+    }
+}
+
+/// Reads `n` values of leaf column `column`, nulls as `None`.
+fn read_cells(
+    group: &dyn parquet::file::reader::RowGroupReader,
+    column: usize,
+    n: usize,
+) -> Result<Cells, String> {
+    use parquet::column::reader::ColumnReader;
+    let reader = group
+        .get_column_reader(column)
+        .map_err(|e| format!("column {column}: {e}"))?;
+    let short = || format!("column {column}: fewer values than rows");
+    let mut levels = Vec::new();
+    match reader {
+        ColumnReader::Int64ColumnReader(mut r) => {
+            let mut values = Vec::new();
+            read_all(n, &mut levels, |l, max| {
+                r.read_records(max, Some(l), None, &mut values)
+            })?;
+            spread(values, &levels, n).map(Cells::Int).ok_or_else(short)
+        }
+        ColumnReader::Int32ColumnReader(mut r) => {
+            let mut values: Vec<i32> = Vec::new();
+            read_all(n, &mut levels, |l, max| {
+                r.read_records(max, Some(l), None, &mut values)
+            })?;
+            let values = values.into_iter().map(i64::from).collect();
+            spread(values, &levels, n).map(Cells::Int).ok_or_else(short)
+        }
+        ColumnReader::ByteArrayColumnReader(mut r) => {
+            let mut values: Vec<ByteArray> = Vec::new();
+            read_all(n, &mut levels, |l, max| {
+                r.read_records(max, Some(l), None, &mut values)
+            })?;
+            let mut texts = Vec::with_capacity(values.len());
+            for v in values {
+                let text = std::str::from_utf8(v.data())
+                    .map_err(|_| format!("column {column}: a value that is not UTF-8"))?;
+                texts.push(text.to_string());
+            }
+            spread(texts, &levels, n).map(Cells::Text).ok_or_else(short)
+        }
+        _ => Err(format!("column {column}: not integers or strings")),
+    }
+}
+
+/// Calls `read(levels, max)` until `n` records are read or the column ends.
+fn read_all(
+    n: usize,
+    levels: &mut Vec<i16>,
+    mut read: impl FnMut(&mut Vec<i16>, usize) -> parquet::errors::Result<(usize, usize, usize)>,
+) -> Result<(), String> {
+    let mut records = 0;
+    while records < n {
+        let (r, _, _) = read(levels, (n - records).min(1 << 16)).map_err(|e| e.to_string())?;
+        if r == 0 {
+            break;
+        }
+        records += r;
+    }
+    Ok(())
+}
+
+/// The values of a column with its definition levels (empty for a required column): `n`
+/// entries, `None` where the level says null; `None` when the values are fewer than the rows.
+fn spread<T>(values: Vec<T>, levels: &[i16], n: usize) -> Option<Vec<Option<T>>> {
+    if levels.is_empty() {
+        return (values.len() == n).then(|| values.into_iter().map(Some).collect());
+    }
+    if levels.len() != n {
+        return None;
+    }
+    let mut values = values.into_iter();
+    let mut out = Vec::with_capacity(n);
+    for &l in levels {
+        out.push(if l > 0 { Some(values.next()?) } else { None });
+    }
+    Some(out)
+}

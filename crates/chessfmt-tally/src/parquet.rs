@@ -22,8 +22,8 @@
 //! or 64-bit integers (unsigned or signed; negative values are an error), optional columns
 //! where nulls are zero; every column after `games` may be missing. It reads one row group
 //! at a time, so its memory is one row group's (row groups over [`MAX_ROW_GROUP_BYTES`]
-//! uncompressed or [`MAX_ROW_GROUP_ROWS`] rows are refused, not read; a page the Parquet
-//! library decompresses is at most 2 GiB, the format's own bound).
+//! uncompressed or [`MAX_ROW_GROUP_ROWS`] rows are refused, not read: the bounds of
+//! [`ParquetSource`]).
 //!
 //! ```
 //! use chessfmt_tally::{Row, parquet::{ParquetReader, ParquetWriter}};
@@ -41,27 +41,14 @@
 
 use std::{fs::File, io::Write};
 
-use chessfmt_files::parquet::{Column, ParquetFile, Text, Values};
-use parquet::{
-    column::reader::ColumnReader,
-    data_type::ByteArray,
-    file::{
-        reader::{ChunkReader, FileReader, RowGroupReader},
-        serialized_reader::SerializedFileReader,
-    },
-};
+use chessfmt_files::parquet::{Cells, Column, ParquetFile, ParquetSource, Text, Values};
 
 use crate::{Counts, Error, ErrorKind, Row};
 
+pub use chessfmt_files::parquet::{MAX_ROW_GROUP_BYTES, MAX_ROW_GROUP_ROWS};
+
 /// Rows per row group written (about 10 MB compressed for a table of full games).
 pub const ROW_GROUP_ROWS: usize = 1 << 18;
-
-/// The largest row group read: its columns' uncompressed bytes (the reader holds one row
-/// group in memory).
-pub const MAX_ROW_GROUP_BYTES: i64 = 1 << 30;
-
-/// The most rows of a row group read (the reader holds one row group in memory).
-pub const MAX_ROW_GROUP_ROWS: usize = 1 << 24;
 
 /// The schema written.
 const SCHEMA: &str = "message chessfmt_tally {
@@ -240,11 +227,9 @@ impl<W: Write> ParquetWriter<W> {
 /// Reads the rows of a Parquet table, one row group at a time (an iterator of results; an
 /// error names the row group, and reading stops after it).
 pub struct ParquetReader {
-    file: Box<dyn FileReader>,
+    source: ParquetSource,
     /// The leaf column of each of [`COLUMNS`], where the file has it.
     columns: [Option<usize>; 14],
-    /// The file's length in bytes.
-    len: u64,
     group: usize,
     current: std::vec::IntoIter<Row>,
     done: bool,
@@ -261,28 +246,20 @@ impl std::fmt::Debug for ParquetReader {
 impl ParquetReader {
     /// Reads the table in `file`.
     pub fn open(file: File) -> Result<ParquetReader, Error> {
-        let len = file.metadata()?.len();
-        ParquetReader::of(file, len)
+        ParquetReader::of(ParquetSource::open(file))
     }
 
     /// Reads the table in `bytes` (e.g. standard input read whole).
     pub fn from_bytes(bytes: Vec<u8>) -> Result<ParquetReader, Error> {
-        let len = bytes.len() as u64;
-        ParquetReader::of(bytes::Bytes::from(bytes), len)
+        ParquetReader::of(ParquetSource::from_bytes(bytes))
     }
 
-    fn of<R: ChunkReader + 'static>(input: R, len: u64) -> Result<ParquetReader, Error> {
-        let file = guard(|| SerializedFileReader::new(input))
-            .map_err(|e| parquet_error("reading the footer", e))?;
-        let schema = file.metadata().file_metadata().schema_descr();
+    fn of(source: std::io::Result<ParquetSource>) -> Result<ParquetReader, Error> {
+        let source = source.map_err(|e| parquet_error("reading the table", e))?;
         let mut columns = [None; 14];
-        for i in 0..schema.num_columns() {
-            let c = schema.column(i);
-            if c.max_rep_level() > 0 || c.path().parts().len() != 1 {
-                continue;
-            }
-            if let Some(k) = COLUMNS.iter().position(|n| *n == c.name()) {
-                columns[k].get_or_insert(i);
+        for c in source.columns() {
+            if let Some(k) = COLUMNS.iter().position(|n| *n == c.name) {
+                columns[k].get_or_insert(c.index);
             }
         }
         if let Some(missing) = (0..REQUIRED).find(|&k| columns[k].is_none()) {
@@ -297,66 +274,49 @@ impl ParquetReader {
             ));
         }
         Ok(ParquetReader {
-            file: Box::new(file),
+            source,
             columns,
-            len,
             group: 0,
             current: Vec::new().into_iter(),
             done: false,
         })
     }
 
+    /// Row groups in the table.
+    pub fn row_groups(&self) -> usize {
+        self.source.row_groups()
+    }
+
     /// Reads the next row group into rows.
-    fn read_group(&mut self) -> Result<Option<Vec<Row>>, String> {
-        if self.group >= self.file.num_row_groups() {
+    fn read_group(&mut self) -> Result<Option<Vec<Row>>, Error> {
+        if self.group >= self.source.row_groups() {
             return Ok(None);
         }
         let g = self.group;
         self.group += 1;
-        let at = |e: String| format!("row group {g}: {e}");
-        let meta = self.file.metadata().row_group(g);
-        let size: i64 = self
+        let present: Vec<(usize, usize)> = self
             .columns
             .iter()
-            .flatten()
-            .map(|&c| meta.column(c).uncompressed_size().max(0))
-            .sum();
-        for &c in self.columns.iter().flatten() {
-            let chunk = meta.column(c);
-            let start = chunk
-                .dictionary_page_offset()
-                .unwrap_or(0)
-                .min(chunk.data_page_offset());
-            let end = chunk
-                .data_page_offset()
-                .max(chunk.dictionary_page_offset().unwrap_or(0));
-            if start < 0 || chunk.compressed_size() < 0 || end as u64 > self.len {
-                return Err(at(format!(
-                    "column {c}: its pages lie outside the file's {} bytes",
-                    self.len
-                )));
-            }
-        }
-        if size > MAX_ROW_GROUP_BYTES {
-            return Err(at(format!(
-                "{size} bytes uncompressed, over the {MAX_ROW_GROUP_BYTES} read at once"
-            )));
-        }
-        let n = usize::try_from(meta.num_rows())
-            .ok()
-            .filter(|&n| n <= MAX_ROW_GROUP_ROWS)
-            .ok_or_else(|| {
-                at(format!(
-                    "{} rows, not 0 to {MAX_ROW_GROUP_ROWS}",
-                    meta.num_rows()
-                ))
-            })?;
-        let group = self.file.get_row_group(g).map_err(|e| at(e.to_string()))?;
-        let mut rows: Vec<Row> = Vec::with_capacity(n.min(1 << 20));
-        // The three columns of every row first, then the counts added column by column.
-        let keys = read_ints(&*group, self.columns[0], n, "key").map_err(at)?;
-        let epds = read_strings(&*group, self.columns[1], n, "epd").map_err(at)?;
-        let ucis = read_strings(&*group, self.columns[2], n, "move").map_err(at)?;
+            .enumerate()
+            .filter_map(|(k, c)| c.map(|c| (k, c)))
+            .collect();
+        let leaves: Vec<usize> = present.iter().map(|p| p.1).collect();
+        let mut cells = self
+            .source
+            .read_group(g, &leaves)
+            .map_err(|e| Error::new(ErrorKind::Parquet(e.to_string()), 0, 0))?
+            .into_iter();
+        let at = |e: String| Error::new(ErrorKind::Parquet(format!("row group {g}: {e}")), 0, 0);
+        let wrong = |k: usize, what: &str| at(format!("column `{}`: expected {what}", COLUMNS[k]));
+        // The key, EPD and move (always the first three read), then the counts.
+        let (Some(Cells::Int(keys)), Some(Cells::Text(epds)), Some(Cells::Text(ucis))) =
+            (cells.next(), cells.next(), cells.next())
+        else {
+            return Err(at(
+                "columns `key`, `epd`, `move`: expected an integer and two strings".into(),
+            ));
+        };
+        let mut rows: Vec<Row> = Vec::with_capacity(keys.len());
         for ((key, epd), uci) in keys.into_iter().zip(epds).zip(ucis) {
             let (Some(key), Some(epd), Some(uci)) = (key, epd, uci) else {
                 return Err(at(format!("row {}: a null key, EPD or move", rows.len())));
@@ -368,11 +328,11 @@ impl ParquetReader {
                 counts: Counts::default(),
             });
         }
-        for (k, name) in COLUMNS.iter().enumerate().skip(3) {
-            let Some(column) = self.columns[k] else {
-                continue;
+        for (&(k, _), column) in present.iter().skip(3).zip(cells) {
+            let Cells::Int(values) = column else {
+                return Err(wrong(k, "integers"));
             };
-            let values = read_ints(&*group, Some(column), n, name).map_err(at)?;
+            let name = COLUMNS[k];
             for (i, (row, v)) in rows.iter_mut().zip(values).enumerate() {
                 let Some(v) = v else { continue };
                 if v < 0 && k != 13 {
@@ -410,7 +370,7 @@ impl Iterator for ParquetReader {
             if let Some(row) = self.current.next() {
                 return Some(Ok(row));
             }
-            match guard(|| self.read_group()) {
+            match self.read_group() {
                 Ok(Some(rows)) => self.current = rows.into_iter(),
                 Ok(None) => {
                     self.done = true;
@@ -418,119 +378,11 @@ impl Iterator for ParquetReader {
                 }
                 Err(e) => {
                     self.done = true;
-                    return Some(Err(Error::new(ErrorKind::Parquet(e), 0, 0)));
+                    return Some(Err(e));
                 }
             }
         }
     }
-}
-
-/// Runs a step of the Parquet library, a panic in it (on bytes it did not expect) made an
-/// error.
-fn guard<T, E: std::fmt::Display>(f: impl FnOnce() -> Result<T, E>) -> Result<T, String> {
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
-        Ok(r) => r.map_err(|e| e.to_string()),
-        Err(_) => Err("the Parquet reader failed on malformed data".to_string()),
-    }
-}
-
-/// Reads `n` values of an integer column (32 or 64 bits), nulls as `None`.
-fn read_ints(
-    group: &dyn RowGroupReader,
-    column: Option<usize>,
-    n: usize,
-    name: &str,
-) -> Result<Vec<Option<i64>>, String> {
-    let Some(column) = column else {
-        return Ok(vec![None; n]);
-    };
-    let reader = group
-        .get_column_reader(column)
-        .map_err(|e| format!("column `{name}`: {e}"))?;
-    let mut levels = Vec::new();
-    let out = match reader {
-        ColumnReader::Int64ColumnReader(mut r) => {
-            let mut values = Vec::new();
-            read_all(n, &mut levels, |l, max| {
-                r.read_records(max, Some(l), None, &mut values)
-            })?;
-            spread(values, &levels, n)
-        }
-        ColumnReader::Int32ColumnReader(mut r) => {
-            let mut values: Vec<i32> = Vec::new();
-            read_all(n, &mut levels, |l, max| {
-                r.read_records(max, Some(l), None, &mut values)
-            })?;
-            spread(values.into_iter().map(i64::from).collect(), &levels, n)
-        }
-        _ => return Err(format!("column `{name}`: expected 32- or 64-bit integers")),
-    };
-    out.ok_or_else(|| format!("column `{name}`: fewer values than rows"))
-}
-
-/// Reads `n` values of a string column, nulls as `None`.
-fn read_strings(
-    group: &dyn RowGroupReader,
-    column: Option<usize>,
-    n: usize,
-    name: &str,
-) -> Result<Vec<Option<String>>, String> {
-    let Some(column) = column else {
-        return Ok(vec![None; n]);
-    };
-    let ColumnReader::ByteArrayColumnReader(mut r) = group
-        .get_column_reader(column)
-        .map_err(|e| format!("column `{name}`: {e}"))?
-    else {
-        return Err(format!("column `{name}`: expected strings"));
-    };
-    let mut levels = Vec::new();
-    let mut values: Vec<ByteArray> = Vec::new();
-    read_all(n, &mut levels, |l, max| {
-        r.read_records(max, Some(l), None, &mut values)
-    })?;
-    let mut texts = Vec::with_capacity(values.len());
-    for v in values {
-        let text = std::str::from_utf8(v.data())
-            .map_err(|_| format!("column `{name}`: a value that is not UTF-8"))?;
-        texts.push(text.to_string());
-    }
-    spread(texts, &levels, n).ok_or_else(|| format!("column `{name}`: fewer values than rows"))
-}
-
-/// Calls `read(levels, max)` until `n` records are read or the column ends.
-fn read_all(
-    n: usize,
-    levels: &mut Vec<i16>,
-    mut read: impl FnMut(&mut Vec<i16>, usize) -> parquet::errors::Result<(usize, usize, usize)>,
-) -> Result<(), String> {
-    let mut records = 0;
-    while records < n {
-        let (r, _, _) = read(levels, (n - records).min(1 << 16)).map_err(|e| e.to_string())?;
-        if r == 0 {
-            break;
-        }
-        records += r;
-    }
-    Ok(())
-}
-
-/// The values of a column with its definition levels (empty for a required column): `n`
-/// entries, `None` where the level says null; `None` when the values are fewer than the
-/// rows.
-fn spread<T>(values: Vec<T>, levels: &[i16], n: usize) -> Option<Vec<Option<T>>> {
-    if levels.is_empty() {
-        return (values.len() == n).then(|| values.into_iter().map(Some).collect());
-    }
-    if levels.len() != n {
-        return None;
-    }
-    let mut values = values.into_iter();
-    let mut out = Vec::with_capacity(n);
-    for &l in levels {
-        out.push(if l > 0 { Some(values.next()?) } else { None });
-    }
-    Some(out)
 }
 
 #[cfg(test)]
@@ -586,7 +438,7 @@ mod tests {
         let rows: Vec<Row> = (0..ROW_GROUP_ROWS as u64 + 1000).map(row).collect();
         let bytes = write(&rows);
         let reader = ParquetReader::from_bytes(bytes.clone()).unwrap();
-        assert_eq!(reader.file.num_row_groups(), 2);
+        assert_eq!(reader.row_groups(), 2);
         assert!(read(bytes) == rows);
         assert!(read(write(&[])).is_empty());
     }
