@@ -275,6 +275,13 @@ pub enum Kind {
     Int,
     /// Strings (BYTE_ARRAY; UTF-8 expected).
     Text,
+    /// Dates: days since 1970-01-01 (read as integers).
+    Date,
+    /// Times of day: this many units a second since midnight (read as integers).
+    Time {
+        /// Units a second: 1,000 (milliseconds), 1,000,000 or 1,000,000,000.
+        per_second: i64,
+    },
     /// Anything else (booleans, floats, fixed-length bytes): not read.
     Other,
 }
@@ -361,7 +368,7 @@ impl ParquetSource {
 
     /// The top-level, unrepeated columns, in the file's order.
     pub fn columns(&self) -> Vec<ColumnInfo> {
-        use parquet::basic::Type;
+        use parquet::basic::{ConvertedType, LogicalType, TimeUnit, Type};
         let schema = self.file.metadata().file_metadata().schema_descr();
         (0..schema.num_columns())
             .map(|i| (i, schema.column(i)))
@@ -369,9 +376,24 @@ impl ParquetSource {
             .map(|(index, c)| ColumnInfo {
                 name: c.name().to_string(),
                 index,
-                kind: match c.physical_type() {
-                    Type::INT32 | Type::INT64 => Kind::Int,
-                    Type::BYTE_ARRAY => Kind::Text,
+                kind: match (c.physical_type(), c.logical_type_ref(), c.converted_type()) {
+                    (Type::INT32, Some(LogicalType::Date), _)
+                    | (Type::INT32, None, ConvertedType::DATE) => Kind::Date,
+                    (Type::INT32 | Type::INT64, Some(LogicalType::Time(t)), _) => Kind::Time {
+                        per_second: match t.unit {
+                            TimeUnit::MILLIS => 1_000,
+                            TimeUnit::MICROS => 1_000_000,
+                            TimeUnit::NANOS => 1_000_000_000,
+                        },
+                    },
+                    (Type::INT32, None, ConvertedType::TIME_MILLIS) => {
+                        Kind::Time { per_second: 1_000 }
+                    }
+                    (Type::INT64, None, ConvertedType::TIME_MICROS) => Kind::Time {
+                        per_second: 1_000_000,
+                    },
+                    (Type::INT32 | Type::INT64, _, _) => Kind::Int,
+                    (Type::BYTE_ARRAY, _, _) => Kind::Text,
                     _ => Kind::Other,
                 },
             })

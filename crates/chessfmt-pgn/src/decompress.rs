@@ -1,5 +1,5 @@
 //! Compressed input: gzip, zstd or xz recognised by their magic bytes ([`decompressed`],
-//! [`open_decompressed`]).
+//! [`open_decompressed`]); Parquet tables of games too (feature `parquet`).
 
 use std::{
     fs::File,
@@ -19,6 +19,9 @@ pub enum Compression {
     Zstd,
     /// xz (`.xz`).
     Xz,
+    /// A Parquet table of games (lichess's Parquet files): read as PGN by
+    /// [`crate::ParquetGames`] (feature `parquet`).
+    Parquet,
 }
 
 impl Compression {
@@ -30,6 +33,8 @@ impl Compression {
             Compression::Zstd
         } else if magic.starts_with(&[0xfd, b'7', b'z', b'X', b'Z', 0]) {
             Compression::Xz
+        } else if magic.starts_with(b"PAR1") {
+            Compression::Parquet
         } else {
             Compression::None
         }
@@ -38,7 +43,18 @@ impl Compression {
 
 /// Opens a possibly compressed file as a stream of decompressed bytes.
 pub fn open_decompressed(path: &Path) -> io::Result<Box<dyn Read + Send>> {
-    decompressed(File::open(path)?)
+    #[cfg_attr(not(feature = "parquet"), allow(unused_mut))]
+    let mut file = File::open(path)?;
+    #[cfg(feature = "parquet")]
+    {
+        let mut head = [0u8; 4];
+        let n = file.read(&mut head)?;
+        io::Seek::rewind(&mut file)?;
+        if Compression::detect(&head[..n]) == Compression::Parquet {
+            return Ok(Box::new(crate::ParquetGames::open(file)?));
+        }
+    }
+    decompressed(file)
 }
 
 /// A possibly compressed stream (standard input, a socket, …) as decompressed bytes: the
@@ -66,6 +82,14 @@ pub fn decompressed(mut source: impl Read + Send + 'static) -> io::Result<Box<dy
         Compression::Zstd => Box::new(zstd::stream::read::Decoder::with_buffer(file)?),
         #[cfg(feature = "xz")]
         Compression::Xz => Box::new(xz2::bufread::XzDecoder::new_multi_decoder(file)),
+        // A stream has no random access: the table is read whole into memory.
+        #[cfg(feature = "parquet")]
+        Compression::Parquet => {
+            let mut bytes = Vec::new();
+            let mut file = file;
+            file.read_to_end(&mut bytes)?;
+            Box::new(crate::ParquetGames::from_bytes(bytes)?)
+        }
         #[allow(unreachable_patterns)]
         other => return Err(unsupported(other)),
     })

@@ -46,6 +46,8 @@ mod fen;
 pub mod fuzzing;
 mod game;
 mod limits;
+#[cfg(feature = "parquet")]
+mod parquet_games;
 #[cfg(feature = "parallel")]
 pub mod parts;
 mod reader;
@@ -57,6 +59,8 @@ pub use decompress::*;
 pub use fen::*;
 pub use game::*;
 pub use limits::Limits;
+#[cfg(feature = "parquet")]
+pub use parquet_games::ParquetGames;
 pub use reader::*;
 pub use replay::*;
 

@@ -391,6 +391,188 @@ fn parquet_tables_are_the_csv_tables() {
     assert!(!p("x.bin").exists());
 }
 
+/// Days from 1970-01-01 to January 1st of `year`.
+fn days_to_new_year(year: i64) -> i64 {
+    (1970..year)
+        .map(|y| {
+            if (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 {
+                366
+            } else {
+                365
+            }
+        })
+        .sum::<i64>()
+        - (year..1970)
+            .map(|y| {
+                if (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 {
+                    366
+                } else {
+                    365
+                }
+            })
+            .sum::<i64>()
+}
+
+/// Games in lichess's Parquet layout (a `movetext` column, tags as columns, `UTCDate` a
+/// date, `UTCTime` a time, ratings 64-bit, rating differences floats) are read as PGN by
+/// every builder: the same book and the same table as from the PGN they came from. And a
+/// ChessBase database exported as a Parquet table of games (`cbh export --format parquet`)
+/// makes the same book as its PGN export.
+#[test]
+fn games_from_parquet_tables() {
+    use chessfmt_files::parquet::{Column, ParquetFile, Text, Values};
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = corpus();
+    let pgn = corpus.join("pgn/gnuchess-book_1.02-first10000.pgn");
+    // (Names in Latin-1 become U+FFFD: no book or table uses them.)
+    let text = String::from_utf8_lossy(&std::fs::read(&pgn).unwrap()).into_owned();
+    // The games as lichess lays them out (the Date's year as the UTCDate's New Year).
+    let schema = "message lichess {
+        optional binary Event (UTF8);
+        optional binary Site (UTF8);
+        optional binary White (UTF8);
+        optional binary Black (UTF8);
+        optional binary Result (UTF8);
+        optional int32 UTCDate (DATE);
+        optional int64 UTCTime (TIME(MICROS,true));
+        optional int64 WhiteElo;
+        optional float WhiteRatingDiff;
+        optional binary ECO (UTF8);
+        optional binary movetext (UTF8);
+    }";
+    let mut texts: Vec<(Text, Vec<i16>)> = vec![Default::default(); 6];
+    let (mut dates, mut times, mut elos, mut diffs) = (
+        (Vec::new(), Vec::new()),
+        (Vec::new(), Vec::new()),
+        (Vec::new(), Vec::new()),
+        (Vec::new(), Vec::new()),
+    );
+    let mut movetexts = Text::default();
+    let mut games = 0;
+    for game in text.split("\n\n[").filter(|g| !g.trim().is_empty()) {
+        let game = game.trim_start_matches('[');
+        let (head, moves) = game.split_once("\n\n").unwrap();
+        let tag = |name: &str| {
+            head.lines()
+                .find_map(|l| {
+                    l.trim_start_matches('[')
+                        .strip_prefix(&format!("{name} \""))
+                })
+                .map(|v| v.trim_end_matches("\"]").to_string())
+        };
+        for (i, name) in ["Event", "Site", "White", "Black", "Result", "ECO"]
+            .iter()
+            .enumerate()
+        {
+            match tag(name) {
+                Some(v) => {
+                    texts[i].0.push(&v);
+                    texts[i].1.push(1);
+                }
+                None => texts[i].1.push(0),
+            }
+        }
+        match tag("Date").and_then(|d| d.get(..4)?.parse::<i64>().ok()) {
+            Some(y) => {
+                dates.0.push(days_to_new_year(y) as i32);
+                dates.1.push(1);
+            }
+            None => dates.1.push(0),
+        }
+        times.0.push(43_200_000_000i64);
+        times.1.push(1);
+        elos.1.push(0);
+        diffs.0.push(-3.0f32);
+        diffs.1.push(1);
+        movetexts.push(&moves.split_whitespace().collect::<Vec<_>>().join(" "));
+        games += 1;
+    }
+    assert_eq!(games, 10_000);
+    let mut texts = texts.into_iter();
+    let mut next = || {
+        let (t, l) = texts.next().unwrap();
+        Column::optional(Values::Text(t), l)
+    };
+    let mut columns = vec![next(), next(), next(), next(), next()];
+    columns.push(Column::optional(Values::Int32(dates.0), dates.1));
+    columns.push(Column::optional(Values::Int64(times.0), times.1));
+    columns.push(Column::optional(Values::Int64(elos.0), elos.1));
+    columns.push(Column::optional(Values::Float(diffs.0), diffs.1));
+    columns.push(next());
+    columns.push(Column::optional(Values::Text(movetexts), vec![1; games]));
+    let lichess = dir.path().join("lichess.parquet");
+    let mut file = ParquetFile::new(std::fs::File::create(&lichess).unwrap(), schema, &[]).unwrap();
+    file.write_row_group(columns).unwrap();
+    file.finish().unwrap();
+    let p = |n: &str| dir.path().join(n);
+    for (input, book, table) in [(&pgn, "a.bin", "a.csv"), (&lichess, "b.bin", "b.csv")] {
+        run(&["polyglot", "build", s(input), "-o", s(&p(book))]);
+        run(&["tally", s(input), "-o", s(&p(table))]);
+    }
+    assert!(std::fs::read(p("a.bin")).unwrap() == std::fs::read(p("b.bin")).unwrap());
+    assert!(std::fs::read(p("a.csv")).unwrap() == std::fs::read(p("b.csv")).unwrap());
+    // From standard input too (read whole: a Parquet file needs random access).
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_chessfmt"))
+        .args(["polyglot", "build", "-", "-o", "-"])
+        .stdin(std::fs::File::open(&lichess).unwrap())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.stdout == std::fs::read(p("a.bin")).unwrap());
+    // A Parquet file without a movetext column (a statistics table) is an error saying so.
+    run(&["tally", s(&pgn), "-o", s(&p("t.parquet")), "--max-ply", "2"]);
+    let (code, _, err) = chessfmt(&[
+        "polyglot",
+        "build",
+        s(&p("t.parquet")),
+        "-o",
+        s(&p("x.bin")),
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("movetext") && err.contains("t.parquet"),
+        "{err}"
+    );
+
+    // A ChessBase database as a table of games: the same book as from its PGN export.
+    let twic = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/corpus/chessbase/uncbv-tests/twic1134/twic1134.cbh");
+    run(&["cbh", "export", s(&twic), "-o", s(&p("twic.pgn"))]);
+    run(&["cbh", "export", s(&twic), "-o", s(&p("twic.parquet"))]);
+    run(&[
+        "cbh",
+        "export",
+        s(&twic),
+        "-o",
+        s(&p("twic.table")),
+        "--format",
+        "parquet",
+    ]);
+    assert!(std::fs::read(p("twic.table")).unwrap() == std::fs::read(p("twic.parquet")).unwrap());
+    run(&[
+        "polyglot",
+        "build",
+        s(&p("twic.pgn")),
+        "-o",
+        s(&p("t1.bin")),
+    ]);
+    run(&[
+        "polyglot",
+        "build",
+        s(&p("twic.parquet")),
+        "-o",
+        s(&p("t2.bin")),
+    ]);
+    assert!(std::fs::read(p("t1.bin")).unwrap() == std::fs::read(p("t2.bin")).unwrap());
+    run(&["tally", s(&p("twic.pgn")), "-o", s(&p("t1.csv"))]);
+    run(&["tally", s(&p("twic.parquet")), "-o", s(&p("t2.csv"))]);
+    assert!(std::fs::read(p("t1.csv")).unwrap() == std::fs::read(p("t2.csv")).unwrap());
+}
+
 /// The Python interpreter with the test packages (`cargo xtask test` makes it and sets
 /// `CHESSFMT_PYTHON`), or `None` outside CI (said). Under CI its absence fails.
 fn python() -> Option<PathBuf> {
