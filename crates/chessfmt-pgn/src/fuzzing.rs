@@ -42,6 +42,12 @@ pub fn pgn(data: &[u8]) {
             .map(|g| (g.offset, g.moves.len(), g.result))
             .collect::<Vec<_>>()
     };
+    // The bytes as a Parquet table of games (feature `parquet`): its text read as PGN, never
+    // a panic.
+    #[cfg(feature = "parquet")]
+    if let Ok(games) = crate::ParquetGames::from_bytes(data.to_vec()) {
+        summary(&mut PgnReader::new(std::io::Read::take(games, 1 << 20)).games());
+    }
     let whole = summary(&mut PgnReader::new(data).games());
     let trickled = summary(&mut PgnReader::new(Trickle::new(data, 3)).games());
     let n = whole.len().min(trickled.len());
