@@ -1,16 +1,26 @@
-"""A chessfmt statistics table made by Spark: the map runs `chessfmt tally` on each PGN file
-(one task per file, in `mapPartitions`), the reduce is Spark's
+"""A chessfmt statistics table made by Spark: the map runs `chessfmt tally` on each games
+file (one task per file, in `mapPartitions`) writing a Parquet part, Spark reads the parts
+(its own Parquet reader, no rows through Python), the reduce is
 `groupBy(key, epd, move).agg(sum, ...)`, and the parts Spark writes (each sorted) are merged
 by `chessfmt tally merge` into one table that `chessfmt polyglot from-tally` turns into a book.
 
-    spark-submit tally_job.py --chessfmt /path/to/chessfmt --out ALL.csv GAMES.pgn...
+    spark-submit tally_job.py --chessfmt /path/to/chessfmt --scratch /shared/tmp \
+        --out ALL.parquet GAMES.pgn.zst...
     python tally_job.py --master 'local[2]' --chessfmt ... --out ALL.csv GAMES.pgn...
+
+Inputs are PGN (plain, .gz, .zst, .xz) or lichess's Parquet files of games. `--scratch` must
+be a folder every worker and the driver see (the map's parts are written there). Files are
+numbered in the order given (`tally --part K`), so moves of equal weight keep the order one
+`chessfmt polyglot build` over all the files gives. The key is an unsigned 64-bit column
+(Spark reads it as DECIMAL(20,0)); the reduced parts store its 64 bits as a signed BIGINT,
+which `chessfmt` reads back as the same key. See README.md for a cluster run.
 
 Files are numbered in the order given (`tally --part K`), so moves of equal weight keep the
 order one `chessfmt polyglot build` over all the files gives. See README.md for a cluster run.
 """
 
 import argparse
+from decimal import Decimal
 import glob
 import os
 import shutil
@@ -19,7 +29,6 @@ import tempfile
 
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
-from pyspark.sql import types as T
 
 COUNTS = [
     "white",
@@ -32,43 +41,21 @@ COUNTS = [
     "black_elo_games",
 ]
 
-SCHEMA = T.StructType(
-    [
-        T.StructField("key", T.StringType()),
-        T.StructField("epd", T.StringType()),
-        T.StructField("move", T.StringType()),
-    ]
-    + [T.StructField(c, T.LongType()) for c in COUNTS]
-    + [
-        T.StructField("first_year", T.IntegerType()),
-        T.StructField("last_year", T.IntegerType()),
-        # Parts are numbered below 32,768: first_seen fits a signed 64-bit column.
-        T.StructField("first_seen", T.LongType()),
-    ]
-)
 
-
-def tally_files(chessfmt, max_ply, threads):
-    """The map of one partition: each (number, path) tallied by the CLI, its rows parsed."""
+def tally_files(chessfmt, max_ply, threads, scratch):
+    """The map of one partition: each (number, path) tallied by the CLI into a Parquet part
+    in `scratch`; yields the parts' paths."""
 
     def run(items):
         for number, path in items:
-            with tempfile.TemporaryDirectory() as scratch:
-                out = os.path.join(scratch, "part.csv")
-                subprocess.run(
-                    [chessfmt, "tally", path, "-o", out, "--part", str(number),
-                     "--max-ply", str(max_ply), "--threads", str(threads)],
-                    check=True,
-                    stderr=subprocess.DEVNULL,
-                )
-                with open(out, encoding="utf-8") as table:
-                    next(table)  # the header
-                    for line in table:
-                        f = line.rstrip("\n").split(",")
-                        yield (
-                            f[0], f[1], f[2], *(int(x) for x in f[3:11]),
-                            int(f[11]), int(f[12]), int(f[13]) if f[13] else None,
-                        )
+            out = os.path.join(scratch, f"map-{number:05}.parquet")
+            subprocess.run(
+                [chessfmt, "tally", path, "-o", out, "--force", "--part", str(number),
+                 "--max-ply", str(max_ply), "--threads", str(threads)],
+                check=True,
+                stderr=subprocess.DEVNULL,
+            )
+            yield out
 
     return run
 
@@ -76,43 +63,54 @@ def tally_files(chessfmt, max_ply, threads):
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--chessfmt", required=True, help="the chessfmt binary (on every worker)")
-    p.add_argument("--out", required=True, help="the merged table (CSV)")
+    p.add_argument("--out", required=True, help="the merged table (.parquet: Parquet, else CSV)")
+    p.add_argument("--scratch", help="a folder every worker sees (default: the system's)")
     p.add_argument("--master", help="e.g. local[2] (spark-submit sets it otherwise)")
     p.add_argument("--max-ply", type=int, default=1024)
     p.add_argument("--threads", type=int, default=1, help="threads of each tally task")
     p.add_argument("--partitions", type=int, default=8, help="parts of the reduced table")
-    p.add_argument("pgn", nargs="+", help="PGN files (.pgn, .gz, .zst, .xz), in order")
+    p.add_argument(
+        "games", nargs="+", help="PGN files (.pgn, .gz, .zst, .xz) or Parquet games, in order"
+    )
     args = p.parse_args()
-    if len(args.pgn) >= 32768:
+    if len(args.games) >= 32768:
         p.error("at most 32,767 files (the part number is 15 bits here)")
 
     builder = SparkSession.builder.appName("chessfmt-tally")
     if args.master:
         builder = builder.master(args.master)
     spark = builder.getOrCreate()
-    files = [(i, os.path.abspath(path)) for i, path in enumerate(args.pgn)]
-    rows = spark.sparkContext.parallelize(files, len(files)).mapPartitions(
-        tally_files(os.path.abspath(args.chessfmt), args.max_ply, args.threads)
-    )
-    table = spark.createDataFrame(rows, SCHEMA)
-    reduced = table.groupBy("key", "epd", "move").agg(
-        *[F.sum(c).alias(c) for c in COUNTS],
-        F.coalesce(F.min(F.when(F.col("first_year") > 0, F.col("first_year"))), F.lit(0)).alias(
-            "first_year"
-        ),
-        F.max("last_year").alias("last_year"),
-        F.min("first_seen").alias("first_seen"),
-    )
-    scratch = tempfile.mkdtemp(prefix="chessfmt-spark-")
+    scratch = tempfile.mkdtemp(prefix="chessfmt-spark-", dir=args.scratch)
     try:
+        files = [(i, os.path.abspath(path)) for i, path in enumerate(args.games)]
+        maps = (
+            spark.sparkContext.parallelize(files, len(files))
+            .mapPartitions(
+                tally_files(os.path.abspath(args.chessfmt), args.max_ply, args.threads, scratch)
+            )
+            .collect()
+        )
+        table = spark.read.parquet(*maps)
+        reduced = table.groupBy("key", "epd", "move").agg(
+            *[F.sum(c).cast("long").alias(c) for c in COUNTS],
+            F.coalesce(
+                F.min(F.when(F.col("first_year") > 0, F.col("first_year"))), F.lit(0)
+            ).alias("first_year"),
+            F.max("last_year").alias("last_year"),
+            F.min("first_seen").alias("first_seen"),
+        )
         parts_dir = os.path.join(scratch, "parts")
-        # Each part sorted as a table is; `tally merge` joins them in bounded memory.
+        # Each part sorted as a table is (by the unsigned key), then the key's 64 bits stored
+        # as a signed BIGINT; `tally merge` joins the parts in bounded memory.
+        half, whole = F.lit(Decimal(2**63)), F.lit(Decimal(2**64))
+        signed = F.when(F.col("key") >= half, F.col("key") - whole).otherwise(F.col("key"))
         (
             reduced.repartitionByRange(args.partitions, "key")
             .sortWithinPartitions("key", "epd", "move")
-            .write.csv(parts_dir, header=True)
+            .withColumn("key", signed.cast("long"))
+            .write.parquet(parts_dir)
         )
-        parts = sorted(glob.glob(os.path.join(parts_dir, "part-*.csv")))
+        parts = sorted(glob.glob(os.path.join(parts_dir, "part-*.parquet")))
         subprocess.run(
             [args.chessfmt, "tally", "merge", *parts, "-o", args.out, "--force"], check=True
         )

@@ -42,6 +42,19 @@ def test_parts_merged_are_one_table(tmp_path, first10000):
         tally.merge([tmp_path / "a.csv"], tmp_path / "all.csv")
 
 
+def test_parquet_tables(tmp_path, first10000):
+    """A .parquet name writes the table as Parquet (the same rows as CSV), read back by
+    content; merge and from_tally take it."""
+    tally.tally(first10000, tmp_path / "t.parquet", max_ply=16)
+    tally.tally(first10000, tmp_path / "t.csv", max_ply=16)
+    assert (tmp_path / "t.parquet").read_bytes()[:4] == b"PAR1"
+    tally.merge([tmp_path / "t.parquet"], tmp_path / "back.csv")
+    assert (tmp_path / "back.csv").read_bytes() == (tmp_path / "t.csv").read_bytes()
+    tally.merge([tmp_path / "t.csv"], tmp_path / "m.parquet")
+    cp.from_tally(tmp_path / "m.parquet", tmp_path / "b.bin")
+    assert (tmp_path / "b.bin").read_bytes() == corpus("polyglot/golden/first10000_ply16.bin").read_bytes()
+
+
 def test_polyglot_to_tally_and_back(tmp_path):
     src = corpus("polyglot/golden/first10000_ply16.bin")
     table = tmp_path / "t.csv"
