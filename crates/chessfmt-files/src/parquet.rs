@@ -65,6 +65,13 @@ impl Text {
         self.ends.is_empty()
     }
 
+    /// Appends the values of `other`, in order.
+    pub fn append(&mut self, other: &Text) {
+        let base = self.data.len();
+        self.data.extend_from_slice(&other.data);
+        self.ends.extend(other.ends.iter().map(|e| e + base));
+    }
+
     /// The values as the Parquet library takes them: slices of one shared buffer.
     fn byte_arrays(self) -> Vec<ByteArray> {
         let data = bytes::Bytes::from(self.data);
@@ -168,9 +175,17 @@ fn parquet_error(doing: &str, e: impl std::fmt::Display) -> io::Error {
     io::Error::other(format!("Parquet: {doing}: {e}"))
 }
 
-/// A Parquet file being written to `W`.
+/// A Parquet file being written to `W`: an [`Encoder`] (which may encode a row group on
+/// another thread, e.g. in a `rayon::join` beside the making of the next one) and the output
+/// the encoded bytes are passed on to.
 pub struct ParquetFile<W: Write> {
     out: W,
+    encoder: Encoder,
+}
+
+/// The encoding half of a [`ParquetFile`]: row groups encoded and compressed into memory,
+/// taken by the file's output at [`ParquetFile::pass_on`]. `Send` whatever the output.
+pub struct Encoder {
     bytes: Shared,
     writer: SerializedFileWriter<Shared>,
     rows: u64,
@@ -179,6 +194,14 @@ pub struct ParquetFile<W: Write> {
 impl<W: Write> std::fmt::Debug for ParquetFile<W> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ParquetFile")
+            .field("rows", &self.encoder.rows)
+            .finish_non_exhaustive()
+    }
+}
+
+impl std::fmt::Debug for Encoder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Encoder")
             .field("rows", &self.rows)
             .finish_non_exhaustive()
     }
@@ -201,21 +224,53 @@ impl<W: Write> ParquetFile<W> {
             .map_err(|e| parquet_error("starting the file", e))?;
         let mut file = ParquetFile {
             out,
-            bytes,
-            writer,
-            rows: 0,
+            encoder: Encoder {
+                bytes,
+                writer,
+                rows: 0,
+            },
         };
         file.pass_on()?;
         Ok(file)
     }
 
-    fn pass_on(&mut self) -> io::Result<()> {
-        let bytes = self.bytes.take();
+    /// The encoding half, to encode a row group elsewhere ([`Encoder::write_row_group`]);
+    /// its bytes reach the output at the next [`Self::pass_on`].
+    pub fn encoder(&mut self) -> &mut Encoder {
+        &mut self.encoder
+    }
+
+    /// Passes what the encoder has made on to the output.
+    pub fn pass_on(&mut self) -> io::Result<()> {
+        let bytes = self.encoder.bytes.take();
         self.out.write_all(&bytes)
     }
 
-    /// Writes one row group: `columns` are the schema's leaves in order. An empty group (no
-    /// values and no levels) is not written.
+    /// Writes one row group (see [`Encoder::write_row_group`]) and passes it on.
+    pub fn write_row_group(&mut self, columns: Vec<Column>) -> io::Result<()> {
+        self.encoder.write_row_group(columns)?;
+        self.pass_on()
+    }
+
+    /// Rows written so far.
+    pub fn rows(&self) -> u64 {
+        self.encoder.rows
+    }
+
+    /// Writes the footer, flushes and gives the output back.
+    pub fn finish(mut self) -> io::Result<W> {
+        self.encoder
+            .writer
+            .finish()
+            .map_err(|e| parquet_error("finishing the file", e))?;
+        self.pass_on()?;
+        self.out.flush()?;
+        Ok(self.out)
+    }
+}
+
+impl Encoder {
+    /// Encodes one row group into memory: `columns` are the schema's leaves in order.
     pub fn write_row_group(&mut self, columns: Vec<Column>) -> io::Result<()> {
         let err = |e| parquet_error("writing a row group", e);
         let mut columns = columns.into_iter();
@@ -241,22 +296,7 @@ impl<W: Write> ParquetFile<W> {
         }
         let meta = group.close().map_err(err)?;
         self.rows += meta.num_rows().max(0) as u64;
-        self.pass_on()
-    }
-
-    /// Rows written so far.
-    pub fn rows(&self) -> u64 {
-        self.rows
-    }
-
-    /// Writes the footer, flushes and gives the output back.
-    pub fn finish(mut self) -> io::Result<W> {
-        self.writer
-            .finish()
-            .map_err(|e| parquet_error("finishing the file", e))?;
-        self.pass_on()?;
-        self.out.flush()?;
-        Ok(self.out)
+        Ok(())
     }
 }
 

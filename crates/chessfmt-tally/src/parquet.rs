@@ -94,9 +94,10 @@ fn parquet_error(doing: &str, e: impl std::fmt::Display) -> Error {
     Error::new(ErrorKind::Parquet(format!("{doing}: {e}")), 0, 0)
 }
 
-/// The columns of the rows of one row group, before they are written.
+/// The columns of the rows of one row group (or of a window of one), before they are
+/// written.
 #[derive(Default)]
-struct Columns {
+pub(crate) struct Columns {
     key: Vec<i64>,
     epd: Text,
     uci: Text,
@@ -112,11 +113,15 @@ impl Columns {
     }
 
     fn push(&mut self, row: &Row) {
-        let c = &row.counts;
+        self.push_parts(row.key, &row.epd, &row.uci, &row.counts);
+    }
+
+    /// Appends one row given by its parts.
+    pub(crate) fn push_parts(&mut self, key: u64, epd: &str, uci: &str, c: &Counts) {
         let signed = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
-        self.key.push(row.key as i64);
-        self.epd.push(&row.epd);
-        self.uci.push(&row.uci);
+        self.key.push(key as i64);
+        self.epd.push(epd);
+        self.uci.push(uci);
         let sums = [
             c.white,
             c.draws,
@@ -138,6 +143,22 @@ impl Columns {
             self.first_seen_levels.push(1);
             self.first_seen.push(c.first_seen as i64);
         }
+    }
+
+    /// Appends the rows of `other`.
+    pub(crate) fn append(&mut self, other: &Columns) {
+        self.key.extend_from_slice(&other.key);
+        self.epd.append(&other.epd);
+        self.uci.append(&other.uci);
+        for (a, b) in self.counts.iter_mut().zip(&other.counts) {
+            a.extend_from_slice(b);
+        }
+        for (a, b) in self.years.iter_mut().zip(&other.years) {
+            a.extend_from_slice(b);
+        }
+        self.first_seen.extend_from_slice(&other.first_seen);
+        self.first_seen_levels
+            .extend_from_slice(&other.first_seen_levels);
     }
 
     /// The leaves in the schema's order.
@@ -207,6 +228,36 @@ impl<W: Write> ParquetWriter<W> {
     /// Rows written.
     pub fn rows(&self) -> u64 {
         self.rows
+    }
+
+    /// Writes the rows `next` makes, a window at a time (`None`: no more), each full row
+    /// group encoded while `next` makes the following window (`rayon::join` on the current
+    /// pool): the encoding, serial within a row group, overlaps the making of rows.
+    pub(crate) fn write_windows(
+        &mut self,
+        mut next: impl FnMut() -> Option<Columns> + Send,
+    ) -> Result<(), Error> {
+        let mut full: Option<Columns> = None;
+        loop {
+            let encoder = self.file.encoder();
+            let (encoded, window) = rayon::join(
+                || match full.take() {
+                    Some(columns) => encoder.write_row_group(columns.into_columns()),
+                    None => Ok(()),
+                },
+                &mut next,
+            );
+            encoded?;
+            self.file.pass_on()?;
+            let Some(window) = window else {
+                return Ok(());
+            };
+            self.rows += window.len() as u64;
+            self.columns.append(&window);
+            if self.columns.len() >= ROW_GROUP_ROWS {
+                full = Some(std::mem::take(&mut self.columns));
+            }
+        }
     }
 
     fn write_row_group(&mut self) -> Result<(), Error> {

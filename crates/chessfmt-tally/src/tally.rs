@@ -158,16 +158,18 @@ impl Entry {
 }
 
 /// Writes the rows of sorted `entries`, made on the pool a window of positions at a time (EPD
-/// once per position): CSV as text per chunk, Parquet as rows per chunk.
+/// once per position): CSV as text per chunk; Parquet as columns per chunk, each full row
+/// group encoded while the next window is made.
 fn write_entries<W: Write>(
     entries: &[(u64, Entry)],
     out: &mut TableWriter<W>,
 ) -> Result<(), Error> {
     use rayon::prelude::*;
     const CHUNK: usize = 2048;
-    for window in entries.chunks(CHUNK * 32) {
-        match &mut *out {
-            TableWriter::Csv(csv) => {
+    let windows = entries.chunks(CHUNK * 32);
+    match out {
+        TableWriter::Csv(csv) => {
+            for window in windows {
                 let texts: Vec<(Vec<u8>, u64)> = window
                     .par_chunks(CHUNK)
                     .map(|chunk| {
@@ -184,30 +186,31 @@ fn write_entries<W: Write>(
                     csv.write_formatted(&text, rows)?;
                 }
             }
-            #[cfg_attr(not(feature = "parquet"), allow(unreachable_patterns))]
-            _ => {
-                let chunks: Vec<Vec<Row>> = window
+            Ok(())
+        }
+        #[cfg(feature = "parquet")]
+        TableWriter::Parquet(parquet) => {
+            let mut windows = windows;
+            parquet.write_windows(move || {
+                let parts: Vec<crate::parquet::Columns> = windows
+                    .next()?
                     .par_chunks(CHUNK)
                     .map(|chunk| {
-                        let mut rows = Vec::with_capacity(chunk.len() * 2);
+                        let mut columns = crate::parquet::Columns::default();
                         each_row(chunk, |key, epd, uci, counts| {
-                            rows.push(Row {
-                                key,
-                                epd: epd.to_string(),
-                                uci: uci.to_string(),
-                                counts: *counts,
-                            });
+                            columns.push_parts(key, epd, uci, counts);
                         });
-                        rows
+                        columns
                     })
                     .collect();
-                for row in chunks.iter().flatten() {
-                    out.write(row)?;
+                let mut all = crate::parquet::Columns::default();
+                for p in &parts {
+                    all.append(p);
                 }
-            }
+                Some(all)
+            })
         }
     }
-    Ok(())
 }
 
 /// Calls `f` with the key, EPD, move and counts of every row of `entries`, in order.
