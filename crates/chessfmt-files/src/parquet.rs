@@ -464,14 +464,32 @@ impl ParquetSource {
     /// group `group`: one [`Cells`] per column, each with a value or null per row. Errors
     /// name the row group and the column.
     pub fn read_group(&self, group: usize, columns: &[usize]) -> io::Result<Vec<Cells>> {
-        guard(|| self.read_group_unguarded(group, columns))
+        let mut cursor = self.cursor(group, columns)?;
+        let rows = cursor.left;
+        Ok(cursor
+            .next_batch(rows.max(1))?
+            .unwrap_or_else(|| empty_cells(&cursor.kinds)))
+    }
+
+    /// A cursor over `columns` of row group `group`, read a batch of rows at a time
+    /// ([`GroupCursor::next_batch`]): memory holds a batch and each column's current page,
+    /// not the row group. The row group's bounds are checked here.
+    pub fn cursor(&self, group: usize, columns: &[usize]) -> io::Result<GroupCursor> {
+        guard(|| self.cursor_unguarded(group, columns))
             .map_err(|e| invalid(format!("Parquet: row group {group}: {e}")))
     }
 
-    fn read_group_unguarded(&self, g: usize, columns: &[usize]) -> Result<Vec<Cells>, String> {
+    fn cursor_unguarded(&self, g: usize, columns: &[usize]) -> Result<GroupCursor, String> {
+        use parquet::column::reader::ColumnReader;
+        if g >= self.file.num_row_groups() {
+            return Err("no such row group".into());
+        }
         let meta = self.file.metadata().row_group(g);
         let mut size: i64 = 0;
         for &c in columns {
+            if c >= meta.num_columns() {
+                return Err(format!("no column {c}"));
+            }
             let chunk = meta.column(c);
             let dictionary = chunk.dictionary_page_offset().unwrap_or(0);
             let start = dictionary.min(chunk.data_page_offset());
@@ -489,39 +507,107 @@ impl ParquetSource {
                 "{size} bytes uncompressed, over the {MAX_ROW_GROUP_BYTES} read at once"
             ));
         }
-        let n = usize::try_from(meta.num_rows())
+        let rows = usize::try_from(meta.num_rows())
             .ok()
             .filter(|&n| n <= MAX_ROW_GROUP_ROWS)
             .ok_or_else(|| format!("{} rows, not 0 to {MAX_ROW_GROUP_ROWS}", meta.num_rows()))?;
-        let reader = self.file.get_row_group(g).map_err(|e| e.to_string())?;
-        columns
-            .iter()
-            .map(|&c| read_cells(&*reader, c, n))
-            .collect()
+        let group = self.file.get_row_group(g).map_err(|e| e.to_string())?;
+        let mut readers = Vec::with_capacity(columns.len());
+        let mut kinds = Vec::with_capacity(columns.len());
+        for &c in columns {
+            let reader = group
+                .get_column_reader(c)
+                .map_err(|e| format!("column {c}: {e}"))?;
+            kinds.push(match reader {
+                ColumnReader::ByteArrayColumnReader(_) => Kind::Text,
+                ColumnReader::Int32ColumnReader(_) | ColumnReader::Int64ColumnReader(_) => {
+                    Kind::Int
+                }
+                _ => return Err(format!("column {c}: not integers or strings")),
+            });
+            readers.push((c, reader));
+        }
+        Ok(GroupCursor {
+            readers,
+            kinds,
+            left: rows,
+            group: g,
+        })
     }
 }
 
-/// Reads `n` values of leaf column `column`, nulls as `None`.
+/// Empty cells of each kind.
+fn empty_cells(kinds: &[Kind]) -> Vec<Cells> {
+    kinds
+        .iter()
+        .map(|k| match k {
+            Kind::Text => Cells::Text(Vec::new()),
+            _ => Cells::Int(Vec::new()),
+        })
+        .collect()
+}
+
+/// Columns of one row group read a batch of rows at a time ([`ParquetSource::cursor`]).
+pub struct GroupCursor {
+    readers: Vec<(usize, parquet::column::reader::ColumnReader)>,
+    kinds: Vec<Kind>,
+    left: usize,
+    group: usize,
+}
+
+impl std::fmt::Debug for GroupCursor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GroupCursor")
+            .field("group", &self.group)
+            .field("left", &self.left)
+            .finish_non_exhaustive()
+    }
+}
+
+impl GroupCursor {
+    /// Rows of the row group not read yet.
+    pub fn rows_left(&self) -> usize {
+        self.left
+    }
+
+    /// The next (at most) `max` rows: one [`Cells`] per column, `None` when the row group is
+    /// read. Errors name the row group and the column.
+    pub fn next_batch(&mut self, max: usize) -> io::Result<Option<Vec<Cells>>> {
+        if self.left == 0 {
+            return Ok(None);
+        }
+        let n = self.left.min(max.max(1));
+        let group = self.group;
+        let cells = guard(|| -> Result<Vec<Cells>, String> {
+            self.readers
+                .iter_mut()
+                .map(|(c, r)| read_cells(r, *c, n))
+                .collect()
+        })
+        .map_err(|e| invalid(format!("Parquet: row group {group}: {e}")))?;
+        self.left -= n;
+        Ok(Some(cells))
+    }
+}
+
+/// Reads the next `n` values of a column, nulls as `None`.
 fn read_cells(
-    group: &dyn parquet::file::reader::RowGroupReader,
+    reader: &mut parquet::column::reader::ColumnReader,
     column: usize,
     n: usize,
 ) -> Result<Cells, String> {
     use parquet::column::reader::ColumnReader;
-    let reader = group
-        .get_column_reader(column)
-        .map_err(|e| format!("column {column}: {e}"))?;
     let short = || format!("column {column}: fewer values than rows");
     let mut levels = Vec::new();
     match reader {
-        ColumnReader::Int64ColumnReader(mut r) => {
+        ColumnReader::Int64ColumnReader(r) => {
             let mut values = Vec::new();
             read_all(n, &mut levels, |l, max| {
                 r.read_records(max, Some(l), None, &mut values)
             })?;
             spread(values, &levels, n).map(Cells::Int).ok_or_else(short)
         }
-        ColumnReader::Int32ColumnReader(mut r) => {
+        ColumnReader::Int32ColumnReader(r) => {
             let mut values: Vec<i32> = Vec::new();
             read_all(n, &mut levels, |l, max| {
                 r.read_records(max, Some(l), None, &mut values)
@@ -529,7 +615,7 @@ fn read_cells(
             let values = values.into_iter().map(i64::from).collect();
             spread(values, &levels, n).map(Cells::Int).ok_or_else(short)
         }
-        ColumnReader::ByteArrayColumnReader(mut r) => {
+        ColumnReader::ByteArrayColumnReader(r) => {
             let mut values: Vec<ByteArray> = Vec::new();
             read_all(n, &mut levels, |l, max| {
                 r.read_records(max, Some(l), None, &mut values)

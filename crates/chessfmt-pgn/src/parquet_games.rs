@@ -4,13 +4,12 @@
 //! as if they were PGN.
 //!
 //! Each row becomes a game: every integer or string column but `movetext` a tag (nulls left
-//! out, values escaped), then the movetext. One row group is read at a time
-//! ([`chessfmt_files::parquet::ParquetSource`]'s bounds), its text made a few hundred games
-//! at a time.
+//! out, values escaped), then the movetext. Games are read and made into text a few hundred
+//! at a time ([`chessfmt_files::parquet::ParquetSource`]'s cursor and bounds).
 
 use std::io::{self, Read};
 
-use chessfmt_files::parquet::{Cells, Kind, ParquetSource};
+use chessfmt_files::parquet::{Cells, GroupCursor, Kind, ParquetSource};
 
 /// Games made into text at a time.
 const BATCH: usize = 256;
@@ -22,10 +21,7 @@ pub struct ParquetGames {
     movetext: usize,
     tags: Vec<(String, usize, Kind)>,
     group: usize,
-    /// The row group being written out: the movetext cells, the tags' cells, the next row.
-    cells: Vec<Cells>,
-    row: usize,
-    rows: usize,
+    cursor: Option<GroupCursor>,
     text: Vec<u8>,
     at: usize,
 }
@@ -34,7 +30,6 @@ impl std::fmt::Debug for ParquetGames {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ParquetGames")
             .field("group", &self.group)
-            .field("row", &self.row)
             .finish_non_exhaustive()
     }
 }
@@ -73,9 +68,7 @@ impl ParquetGames {
             movetext: movetext.index,
             tags,
             group: 0,
-            cells: Vec::new(),
-            row: 0,
-            rows: 0,
+            cursor: None,
             text: Vec::new(),
             at: 0,
         })
@@ -90,26 +83,28 @@ impl ParquetGames {
     fn fill(&mut self) -> io::Result<bool> {
         self.text.clear();
         self.at = 0;
-        while self.row >= self.rows {
+        let cells = loop {
+            if let Some(cursor) = &mut self.cursor
+                && let Some(cells) = cursor.next_batch(BATCH)?
+            {
+                break cells;
+            }
             if self.group >= self.source.row_groups() {
                 return Ok(false);
             }
             let mut leaves = vec![self.movetext];
             leaves.extend(self.tags.iter().map(|t| t.1));
-            self.cells = self.source.read_group(self.group, &leaves)?;
+            self.cursor = Some(self.source.cursor(self.group, &leaves)?);
             self.group += 1;
-            self.row = 0;
-            self.rows = match self.cells.first() {
-                Some(Cells::Text(v)) => v.len(),
-                _ => 0,
-            };
-        }
-        let end = (self.row + BATCH).min(self.rows);
-        for r in self.row..end {
-            for ((name, _, kind), cells) in self.tags.iter().zip(&self.cells[1..]) {
+        };
+        let Some(Cells::Text(movetexts)) = cells.first() else {
+            return Ok(true);
+        };
+        for (r, movetext) in movetexts.iter().enumerate() {
+            for ((name, _, kind), cells) in self.tags.iter().zip(&cells[1..]) {
                 let value = match cells {
-                    Cells::Text(v) => v[r].clone(),
-                    Cells::Int(v) => v[r].map(|i| match kind {
+                    Cells::Text(v) => v.get(r).cloned().flatten(),
+                    Cells::Int(v) => v.get(r).copied().flatten().map(|i| match kind {
                         Kind::Date => pgn_date(i),
                         Kind::Time { per_second } => clock_time(i, *per_second),
                         _ => i.to_string(),
@@ -121,13 +116,10 @@ impl ParquetGames {
                 }
             }
             self.text.push(b'\n');
-            if let Cells::Text(v) = &self.cells[0] {
-                self.text
-                    .extend_from_slice(v[r].as_deref().unwrap_or("*").as_bytes());
-            }
+            self.text
+                .extend_from_slice(movetext.as_deref().unwrap_or("*").as_bytes());
             self.text.extend_from_slice(b"\n\n");
         }
-        self.row = end;
         Ok(true)
     }
 }
@@ -170,8 +162,10 @@ fn tag(out: &mut Vec<u8>, name: &str, value: &str) {
 
 impl Read for ParquetGames {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        if self.at >= self.text.len() && !self.fill()? {
-            return Ok(0);
+        while self.at >= self.text.len() {
+            if !self.fill()? {
+                return Ok(0);
+            }
         }
         let n = buf.len().min(self.text.len() - self.at);
         buf[..n].copy_from_slice(&self.text[self.at..self.at + n]);

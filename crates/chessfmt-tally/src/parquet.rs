@@ -41,7 +41,9 @@
 
 use std::{fs::File, io::Write};
 
-use chessfmt_files::parquet::{Cells, Column, ParquetFile, ParquetSource, Text, Values};
+use chessfmt_files::parquet::{
+    Cells, Column, GroupCursor, ParquetFile, ParquetSource, Text, Values,
+};
 
 use crate::{Counts, Error, ErrorKind, Row};
 
@@ -282,9 +284,13 @@ pub struct ParquetReader {
     /// The leaf column of each of [`COLUMNS`], where the file has it.
     columns: [Option<usize>; 14],
     group: usize,
+    cursor: Option<GroupCursor>,
     current: std::vec::IntoIter<Row>,
     done: bool,
 }
+
+/// Rows read at a time (what a reader holds, besides each column's current page).
+pub const BATCH_ROWS: usize = 4096;
 
 impl std::fmt::Debug for ParquetReader {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -328,6 +334,7 @@ impl ParquetReader {
             source,
             columns,
             group: 0,
+            cursor: None,
             current: Vec::new().into_iter(),
             done: false,
         })
@@ -338,25 +345,30 @@ impl ParquetReader {
         self.source.row_groups()
     }
 
-    /// Reads the next row group into rows.
-    fn read_group(&mut self) -> Result<Option<Vec<Row>>, Error> {
-        if self.group >= self.source.row_groups() {
-            return Ok(None);
-        }
-        let g = self.group;
-        self.group += 1;
+    /// Reads the next batch of rows (of this row group or the next ones).
+    fn read_batch(&mut self) -> Result<Option<Vec<Row>>, Error> {
         let present: Vec<(usize, usize)> = self
             .columns
             .iter()
             .enumerate()
             .filter_map(|(k, c)| c.map(|c| (k, c)))
             .collect();
-        let leaves: Vec<usize> = present.iter().map(|p| p.1).collect();
-        let mut cells = self
-            .source
-            .read_group(g, &leaves)
-            .map_err(|e| Error::new(ErrorKind::Parquet(e.to_string()), 0, 0))?
-            .into_iter();
+        let parquet = |e: std::io::Error| Error::new(ErrorKind::Parquet(e.to_string()), 0, 0);
+        let cells = loop {
+            if let Some(cursor) = &mut self.cursor
+                && let Some(cells) = cursor.next_batch(BATCH_ROWS).map_err(parquet)?
+            {
+                break cells;
+            }
+            if self.group >= self.source.row_groups() {
+                return Ok(None);
+            }
+            let leaves: Vec<usize> = present.iter().map(|p| p.1).collect();
+            self.cursor = Some(self.source.cursor(self.group, &leaves).map_err(parquet)?);
+            self.group += 1;
+        };
+        let g = self.group - 1;
+        let mut cells = cells.into_iter();
         let at = |e: String| Error::new(ErrorKind::Parquet(format!("row group {g}: {e}")), 0, 0);
         let wrong = |k: usize, what: &str| at(format!("column `{}`: expected {what}", COLUMNS[k]));
         // The key, EPD and move (always the first three read), then the counts.
@@ -370,7 +382,10 @@ impl ParquetReader {
         let mut rows: Vec<Row> = Vec::with_capacity(keys.len());
         for ((key, epd), uci) in keys.into_iter().zip(epds).zip(ucis) {
             let (Some(key), Some(epd), Some(uci)) = (key, epd, uci) else {
-                return Err(at(format!("row {}: a null key, EPD or move", rows.len())));
+                return Err(at(format!(
+                    "row {} of a batch: a null key, EPD or move",
+                    rows.len()
+                )));
             };
             rows.push(Row {
                 key: key as u64,
@@ -387,7 +402,7 @@ impl ParquetReader {
             for (i, (row, v)) in rows.iter_mut().zip(values).enumerate() {
                 let Some(v) = v else { continue };
                 if v < 0 && k != 13 {
-                    return Err(at(format!("row {i}: column `{name}` holds {v}")));
+                    return Err(at(format!("row {i} of a batch: column `{name}` holds {v}")));
                 }
                 let c = &mut row.counts;
                 let year = |v: i64| u16::try_from(v).unwrap_or(u16::MAX);
@@ -421,7 +436,7 @@ impl Iterator for ParquetReader {
             if let Some(row) = self.current.next() {
                 return Some(Ok(row));
             }
-            match self.read_group() {
+            match self.read_batch() {
                 Ok(Some(rows)) => self.current = rows.into_iter(),
                 Ok(None) => {
                     self.done = true;
