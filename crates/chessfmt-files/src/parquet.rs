@@ -209,15 +209,17 @@ impl std::fmt::Debug for Encoder {
 
 impl<W: Write> ParquetFile<W> {
     /// Starts a file of `schema` (Parquet's message syntax) on `out`, with dictionaries for
-    /// every column but the top-level ones named in `no_dictionary` (columns of distinct
-    /// values, where a dictionary is built only to be given up).
+    /// every column but those named in `no_dictionary` (columns of distinct values, where a
+    /// dictionary is built only to be given up; a nested leaf by its dotted path,
+    /// `visits.list.element.move`).
     pub fn new(out: W, schema: &str, no_dictionary: &[&str]) -> io::Result<ParquetFile<W>> {
         let schema = Arc::new(parse_message_type(schema).map_err(|e| parquet_error("schema", e))?);
         let mut props = WriterProperties::builder()
             .set_compression(Compression::SNAPPY)
             .set_created_by(format!("chessfmt {}", env!("CARGO_PKG_VERSION")));
         for column in no_dictionary {
-            props = props.set_column_dictionary_enabled(ColumnPath::from(*column), false);
+            let path = ColumnPath::new(column.split('.').map(str::to_string).collect());
+            props = props.set_column_dictionary_enabled(path, false);
         }
         let bytes = Shared::default();
         let writer = SerializedFileWriter::new(bytes.clone(), schema, Arc::new(props.build()))

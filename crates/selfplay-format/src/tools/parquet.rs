@@ -46,8 +46,38 @@ const SCHEMA: &str = "message selfplay_positions {
     }
 }";
 
-/// Positions per row group.
-pub const PARQUET_ROW_GROUP: usize = 1 << 17;
+/// Positions per row group (with their visit lists, about a million list entries).
+pub const PARQUET_ROW_GROUP: usize = 1 << 15;
+
+/// The UCI text of `m` (castling as `mode` has it), without the formatting machinery.
+fn push_uci(out: &mut Text, m: Move, mode: CastlingMode) {
+    let uci = m.to_uci(mode);
+    let mut b = [0u8; 5];
+    let len = match uci {
+        shakmaty::uci::UciMove::Normal {
+            from,
+            to,
+            promotion,
+        } => {
+            b[0] = b'a' + u8::from(from.file());
+            b[1] = b'1' + u8::from(from.rank());
+            b[2] = b'a' + u8::from(to.file());
+            b[3] = b'1' + u8::from(to.rank());
+            match promotion {
+                Some(role) => {
+                    b[4] = role.char() as u8;
+                    5
+                }
+                None => 4,
+            }
+        }
+        other => {
+            out.push(&other.to_string());
+            return;
+        }
+    };
+    out.push_bytes(&b[..len]);
+}
 
 /// The columns of one row group.
 #[derive(Default)]
@@ -84,7 +114,7 @@ impl Rows {
             Color::White => "w",
             Color::Black => "b",
         });
-        self.played.push(&s.mv.to_uci(mode).to_string());
+        push_uci(&mut self.played, s.mv, mode);
         self.score.push(s.score());
         self.raw_score.push(i32::from(s.raw_score));
         self.result.push(s.result);
@@ -100,14 +130,14 @@ impl Rows {
             if best.as_ref().is_none_or(|b| v > b.1) {
                 best = Some((m, v));
             }
-            self.visit_moves.push(&m.to_uci(mode).to_string());
+            push_uci(&mut self.visit_moves, m, mode);
             self.visit_counts.push(i32::from(v));
             self.visit_def.push(2);
             self.visit_rep.push(i16::from(i > 0));
         }
         match best {
             Some((m, _)) => {
-                self.best.push(&m.to_uci(mode).to_string());
+                push_uci(&mut self.best, m, mode);
                 self.best_levels.push(1);
             }
             None => {
@@ -148,7 +178,9 @@ impl Rows {
 
 /// Writes every position as a row of a Parquet table (see the module's columns).
 pub fn to_parquet(data: &[u8], mode: Mode, out: &mut dyn Write) -> Result<Summary, ToolError> {
-    let mut file = ParquetFile::new(out, SCHEMA, &["fen"])?;
+    // FENs are nearly all distinct; a dictionary of the visits' moves costs more to build
+    // than it saves after compression.
+    let mut file = ParquetFile::new(out, SCHEMA, &["fen", "visits.list.element.move"])?;
     let mut it = Positions::from_slice(data, mode);
     let mut sum = Summary::default();
     let mut rows = Rows::default();
