@@ -93,6 +93,12 @@ fn split_pgn(text: &str) -> (Vec<(&str, String)>, String) {
         }
         tags.push((name, v));
     }
+    // One line already (the export does not wrap it): kept as it is when it has no line
+    // break or doubled space, else its words joined by single spaces.
+    let trimmed = rest.trim();
+    if !trimmed.contains(['\n', '\r', '\t']) && !trimmed.contains("  ") {
+        return (tags, trimmed.to_string());
+    }
     let mut movetext = String::with_capacity(rest.len());
     for word in rest.split_ascii_whitespace() {
         if !movetext.is_empty() {
@@ -249,7 +255,10 @@ pub fn export_parquet<W: Write>(
         file: ParquetFile::new(out, SCHEMA, &["movetext", "number"])?,
         games: Games::default(),
     };
-    let summary = export_to(db, options, &mut sink, progress)?;
+    // The movetext on one line: no wrapping to undo.
+    let mut options = options.clone();
+    options.pgn.line_width = 1 << 40;
+    let summary = export_to(db, &options, &mut sink, progress)?;
     sink.flush()?;
     sink.file.finish()?;
     Ok(summary)
