@@ -185,18 +185,11 @@ pub(crate) fn format_row(out: &mut Vec<u8>, key: u64, epd: &str, uci: &str, c: &
     out.extend_from_slice(epd.as_bytes());
     out.push(b',');
     out.extend_from_slice(uci.as_bytes());
-    for n in [
-        c.white,
-        c.draws,
-        c.black,
-        c.games,
-        c.white_elo_sum,
-        c.white_elo_games,
-        c.black_elo_sum,
-        c.black_elo_games,
-        u64::from(c.first_year),
-        u64::from(c.last_year),
-    ] {
+    for n in c
+        .sums()
+        .into_iter()
+        .chain([u64::from(c.first_year), u64::from(c.last_year)])
+    {
         out.push(b',');
         push_u64(out, n);
     }

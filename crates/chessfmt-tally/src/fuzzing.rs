@@ -81,16 +81,7 @@ fn parquet(data: &[u8], mut rows: Vec<Row>) -> Vec<Row> {
     let capped = |r: &Row| {
         let mut r = r.clone();
         let c = &mut r.counts;
-        for v in [
-            &mut c.white,
-            &mut c.draws,
-            &mut c.black,
-            &mut c.games,
-            &mut c.white_elo_sum,
-            &mut c.white_elo_games,
-            &mut c.black_elo_sum,
-            &mut c.black_elo_games,
-        ] {
+        for v in c.sums_mut() {
             *v = (*v).min(i64::MAX as u64);
         }
         r

@@ -124,17 +124,7 @@ impl Columns {
         self.key.push(key as i64);
         self.epd.push(epd);
         self.uci.push(uci);
-        let sums = [
-            c.white,
-            c.draws,
-            c.black,
-            c.games,
-            c.white_elo_sum,
-            c.white_elo_games,
-            c.black_elo_sum,
-            c.black_elo_games,
-        ];
-        for (column, v) in self.counts.iter_mut().zip(sums) {
+        for (column, v) in self.counts.iter_mut().zip(c.sums()) {
             column.push(signed(v));
         }
         self.years[0].push(i32::from(c.first_year));
@@ -407,14 +397,7 @@ impl ParquetReader {
                 let c = &mut row.counts;
                 let year = |v: i64| u16::try_from(v).unwrap_or(u16::MAX);
                 match k {
-                    3 => c.white = v as u64,
-                    4 => c.draws = v as u64,
-                    5 => c.black = v as u64,
-                    6 => c.games = v as u64,
-                    7 => c.white_elo_sum = v as u64,
-                    8 => c.white_elo_games = v as u64,
-                    9 => c.black_elo_sum = v as u64,
-                    10 => c.black_elo_games = v as u64,
+                    3..=10 => *c.sums_mut()[k - 3] = v as u64,
                     11 => c.first_year = year(v),
                     12 => c.last_year = year(v),
                     _ => c.first_seen = v as u64,

@@ -72,6 +72,35 @@ impl Counts {
         self.first_seen = self.first_seen.min(other.first_seen);
     }
 
+    /// The eight sums in the table's column order: white, draws, black, games, white Elo sum
+    /// and games, black Elo sum and games.
+    pub fn sums(&self) -> [u64; 8] {
+        [
+            self.white,
+            self.draws,
+            self.black,
+            self.games,
+            self.white_elo_sum,
+            self.white_elo_games,
+            self.black_elo_sum,
+            self.black_elo_games,
+        ]
+    }
+
+    /// The eight sums of [`Counts::sums`], in the same order, to set.
+    pub fn sums_mut(&mut self) -> [&mut u64; 8] {
+        [
+            &mut self.white,
+            &mut self.draws,
+            &mut self.black,
+            &mut self.games,
+            &mut self.white_elo_sum,
+            &mut self.white_elo_games,
+            &mut self.black_elo_sum,
+            &mut self.black_elo_games,
+        ]
+    }
+
     /// Plays of games without a result (`*`).
     pub fn unknown(&self) -> u64 {
         self.games
