@@ -462,18 +462,8 @@ impl ParquetSource {
         self.file.metadata().file_metadata().num_rows().max(0) as u64
     }
 
-    /// Reads `columns` (leaf indexes from [`Self::columns`], of kind `Int` or `Text`) of row
-    /// group `group`: one [`Cells`] per column, each with a value or null per row. Errors
-    /// name the row group and the column.
-    pub fn read_group(&self, group: usize, columns: &[usize]) -> io::Result<Vec<Cells>> {
-        let mut cursor = self.cursor(group, columns)?;
-        let rows = cursor.left;
-        Ok(cursor
-            .next_batch(rows.max(1))?
-            .unwrap_or_else(|| empty_cells(&cursor.kinds)))
-    }
-
-    /// A cursor over `columns` of row group `group`, read a batch of rows at a time
+    /// A cursor over `columns` (leaf indexes from [`Self::columns`], of kind `Int` or
+    /// `Text`) of row group `group`, read a batch of rows at a time
     /// ([`GroupCursor::next_batch`]): memory holds a batch and each column's current page,
     /// not the row group. The row group's bounds are checked here.
     pub fn cursor(&self, group: usize, columns: &[usize]) -> io::Result<GroupCursor> {
@@ -515,44 +505,28 @@ impl ParquetSource {
             .ok_or_else(|| format!("{} rows, not 0 to {MAX_ROW_GROUP_ROWS}", meta.num_rows()))?;
         let group = self.file.get_row_group(g).map_err(|e| e.to_string())?;
         let mut readers = Vec::with_capacity(columns.len());
-        let mut kinds = Vec::with_capacity(columns.len());
         for &c in columns {
             let reader = group
                 .get_column_reader(c)
                 .map_err(|e| format!("column {c}: {e}"))?;
-            kinds.push(match reader {
-                ColumnReader::ByteArrayColumnReader(_) => Kind::Text,
-                ColumnReader::Int32ColumnReader(_) | ColumnReader::Int64ColumnReader(_) => {
-                    Kind::Int
-                }
+            match reader {
+                ColumnReader::ByteArrayColumnReader(_)
+                | ColumnReader::Int32ColumnReader(_)
+                | ColumnReader::Int64ColumnReader(_) => readers.push((c, reader)),
                 _ => return Err(format!("column {c}: not integers or strings")),
-            });
-            readers.push((c, reader));
+            }
         }
         Ok(GroupCursor {
             readers,
-            kinds,
             left: rows,
             group: g,
         })
     }
 }
 
-/// Empty cells of each kind.
-fn empty_cells(kinds: &[Kind]) -> Vec<Cells> {
-    kinds
-        .iter()
-        .map(|k| match k {
-            Kind::Text => Cells::Text(Vec::new()),
-            _ => Cells::Int(Vec::new()),
-        })
-        .collect()
-}
-
 /// Columns of one row group read a batch of rows at a time ([`ParquetSource::cursor`]).
 pub struct GroupCursor {
     readers: Vec<(usize, parquet::column::reader::ColumnReader)>,
-    kinds: Vec<Kind>,
     left: usize,
     group: usize,
 }

@@ -28,9 +28,9 @@ pub enum ErrorKind {
         /// What it holds (cut to 100 bytes).
         found: String,
     },
-    /// A Parquet table cannot be read or written (what the Parquet layer says, with the row
-    /// group).
-    #[error("Parquet: {0}")]
+    /// A Parquet table cannot be read or written: what the Parquet layer says (starting
+    /// `Parquet:`), with the row group.
+    #[error("{0}")]
     Parquet(String),
     /// A row comes before the one above it: merging needs tables sorted as the table is
     /// written (key, EPD, move).

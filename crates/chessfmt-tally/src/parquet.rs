@@ -91,9 +91,9 @@ const COLUMNS: [&str; 14] = [
 /// The columns every table must have (the others default to none).
 const REQUIRED: usize = 7;
 
-/// An error of the Parquet layer, with what was being done.
-fn parquet_error(doing: &str, e: impl std::fmt::Display) -> Error {
-    Error::new(ErrorKind::Parquet(format!("{doing}: {e}")), 0, 0)
+/// An error of the Parquet layer (its message says `Parquet: …` already).
+fn source_error(e: std::io::Error) -> Error {
+    Error::new(ErrorKind::Parquet(e.to_string()), 0, 0)
 }
 
 /// The columns of the rows of one row group (or of a window of one), before they are
@@ -302,7 +302,7 @@ impl ParquetReader {
     }
 
     fn of(source: std::io::Result<ParquetSource>) -> Result<ParquetReader, Error> {
-        let source = source.map_err(|e| parquet_error("reading the table", e))?;
+        let source = source.map_err(source_error)?;
         let mut columns = [None; 14];
         for c in source.columns() {
             if let Some(k) = COLUMNS.iter().position(|n| *n == c.name) {
@@ -343,10 +343,9 @@ impl ParquetReader {
             .enumerate()
             .filter_map(|(k, c)| c.map(|c| (k, c)))
             .collect();
-        let parquet = |e: std::io::Error| Error::new(ErrorKind::Parquet(e.to_string()), 0, 0);
         let cells = loop {
             if let Some(cursor) = &mut self.cursor
-                && let Some(cells) = cursor.next_batch(BATCH_ROWS).map_err(parquet)?
+                && let Some(cells) = cursor.next_batch(BATCH_ROWS).map_err(source_error)?
             {
                 break cells;
             }
@@ -354,12 +353,22 @@ impl ParquetReader {
                 return Ok(None);
             }
             let leaves: Vec<usize> = present.iter().map(|p| p.1).collect();
-            self.cursor = Some(self.source.cursor(self.group, &leaves).map_err(parquet)?);
+            self.cursor = Some(
+                self.source
+                    .cursor(self.group, &leaves)
+                    .map_err(source_error)?,
+            );
             self.group += 1;
         };
         let g = self.group - 1;
         let mut cells = cells.into_iter();
-        let at = |e: String| Error::new(ErrorKind::Parquet(format!("row group {g}: {e}")), 0, 0);
+        let at = |e: String| {
+            Error::new(
+                ErrorKind::Parquet(format!("Parquet: row group {g}: {e}")),
+                0,
+                0,
+            )
+        };
         let wrong = |k: usize, what: &str| at(format!("column `{}`: expected {what}", COLUMNS[k]));
         // The key, EPD and move (always the first three read), then the counts.
         let (Some(Cells::Int(keys)), Some(Cells::Text(epds)), Some(Cells::Text(ucis))) =

@@ -91,7 +91,8 @@ impl<W: Write> TableWriter<W> {
 fn no_parquet() -> Error {
     Error::new(
         crate::ErrorKind::Parquet(
-            "this build has no Parquet support (feature `parquet` of chessfmt-tally)".into(),
+            "Parquet: this build has no Parquet support (feature `parquet` of chessfmt-tally)"
+                .into(),
         ),
         0,
         0,
