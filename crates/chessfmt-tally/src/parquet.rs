@@ -222,12 +222,13 @@ impl<W: Write> ParquetWriter<W> {
         self.rows
     }
 
-    /// Writes the rows `next` makes, a window at a time (`None`: no more), each full row
-    /// group encoded while `next` makes the following window (`rayon::join` on the current
-    /// pool): the encoding, serial within a row group, overlaps the making of rows.
+    /// Writes the rows `next` makes, a window at a time (its parts in order; `None`: no
+    /// more), each full row group encoded while `next` makes the following window
+    /// (`rayon::join` on the current pool): the encoding, serial within a row group, overlaps
+    /// the making of rows.
     pub(crate) fn write_windows(
         &mut self,
-        mut next: impl FnMut() -> Option<Columns> + Send,
+        mut next: impl FnMut() -> Option<Vec<Columns>> + Send,
     ) -> Result<(), Error> {
         let mut full: Option<Columns> = None;
         loop {
@@ -244,8 +245,10 @@ impl<W: Write> ParquetWriter<W> {
             let Some(window) = window else {
                 return Ok(());
             };
-            self.rows += window.len() as u64;
-            self.columns.append(&window);
+            for part in &window {
+                self.rows += part.len() as u64;
+                self.columns.append(part);
+            }
             if self.columns.len() >= ROW_GROUP_ROWS {
                 full = Some(std::mem::take(&mut self.columns));
             }
@@ -271,8 +274,8 @@ impl<W: Write> ParquetWriter<W> {
 /// error names the row group, and reading stops after it).
 pub struct ParquetReader {
     source: ParquetSource,
-    /// The leaf column of each of [`COLUMNS`], where the file has it.
-    columns: [Option<usize>; 14],
+    /// The columns the file has: (index in [`COLUMNS`], leaf), in [`COLUMNS`]' order.
+    present: Vec<(usize, usize)>,
     group: usize,
     cursor: Option<GroupCursor>,
     current: std::vec::IntoIter<Row>,
@@ -322,7 +325,11 @@ impl ParquetReader {
         }
         Ok(ParquetReader {
             source,
-            columns,
+            present: columns
+                .iter()
+                .enumerate()
+                .filter_map(|(k, c)| c.map(|c| (k, c)))
+                .collect(),
             group: 0,
             cursor: None,
             current: Vec::new().into_iter(),
@@ -337,12 +344,6 @@ impl ParquetReader {
 
     /// Reads the next batch of rows (of this row group or the next ones).
     fn read_batch(&mut self) -> Result<Option<Vec<Row>>, Error> {
-        let present: Vec<(usize, usize)> = self
-            .columns
-            .iter()
-            .enumerate()
-            .filter_map(|(k, c)| c.map(|c| (k, c)))
-            .collect();
         let cells = loop {
             if let Some(cursor) = &mut self.cursor
                 && let Some(cells) = cursor.next_batch(BATCH_ROWS).map_err(source_error)?
@@ -352,7 +353,7 @@ impl ParquetReader {
             if self.group >= self.source.row_groups() {
                 return Ok(None);
             }
-            let leaves: Vec<usize> = present.iter().map(|p| p.1).collect();
+            let leaves: Vec<usize> = self.present.iter().map(|p| p.1).collect();
             self.cursor = Some(
                 self.source
                     .cursor(self.group, &leaves)
@@ -393,7 +394,7 @@ impl ParquetReader {
                 counts: Counts::default(),
             });
         }
-        for (&(k, _), column) in present.iter().skip(3).zip(cells) {
+        for (&(k, _), column) in self.present.iter().skip(3).zip(cells) {
             let Cells::Int(values) = column else {
                 return Err(wrong(k, "integers"));
             };

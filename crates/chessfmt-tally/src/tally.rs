@@ -192,7 +192,7 @@ fn write_entries<W: Write>(
         TableWriter::Parquet(parquet) => {
             let mut windows = windows;
             parquet.write_windows(move || {
-                let parts: Vec<crate::parquet::Columns> = windows
+                let parts = windows
                     .next()?
                     .par_chunks(CHUNK)
                     .map(|chunk| {
@@ -203,11 +203,7 @@ fn write_entries<W: Write>(
                         columns
                     })
                     .collect();
-                let mut all = crate::parquet::Columns::default();
-                for p in &parts {
-                    all.append(p);
-                }
-                Some(all)
+                Some(parts)
             })
         }
     }
