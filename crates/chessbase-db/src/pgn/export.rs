@@ -76,10 +76,12 @@ pub struct ExportSummary {
 
 /// One record's export: PGN text, or why there is none.
 pub(super) enum Piece {
-    Pgn(String, Option<GameError>, Vec<GameError>),
-    /// A game stored in more than [`STREAM_ABOVE`] bytes: written when its turn comes,
-    /// straight to the output ([`write_game_to`]), not held as text.
-    Stream(u32),
+    /// The text, whether the game is marked deleted, its truncation and annotation problems.
+    Pgn(String, bool, Option<GameError>, Vec<GameError>),
+    /// A game stored in more than [`STREAM_ABOVE`] bytes (its number, whether it is marked
+    /// deleted): written when its turn comes, straight to the output ([`write_game_to`]), not
+    /// held as text.
+    Stream(u32, bool),
     Text,
     Deleted,
     Skipped(Error),
@@ -112,11 +114,12 @@ pub(super) fn export_one(
         Ok(Header::Unused(_)) => return Piece::Deleted,
         Err(e) => return Piece::Skipped(e),
     };
-    if header.deleted() && !include_deleted {
+    let deleted = header.deleted();
+    if deleted && !include_deleted {
         return Piece::Deleted;
     }
     if db.game_size(number) > STREAM_ABOVE {
-        return Piece::Stream(number);
+        return Piece::Stream(number, deleted);
     }
     // Most games have neither variations nor annotations: written without a move tree.
     let mut text = None;
@@ -127,13 +130,13 @@ pub(super) fn export_one(
             let mut s = String::with_capacity(1024);
             let text = text.map_or_else(|| Movetext::new(opts.line_width), |t| t.text);
             write_plain(&mut s, &header, &line, text);
-            return Piece::Pgn(s, line.truncated, Vec::new());
+            return Piece::Pgn(s, deleted, line.truncated, Vec::new());
         }
         Ok(None) => {}
         Err(e) => return Piece::Skipped(e),
     }
     match tree_pgn(db, number, &header, opts) {
-        Ok((s, written)) => Piece::Pgn(s, written.truncated, written.annotation_problems),
+        Ok((s, written)) => Piece::Pgn(s, deleted, written.truncated, written.annotation_problems),
         Err(e) => Piece::Skipped(e),
     }
 }
@@ -255,14 +258,15 @@ pub fn export<W: Write>(
 
 /// Where an export's games go: PGN text ([`export`]) or a table (`export_parquet`).
 pub(super) trait GameSink {
-    /// Record `number`'s game as PGN text.
-    fn pgn(&mut self, number: u32, text: &str) -> io::Result<()>;
+    /// Record `number`'s game as PGN text (`deleted`: marked deleted).
+    fn pgn(&mut self, number: u32, deleted: bool, text: &str) -> io::Result<()>;
     /// Record `number`'s game, stored in more than [`STREAM_ABOVE`] bytes: written as it is
     /// decoded where the sink can (the outer error is the sink failing).
     fn long_game(
         &mut self,
         db: &Database,
         number: u32,
+        deleted: bool,
         opts: &PgnOptions,
     ) -> io::Result<Result<Written, Error>>;
 }
@@ -271,13 +275,14 @@ pub(super) trait GameSink {
 struct PgnSink<'a, W: Write>(&'a mut W);
 
 impl<W: Write> GameSink for PgnSink<'_, W> {
-    fn pgn(&mut self, _: u32, text: &str) -> io::Result<()> {
+    fn pgn(&mut self, _: u32, _: bool, text: &str) -> io::Result<()> {
         self.0.write_all(text.as_bytes())
     }
     fn long_game(
         &mut self,
         db: &Database,
         number: u32,
+        _: bool,
         opts: &PgnOptions,
     ) -> io::Result<Result<Written, Error>> {
         write_game_to(db, number, opts, self.0)
@@ -336,15 +341,15 @@ pub(super) fn export_to(
         let pieces: Vec<Piece> = (start..=end).map(one).collect();
         for (number, p) in (start..=end).zip(pieces) {
             match p {
-                Piece::Pgn(s, t, problems) => {
-                    out.pgn(number, &s)?;
+                Piece::Pgn(s, deleted, t, problems) => {
+                    out.pgn(number, deleted, &s)?;
                     summary.exported += 1;
                     if let Some(t) = t {
                         summary.truncated.push(t);
                     }
                     summary.annotation_problems.extend(problems);
                 }
-                Piece::Stream(number) => match out.long_game(db, number, opts)? {
+                Piece::Stream(number, deleted) => match out.long_game(db, number, deleted, opts)? {
                     Ok(written) => {
                         summary.exported += 1;
                         summary.truncated.extend(written.truncated);

@@ -200,13 +200,12 @@ impl Games {
 }
 
 /// The table sink of [`export_parquet`].
-struct TableSink<'a, W: Write> {
-    db: &'a Database,
+struct TableSink<W: Write> {
     file: ParquetFile<W>,
     games: Games,
 }
 
-impl<W: Write> TableSink<'_, W> {
+impl<W: Write> TableSink<W> {
     fn flush(&mut self) -> io::Result<()> {
         if self.games.len() > 0 {
             let games = std::mem::take(&mut self.games);
@@ -216,9 +215,8 @@ impl<W: Write> TableSink<'_, W> {
     }
 }
 
-impl<W: Write> GameSink for TableSink<'_, W> {
-    fn pgn(&mut self, number: u32, text: &str) -> io::Result<()> {
-        let deleted = matches!(self.db.header(number), Ok(Header::Game(h)) if h.deleted());
+impl<W: Write> GameSink for TableSink<W> {
+    fn pgn(&mut self, number: u32, deleted: bool, text: &str) -> io::Result<()> {
         self.games.push(number, deleted, text);
         if self.games.len() >= GROUP_GAMES || self.games.bytes >= GROUP_BYTES {
             self.flush()?;
@@ -230,13 +228,14 @@ impl<W: Write> GameSink for TableSink<'_, W> {
         &mut self,
         db: &Database,
         number: u32,
+        deleted: bool,
         opts: &PgnOptions,
     ) -> io::Result<Result<Written, Error>> {
         // The row holds the whole movetext: the game's text is made in memory.
         let mut text = Vec::new();
         let written = write_game_to(db, number, opts, &mut text)?;
         if written.is_ok() {
-            self.pgn(number, &String::from_utf8_lossy(&text))?;
+            self.pgn(number, deleted, &String::from_utf8_lossy(&text))?;
         }
         Ok(written)
     }
@@ -251,7 +250,6 @@ pub fn export_parquet<W: Write>(
     progress: impl FnMut(u64),
 ) -> io::Result<ExportSummary> {
     let mut sink = TableSink {
-        db,
         file: ParquetFile::new(out, SCHEMA, &["movetext", "number"])?,
         games: Games::default(),
     };
