@@ -70,6 +70,40 @@ impl FileData {
         })
     }
 
+    /// Says that the bytes in `range` will not be read again soon, so that a memory map's pages
+    /// there leave the process's resident memory: a reader that goes through a mapped file once
+    /// (a PGN being tokenised) then holds only the part it is reading, not everything it read.
+    ///
+    /// Nothing else changes: the bytes stay readable and the same (a page read again is
+    /// fetched again from the file, usually from the operating system's cache). Only whole
+    /// 64 KiB blocks inside `range` are released; bytes read into memory, ranges beyond the
+    /// end and systems without the hint are left as they are.
+    pub fn release(&self, range: std::ops::Range<usize>) {
+        #[cfg(all(feature = "mmap", unix))]
+        if let Inner::Mapped(map, _) = &self.inner {
+            const BLOCK: usize = 1 << 16;
+            let start = range.start.next_multiple_of(BLOCK);
+            let end = range.end.min(map.len()) / BLOCK * BLOCK;
+            if start < end {
+                // SAFETY: `Mmap::map` makes a shared, read-only map of a file: MADV_DONTNEED
+                // only drops this process's view of the pages, and the next read of one
+                // faults it in again from the file with the same bytes (unlike a private or
+                // anonymous map, whose pages it would zero). The offsets lie inside the map.
+                // A failure leaves the pages resident, which is all the hint is about.
+                #[allow(unsafe_code)]
+                let _ = unsafe {
+                    map.unchecked_advise_range(
+                        memmap2::UncheckedAdvice::DontNeed,
+                        start,
+                        end - start,
+                    )
+                };
+            }
+        }
+        #[cfg(not(all(feature = "mmap", unix)))]
+        let _ = range;
+    }
+
     /// Whether the bytes are a memory map.
     pub fn is_mapped(&self) -> bool {
         match &self.inner {
@@ -359,6 +393,45 @@ pub fn with_added_extension(base: &Path, ext: &str) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The resident kilobytes of the map that starts at `addr` (`/proc/self/smaps`).
+    #[cfg(all(feature = "mmap", target_os = "linux"))]
+    fn resident_kb(addr: usize) -> u64 {
+        let smaps = fs::read_to_string("/proc/self/smaps").unwrap();
+        let mut lines = smaps.lines();
+        let start = format!("{addr:x}-");
+        lines
+            .find(|l| l.starts_with(&start))
+            .expect("the map is listed");
+        let rss = lines.find(|l| l.starts_with("Rss:")).unwrap();
+        rss.split_whitespace().nth(1).unwrap().parse().unwrap()
+    }
+
+    #[cfg(all(feature = "mmap", target_os = "linux"))]
+    #[test]
+    fn released_pages_leave_memory_and_keep_their_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big.pgn");
+        let bytes: Vec<u8> = (0..4u32 << 20).map(|i| (i * 7 + i / 4096) as u8).collect();
+        fs::write(&path, &bytes).unwrap();
+        #[allow(unsafe_code)]
+        // SAFETY: the file is this test's own and stays as it is.
+        let data = unsafe { FileData::map(&path) }.unwrap();
+        assert_eq!(&data[..], &bytes[..]);
+        let addr = data.as_ptr() as usize;
+        assert!(resident_kb(addr) >= 4096, "all read, all resident");
+        data.release(100..(1 << 20) + 5);
+        // (How much leaves depends on how the kernel mapped the file: large folios go whole.)
+        assert!(resident_kb(addr) < 4096);
+        assert_eq!(&data[..1 << 20], &bytes[..1 << 20]);
+        data.release(0..data.len() + 1);
+        assert_eq!(resident_kb(addr), 0);
+        assert_eq!(&data[..], &bytes[..], "the same bytes, read again");
+        // Bytes in memory are never touched.
+        let owned = FileData::from(bytes.clone());
+        owned.release(0..owned.len());
+        assert_eq!(&owned[..], &bytes[..]);
+    }
 
     #[test]
     fn finds_other_letter_case() {

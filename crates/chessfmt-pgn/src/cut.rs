@@ -9,14 +9,25 @@ use crate::{PgnReader, RawGame, SkipStats};
 /// cuts them at game boundaries and tokenises the pieces in parallel, where a stream is tokenised
 /// on one thread. The games, their numbers and byte offsets, and the skipped games are the same as
 /// [`PgnReader`] gives on the same bytes.
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 pub struct PgnBytes<'a> {
     // Read only by the parallel tokeniser.
-    #[cfg_attr(not(feature = "parallel"), allow(dead_code))]
     pub(crate) data: &'a [u8],
     limits: Limits,
     keep_header: fn(&[u8]) -> bool,
     piece: usize,
+    release: Option<&'a (dyn Fn(std::ops::Range<usize>) + Sync)>,
+}
+
+impl std::fmt::Debug for PgnBytes<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PgnBytes")
+            .field("len", &self.data.len())
+            .field("limits", &self.limits)
+            .field("piece", &self.piece)
+            .field("release", &self.release.is_some())
+            .finish_non_exhaustive()
+    }
 }
 
 impl<'a> PgnBytes<'a> {
@@ -26,8 +37,19 @@ impl<'a> PgnBytes<'a> {
             data,
             limits: Limits::default(),
             keep_header: |_| true,
-            piece: 1 << 20,
+            piece: 1 << 19,
+            release: None,
         }
+    }
+
+    /// Calls `release` with each byte range once its games are read, in order: the reader
+    /// never looks at those bytes again. A memory-mapped file passes its pages back to the
+    /// operating system there (`chessfmt_files::FileData::release`), so a
+    /// pass over a file of gigabytes keeps only the part being read resident.
+    #[must_use]
+    pub fn with_release(mut self, release: &'a (dyn Fn(std::ops::Range<usize>) + Sync)) -> Self {
+        self.release = Some(release);
+        self
     }
 
     /// Under `limits` (see [`PgnReader::with_limits`]).
@@ -44,7 +66,20 @@ impl<'a> PgnBytes<'a> {
         self
     }
 
-    /// The size of the pieces tokenised in parallel (1 MiB by default; tests use small ones).
+    /// The bytes.
+    pub fn data(&self) -> &'a [u8] {
+        self.data
+    }
+
+    /// Calls the release hook ([`with_release`](Self::with_release)), if any, with `range`:
+    /// for readers of their own that read [`pieces`](Self::pieces) and are done with them.
+    pub fn release(&self, range: std::ops::Range<usize>) {
+        if let Some(release) = self.release {
+            release(range);
+        }
+    }
+
+    /// The size of the pieces tokenised in parallel (512 KiB by default; tests use small ones).
     #[doc(hidden)]
     #[must_use]
     pub fn with_piece_size(mut self, bytes: usize) -> Self {

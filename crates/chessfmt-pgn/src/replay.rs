@@ -91,8 +91,9 @@ where
 }
 
 /// [`replay_in_order`](crate::replay_in_order) of bytes in memory: pieces cut at game boundaries
-/// are tokenised and replayed in parallel, a group of pieces (one per worker) at a time, while the
-/// previous group is sunk; the games are renumbered as one input before they are mapped.
+/// are tokenised and replayed in parallel, a group of pieces (four per worker) at a time, while
+/// the previous group is sunk; the games are renumbered as one input before they are mapped. The
+/// bytes of a group are released (see [`PgnBytes::with_release`]) once it is tokenised.
 #[cfg(feature = "parallel")]
 fn replay_bytes<T: Send>(
     bytes: PgnBytes<'_>,
@@ -104,12 +105,14 @@ fn replay_bytes<T: Send>(
     use rayon::prelude::*;
     use std::ops::ControlFlow;
     let pieces = bytes.pieces();
-    // Four pieces a worker: work stealing evens out pieces of unequal cost.
+    // Four pieces a worker: work stealing evens out pieces of unequal cost. A group in flight
+    // (its games, their plies, the batch before it being sunk) is the pipeline's memory: two
+    // MiB of text a worker keeps it to a few tens of MB beside a build's table.
     let group_size = 4 * rayon::current_num_threads().max(1);
     let mut skipped = SkipStats::default();
     let (mut next_index, mut read) = (0u64, 0u64);
     let mut pending: Option<Vec<T>> = None;
-    // A group's games go to the sink in one batch (a group is a few MiB of text a worker):
+    // A group's games go to the sink in one batch (a group is 2 MiB of text a worker):
     // fewer, larger batches let a sink that works in parallel itself fork and join less.
     let _ = batch;
     let mut sink_all = |mapped: Vec<T>| -> ControlFlow<()> {
@@ -168,6 +171,7 @@ fn replay_bytes<T: Send>(
                 (mapped, skipped, index)
             },
         );
+        bytes.release(pieces[at].start..pieces[next_piece - 1].end);
         at = next_piece;
         read += mapped.len() as u64;
         next_index = used;

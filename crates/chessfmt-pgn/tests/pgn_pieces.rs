@@ -106,3 +106,33 @@ fn corpus_files_read_as_one_stream() {
         assert_same(name, leak(bytes), Limits::default());
     }
 }
+
+#[test]
+fn released_ranges_follow_the_reading_and_cover_the_input() {
+    let mut text = String::new();
+    for i in 0..2000 {
+        text += &format!("[Event \"g{i}\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 Nc6 1-0\n\n");
+    }
+    let text = leak(text.into_bytes());
+    static RELEASED: std::sync::Mutex<Vec<std::ops::Range<usize>>> =
+        std::sync::Mutex::new(Vec::new());
+    fn release(r: std::ops::Range<usize>) {
+        RELEASED.lock().unwrap().push(r);
+    }
+    let (want, _) = run(PgnReader::new(text));
+    let (got, _) = run(PgnBytes::new(text)
+        .with_piece_size(1000)
+        .with_release(&release));
+    assert_eq!(got, want, "releasing changes nothing read");
+    let released = RELEASED.lock().unwrap().clone();
+    assert!(
+        released.len() > 1,
+        "released a group at a time: {released:?}"
+    );
+    // In order, each range right after the one before, the whole input in the end.
+    assert_eq!(released[0].start, 0);
+    for w in released.windows(2) {
+        assert_eq!(w[0].end, w[1].start);
+    }
+    assert_eq!(released.last().unwrap().end, text.len());
+}

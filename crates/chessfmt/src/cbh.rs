@@ -827,7 +827,12 @@ fn import(
         };
         // A plain file is mapped and read in parallel pieces; a compressed one streamed.
         let added = match crate::pgn_input::mapped_plain(path)? {
-            Some(data) => import.add_pgn_bytes(&data, skipped, || bar.inc(1)),
+            Some(data) => {
+                // Pages already read leave memory: the map never holds the whole file.
+                let release = |r| data.release(r);
+                let bytes = chessfmt_pgn::PgnBytes::new(&data).with_release(&release);
+                import.add_pgn_pieces(bytes, skipped, || bar.inc(1))
+            }
             None => {
                 let stream = crate::pgn_input::open_decompressed(path)?;
                 import.add_pgn(stream, skipped, || bar.inc(1))

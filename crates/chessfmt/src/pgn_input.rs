@@ -59,7 +59,9 @@ macro_rules! add_pgn {
     ($input:expr, |$pgn:ident| $add:expr) => {
         match $input {
             $crate::pgn_input::Input::Mapped(data) => {
-                let $pgn = chessfmt_pgn::PgnBytes::new(&data);
+                // Pages already read leave memory: the map never holds the whole file.
+                let release = |r| data.release(r);
+                let $pgn = chessfmt_pgn::PgnBytes::new(&data).with_release(&release);
                 $add
             }
             $crate::pgn_input::Input::Stream(reader) => {

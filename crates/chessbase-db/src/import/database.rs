@@ -64,6 +64,52 @@ fn threads() -> usize {
     1
 }
 
+/// Runs `a` and `b`, side by side on the rayon pool where the `parallel` feature is on.
+fn both<A: Send, B: Send>(a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B + Send) -> (A, B) {
+    #[cfg(feature = "parallel")]
+    {
+        rayon::join(a, b)
+    }
+    #[cfg(not(feature = "parallel"))]
+    (a(), b())
+}
+
+/// What reading a piece needs of the import (a copy, so pieces are read while games are
+/// added).
+#[derive(Clone, Copy)]
+struct PieceReading {
+    limits: Limits,
+    options: ImportOptions,
+    code_page: &'static encoding_rs::Encoding,
+}
+
+impl PieceReading {
+    /// Reads the pieces `ranges` of `data` and encodes their games, in parallel where the
+    /// feature is on; in order.
+    fn read(self, data: &[u8], ranges: &[std::ops::Range<usize>]) -> Vec<PieceRead> {
+        let one = |r: &std::ops::Range<usize>| -> PieceRead {
+            let mut games = Vec::new();
+            let stats = read_games_with(&data[r.clone()], self.limits, self.options, |g| {
+                games.push(g.map(|g| {
+                    let encoded = encode_game(&g.game, self.code_page);
+                    (g, encoded)
+                }));
+            })
+            // Reading from memory fails only as pgn-reader stops on damaged text, which
+            // `stopped` reports; nothing else can fail.
+            .unwrap_or_default();
+            (stats, games)
+        };
+        #[cfg(feature = "parallel")]
+        {
+            use rayon::prelude::*;
+            ranges.par_iter().map(one).collect()
+        }
+        #[cfg(not(feature = "parallel"))]
+        ranges.iter().map(one).collect()
+    }
+}
+
 /// An import into a new database, one PGN input after another.
 ///
 /// ```
@@ -158,75 +204,98 @@ impl DatabaseImport {
 
     /// [`add_pgn`](Self::add_pgn) for PGN text in memory (a plain file read or mapped): cut
     /// at game boundaries ([`chessfmt_pgn::PgnBytes::pieces`]), the pieces read and their
-    /// games encoded on the caller's rayon pool (with the `parallel` feature), the games added
-    /// in input order — the same database at every thread count, and the same as
-    /// [`add_pgn`](Self::add_pgn) gives on well-formed text. Where a piece cannot be read on
-    /// (damaged text), its games before are kept and reading goes on at the next piece
-    /// ([`ImportStats::stopped`] says where it first happened). Memory: a few pieces (1 MiB
-    /// of text each) per thread at a time, besides the database.
+    /// games encoded on the caller's rayon pool (with the `parallel` feature) while the games
+    /// of the pieces before are added, in input order — the same database at every thread
+    /// count, and the same as [`add_pgn`](Self::add_pgn) gives on well-formed text. Where a
+    /// piece cannot be read on (damaged text), its games before are kept and reading goes on
+    /// at the next piece ([`ImportStats::stopped`] says where it first happened). Memory: two
+    /// windows of a few pieces (512 KiB of text each) per thread, besides the database.
+    /// `skipped` and `read` are called on the caller's thread, a window at a time.
     pub fn add_pgn_bytes(
         &mut self,
         data: &[u8],
+        skipped: impl FnMut(String),
+        read: impl FnMut(),
+    ) -> Result<ImportStats, ImportFailure> {
+        self.add_pgn_pieces(chessfmt_pgn::PgnBytes::new(data), skipped, read)
+    }
+
+    /// [`add_pgn_bytes`](Self::add_pgn_bytes) of [`chessfmt_pgn::PgnBytes`], whose release
+    /// hook ([`chessfmt_pgn::PgnBytes::with_release`]) is called with each window's bytes once
+    /// they are read: a mapped file's pages leave memory as the import goes.
+    pub fn add_pgn_pieces(
+        &mut self,
+        bytes: chessfmt_pgn::PgnBytes<'_>,
         mut skipped: impl FnMut(String),
         mut read: impl FnMut(),
     ) -> Result<ImportStats, ImportFailure> {
-        let pieces = chessfmt_pgn::PgnBytes::new(data).pieces();
-        let window = 4 * threads();
+        let data = bytes.data();
+        let pieces = bytes.pieces();
+        let reading = PieceReading {
+            limits: self.limits,
+            options: self.options,
+            code_page: self.writer.code_page(),
+        };
+        let mut windows = pieces.chunks(4 * threads());
+        let read_window = |window: Option<&[std::ops::Range<usize>]>| {
+            let window = window?;
+            let pieces = reading.read(data, window);
+            bytes.release(window[0].start..window[window.len() - 1].end);
+            Some(pieces)
+        };
         let mut total = ImportStats::default();
-        for group in pieces.chunks(window) {
-            let read_pieces = self.read_pieces(data, group);
-            for (stats, games) in read_pieces {
-                let before = total.games;
-                total.games += stats.games;
-                total.failed += stats.failed;
-                if total.stopped.is_none() {
-                    total.stopped = stats.stopped;
-                }
-                for game in games {
-                    read();
-                    match game {
-                        Ok((g, encoded)) => {
-                            if let Err(e) = self.add_read(&g, encoded, &mut skipped) {
-                                return Err(ImportFailure::Full(e));
-                            }
-                        }
-                        Err(mut e) => {
-                            e.index += before;
-                            self.summary.games_skipped += 1;
-                            skipped(format!("{e}; left out"));
-                        }
-                    }
-                }
+        let mut pending = read_window(windows.next());
+        while let Some(window) = pending.take() {
+            let next = windows.next();
+            // Window k is added (in order, on this side) while window k + 1 is read.
+            let ((games, messages, full), next) =
+                both(|| self.add_window(window, &mut total), || read_window(next));
+            for _ in 0..games {
+                read();
             }
+            messages.into_iter().for_each(&mut skipped);
+            if let Some(e) = full {
+                return Err(ImportFailure::Full(e));
+            }
+            pending = next;
         }
         self.summary.games_read += total.games;
         Ok(total)
     }
 
-    /// Reads the pieces `ranges` of `data` and encodes their games, in parallel where the
-    /// feature is on; in order.
-    fn read_pieces(&self, data: &[u8], ranges: &[std::ops::Range<usize>]) -> Vec<PieceRead> {
-        let (limits, options, code_page) = (self.limits, self.options, self.writer.code_page());
-        let one = |r: &std::ops::Range<usize>| -> PieceRead {
-            let mut games = Vec::new();
-            let stats = read_games_with(&data[r.clone()], limits, options, |g| {
-                games.push(g.map(|g| {
-                    let encoded = encode_game(&g.game, code_page);
-                    (g, encoded)
-                }));
-            })
-            // Reading from memory fails only as pgn-reader stops on damaged text, which
-            // `stopped` reports; nothing else can fail.
-            .unwrap_or_default();
-            (stats, games)
-        };
-        #[cfg(feature = "parallel")]
-        {
-            use rayon::prelude::*;
-            ranges.par_iter().map(one).collect()
+    /// Adds the games of a window's pieces in order: the games read, the messages of the games
+    /// left out, and the error that ended it when the database is full.
+    fn add_window(
+        &mut self,
+        window: Vec<PieceRead>,
+        total: &mut ImportStats,
+    ) -> (u64, Vec<String>, Option<AddError>) {
+        let mut messages = Vec::new();
+        let mut games_read = 0;
+        for (stats, games) in window {
+            let before = total.games;
+            total.games += stats.games;
+            total.failed += stats.failed;
+            if total.stopped.is_none() {
+                total.stopped = stats.stopped;
+            }
+            for game in games {
+                games_read += 1;
+                match game {
+                    Ok((g, encoded)) => {
+                        if let Err(e) = self.add_read(&g, encoded, &mut |m| messages.push(m)) {
+                            return (games_read, messages, Some(e));
+                        }
+                    }
+                    Err(mut e) => {
+                        e.index += before;
+                        self.summary.games_skipped += 1;
+                        messages.push(format!("{e}; left out"));
+                    }
+                }
+            }
         }
-        #[cfg(not(feature = "parallel"))]
-        ranges.iter().map(one).collect()
+        (games_read, messages, None)
     }
 
     /// Adds one game read (and encoded) before, recording what it lost; a game that cannot be

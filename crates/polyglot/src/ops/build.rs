@@ -186,15 +186,6 @@ impl KeyedPly {
     fn packed_move(&self) -> u16 {
         self.mv | if self.white { WHITE } else { 0 }
     }
-
-    /// The ply of a position `key` and a packed move field.
-    fn from_packed(key: u64, packed: u16) -> KeyedPly {
-        KeyedPly {
-            key,
-            mv: packed & !WHITE,
-            white: packed & WHITE != 0,
-        }
-    }
 }
 
 mod table;
@@ -266,7 +257,7 @@ impl Builder {
     /// Counts one replayed game (games must be added in input order for reference-identical
     /// output).
     pub fn add(&mut self, game: &KeyedGame) {
-        self.count_games(std::slice::from_ref(game));
+        self.count_games(vec![game.clone()]);
     }
 
     /// Records the read/skipped statistics of a batch in order, then counts its good games.
@@ -279,20 +270,25 @@ impl Builder {
                 Err(e) => self.stats.skipped.record(e),
             }
         }
-        self.count_games(&ok);
+        self.count_games(ok);
     }
 
     /// Splits the plies by shard, keeping their order, then counts the shards in parallel.
     /// In a memory-limited build, plies of positions that are not resident are queued for the
     /// next run instead. Without a memory limit the split itself is parallel too (games cut
     /// into runs, each run split on its own; a shard then counts the runs' parts in order).
-    fn count_games(&mut self, games: &[KeyedGame]) {
-        type Parts = Vec<Vec<(KeyedPly, u16)>>;
+    /// The games are dropped once split, before the counting.
+    fn count_games(&mut self, games: Vec<KeyedGame>) {
+        type Parts = Vec<Vec<Counted>>;
         let split = |games: &[KeyedGame], parts: &mut Parts| {
             for g in games {
                 let mut points = g.first_mover_points as u16;
                 for &ply in &g.plies {
-                    parts[shard_of(ply.key)].push((ply, points));
+                    parts[shard_of(ply.key)].push(Counted {
+                        key: ply.key,
+                        mv: ply.packed_move(),
+                        points,
+                    });
                     points = 2 - points;
                 }
             }
@@ -308,7 +304,7 @@ impl Builder {
                 .collect()
         } else {
             let mut parts: Parts = vec![Vec::new(); SHARDS];
-            for g in games {
+            for g in &games {
                 let mut points = g.first_mover_points as u16;
                 for &ply in &g.plies {
                     let shard = shard_of(ply.key);
@@ -316,24 +312,29 @@ impl Builder {
                         Some(spill) if !(spill.frozen && self.shards[shard].contains(ply.key)) => {
                             spill.push(ply.key, ply.packed_move(), points as u8);
                         }
-                        _ => parts[shard].push((ply, points)),
+                        _ => parts[shard].push(Counted {
+                            key: ply.key,
+                            mv: ply.packed_move(),
+                            points,
+                        }),
                     }
                     points = 2 - points;
                 }
             }
             vec![parts]
         };
+        drop(games);
         self.shards
             .par_iter_mut()
             .enumerate()
             .for_each(|(shard, table)| {
                 const AHEAD: usize = 8;
                 for plies in runs.iter().map(|parts| &parts[shard]) {
-                    for (i, (ply, points)) in plies.iter().enumerate() {
-                        if let Some((next, _)) = plies.get(i + AHEAD) {
+                    for (i, ply) in plies.iter().enumerate() {
+                        if let Some(next) = plies.get(i + AHEAD) {
                             table.prefetch(next.key);
                         }
-                        table.count(ply, *points);
+                        table.count(*ply);
                     }
                 }
             });
@@ -359,8 +360,11 @@ impl Builder {
                 return false;
             }
             for p in group {
-                let ply = KeyedPly::from_packed(p.key, p.mv);
-                shards[shard_of(p.key)].count(&ply, u16::from(p.points));
+                shards[shard_of(p.key)].count(Counted {
+                    key: p.key,
+                    mv: p.mv,
+                    points: u16::from(p.points),
+                });
             }
             true
         })
@@ -523,8 +527,11 @@ impl Builder {
         if !spill.has_runs() {
             // Everything fitted: count the queue in input order.
             for p in std::mem::take(&mut spill.buffer) {
-                let ply = KeyedPly::from_packed(p.key, p.mv);
-                self.shards[shard_of(p.key)].count(&ply, u16::from(p.points));
+                self.shards[shard_of(p.key)].count(Counted {
+                    key: p.key,
+                    mv: p.mv,
+                    points: u16::from(p.points),
+                });
             }
             let entries = self.finish_in_memory();
             crate::write::write_entries(w, &entries)?;
