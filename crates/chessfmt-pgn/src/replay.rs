@@ -84,9 +84,60 @@ where
     R: Read + Send,
     T: Send,
 {
+    use rayon::prelude::*;
+    let map_all = |games: &[RawGame]| games.par_iter().map(&map).collect();
     match input.into() {
-        PgnInput::Reader(reader) => replay_stream(reader, batch, map, sink, progress),
-        PgnInput::Bytes(bytes) => Ok(replay_bytes(bytes, batch, map, sink, progress)),
+        PgnInput::Reader(reader) => replay_stream(reader, batch, map_all, sink, progress),
+        PgnInput::Bytes(bytes) => Ok(replay_bytes(bytes, map_all, sink, progress)),
+    }
+}
+
+/// [`replay_in_order`] with the games mapped a run at a time: `map` gets runs of up to `run`
+/// consecutive games (in input order; a batch's last run may be shorter) and `sink` gets
+/// each batch's results of its runs, in order. For a builder that would otherwise make a few
+/// small allocations per game on the pool only to free them all on the sink's thread (where
+/// the system allocator's locks make the other threads wait): one result per run, in memory
+/// the builder can lay out as its counting needs.
+///
+/// ```
+/// use chessfmt_pgn::{PgnReader, replay_runs_in_order};
+/// use std::ops::ControlFlow;
+///
+/// let pgn = "1. e4 e5 2. Nf3 *\n\n1. d4 d5 *\n\n1. e4 c5 *\n";
+/// let mut runs = Vec::new();
+/// replay_runs_in_order(
+///     PgnReader::new(pgn.as_bytes()),
+///     8,
+///     2,
+///     |games| games.iter().map(|g| g.sans.len()).sum::<usize>(),
+///     |batch| {
+///         runs.extend(batch);
+///         ControlFlow::Continue(())
+///     },
+///     |_| {},
+/// )?;
+/// assert_eq!(runs, [5, 2]);
+/// # Ok::<(), std::io::Error>(())
+/// ```
+#[cfg(feature = "parallel")]
+pub fn replay_runs_in_order<'a, R, U>(
+    input: impl Into<PgnInput<'a, R>>,
+    batch: usize,
+    run: usize,
+    map: impl Fn(&[RawGame]) -> U + Sync,
+    sink: impl FnMut(Vec<U>) -> ControlFlow<()> + Send,
+    progress: impl FnMut(u64),
+) -> io::Result<SkipStats>
+where
+    R: Read + Send,
+    U: Send,
+{
+    use rayon::prelude::*;
+    let run = run.max(1);
+    let map_all = |games: &[RawGame]| games.par_chunks(run).map(&map).collect();
+    match input.into() {
+        PgnInput::Reader(reader) => replay_stream(reader, batch, map_all, sink, progress),
+        PgnInput::Bytes(bytes) => Ok(replay_bytes(bytes, map_all, sink, progress)),
     }
 }
 
@@ -97,8 +148,7 @@ where
 #[cfg(feature = "parallel")]
 fn replay_bytes<T: Send>(
     bytes: PgnBytes<'_>,
-    batch: usize,
-    map: impl Fn(&RawGame) -> T + Sync,
+    map_all: impl Fn(&[RawGame]) -> Vec<T> + Sync,
     mut sink: impl FnMut(Vec<T>) -> ControlFlow<()> + Send,
     mut progress: impl FnMut(u64),
 ) -> SkipStats {
@@ -114,7 +164,6 @@ fn replay_bytes<T: Send>(
     let mut pending: Option<Vec<T>> = None;
     // A group's games go to the sink in one batch (a group is 2 MiB of text a worker):
     // fewer, larger batches let a sink that works in parallel itself fork and join less.
-    let _ = batch;
     let mut sink_all = |mapped: Vec<T>| -> ControlFlow<()> {
         if mapped.is_empty() {
             ControlFlow::Continue(())
@@ -127,7 +176,7 @@ fn replay_bytes<T: Send>(
         let base = next_index;
         let group_end = (at + group_size).min(pieces.len());
         let mut next_piece = group_end;
-        let (flow, (mapped, group_skipped, used)) = rayon::join(
+        let (flow, (mapped, games_read, group_skipped, used)) = rayon::join(
             || {
                 pending
                     .take()
@@ -167,13 +216,13 @@ fn replay_bytes<T: Send>(
                     skipped.merge(s);
                     index += used;
                 }
-                let mapped: Vec<T> = games.par_iter().map(&map).collect();
-                (mapped, skipped, index)
+                let mapped = map_all(&games);
+                (mapped, games.len(), skipped, index)
             },
         );
         bytes.release(pieces[at].start..pieces[next_piece - 1].end);
         at = next_piece;
-        read += mapped.len() as u64;
+        read += games_read as u64;
         next_index = used;
         skipped.merge(group_skipped);
         progress(read);
@@ -193,7 +242,7 @@ fn replay_bytes<T: Send>(
 fn replay_stream<R, T>(
     reader: PgnReader<R>,
     batch: usize,
-    map: impl Fn(&RawGame) -> T + Sync,
+    map_all: impl Fn(&[RawGame]) -> Vec<T> + Sync,
     mut sink: impl FnMut(Vec<T>) -> ControlFlow<()> + Send,
     mut progress: impl FnMut(u64),
 ) -> io::Result<SkipStats>
@@ -201,7 +250,6 @@ where
     R: Read + Send,
     T: Send,
 {
-    use rayon::prelude::*;
     use std::ops::ControlFlow;
     let batch = batch.max(1);
     let mut reader = reader;
@@ -228,7 +276,7 @@ where
                     Some(p) => sink(p),
                     None => ControlFlow::Continue(()),
                 },
-                || games.par_iter().map(&map).collect::<Vec<T>>(),
+                || map_all(&games),
             );
             progress(read);
             if flow.is_break() {

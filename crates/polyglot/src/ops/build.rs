@@ -150,34 +150,110 @@ impl KeyedGame {
     /// `max_ply` are not even parsed.
     pub fn from_raw(raw: &RawGame, max_ply: usize) -> Result<KeyedGame, GameError> {
         let mut plies = Vec::with_capacity(raw.sans.len().min(max_ply));
-        // The key of the next position when shakmaty can update it incrementally (most moves;
-        // not king moves, castling-right changes, double pushes or en passant situations).
-        let mut next_key: Option<u64> = None;
-        let replay = raw.replay(max_ply, |pos, m| {
-            let key = next_key.take().unwrap_or_else(|| polyglot_key(pos));
-            next_key = pos
-                .update_zobrist_hash(Zobrist64(key), m, EnPassantMode::PseudoLegal)
-                .map(|z| z.0);
-            plies.push(KeyedPly {
-                key,
-                mv: encode_move(m),
-                white: pos.turn() == Color::White,
-            });
-            ControlFlow::Continue(())
-        })?;
-        let white_points = match raw.result() {
-            GameResult::WhiteWins => 2,
-            GameResult::BlackWins => 0,
-            _ => 1, // draws and unknown results
-        };
-        let first_mover_points = match replay.start.turn() {
-            Color::White => white_points,
-            Color::Black => 2 - white_points,
-        };
+        let first_mover_points = replay_keyed(raw, max_ply, |ply| plies.push(ply))?;
         Ok(KeyedGame {
             plies,
             first_mover_points,
         })
+    }
+}
+
+/// White's points in a game: 2 win, 1 draw or unknown result, 0 loss.
+fn white_points(raw: &RawGame) -> u32 {
+    match raw.result() {
+        GameResult::WhiteWins => 2,
+        GameResult::BlackWins => 0,
+        _ => 1,
+    }
+}
+
+/// Replays `raw` up to `max_ply`, handing each ply to `each`; the first mover's points.
+fn replay_keyed(
+    raw: &RawGame,
+    max_ply: usize,
+    mut each: impl FnMut(KeyedPly),
+) -> Result<u32, GameError> {
+    // The key of the next position when shakmaty can update it incrementally (most moves;
+    // not king moves, castling-right changes, double pushes or en passant situations).
+    let mut next_key: Option<u64> = None;
+    let replay = raw.replay(max_ply, |pos, m| {
+        let key = next_key.take().unwrap_or_else(|| polyglot_key(pos));
+        next_key = pos
+            .update_zobrist_hash(Zobrist64(key), m, EnPassantMode::PseudoLegal)
+            .map(|z| z.0);
+        each(KeyedPly {
+            key,
+            mv: encode_move(m),
+            white: pos.turn() == Color::White,
+        });
+        ControlFlow::Continue(())
+    })?;
+    let white_points = white_points(raw);
+    Ok(match replay.start.turn() {
+        Color::White => white_points,
+        Color::Black => 2 - white_points,
+    })
+}
+
+/// The plies of a run of games, split by shard in input order: what the pool hands the
+/// counting, one allocation per shard for the run instead of a few per game.
+type Parts = Vec<Vec<Counted>>;
+
+/// Games replayed a run at a time on the pool (see [`chessfmt_pgn::replay_runs_in_order`]).
+struct KeyedRun {
+    parts: Parts,
+    /// Games read, and the errors of those left out, in order.
+    games: u64,
+    errors: Vec<GameError>,
+}
+
+/// Games a run replays (a few hundred KB of plies).
+const RUN_GAMES: usize = 256;
+
+impl KeyedRun {
+    fn of(games: &[RawGame], max_ply: usize) -> KeyedRun {
+        let plies: usize = games.iter().map(|g| g.sans.len().min(max_ply)).sum();
+        let mut parts: Parts = (0..SHARDS)
+            .map(|_| Vec::with_capacity(plies / SHARDS * 5 / 4 + 8))
+            .collect();
+        let mut errors = Vec::new();
+        for raw in games {
+            let before: Vec<usize> = parts.iter().map(Vec::len).collect();
+            let white = white_points(raw) as u16;
+            let replayed = replay_keyed(raw, max_ply, |ply| {
+                parts[shard_of(ply.key)].push(Counted {
+                    key: ply.key,
+                    mv: ply.packed_move(),
+                    points: if ply.white { white } else { 2 - white },
+                });
+            });
+            if let Err(e) = replayed {
+                for (part, len) in parts.iter_mut().zip(before) {
+                    part.truncate(len);
+                }
+                errors.push(e);
+            }
+        }
+        KeyedRun {
+            parts,
+            games: games.len() as u64,
+            errors,
+        }
+    }
+
+    /// The parts of one replayed game.
+    fn parts_of(game: &KeyedGame) -> Parts {
+        let mut parts: Parts = vec![Vec::new(); SHARDS];
+        let mut points = game.first_mover_points as u16;
+        for ply in &game.plies {
+            parts[shard_of(ply.key)].push(Counted {
+                key: ply.key,
+                mv: ply.packed_move(),
+                points,
+            });
+            points = 2 - points;
+        }
+        parts
     }
 }
 
@@ -211,6 +287,7 @@ const PIPELINE_RESERVE: usize = 48 << 20;
 /// Number of shards (fixed: the output never depends on it or on the thread count).
 const SHARDS: usize = 16;
 
+/// The shard of a position: the top four bits of its key, so that shard order is key order.
 fn shard_of(key: u64) -> usize {
     (key >> 60) as usize % SHARDS
 }
@@ -257,73 +334,42 @@ impl Builder {
     /// Counts one replayed game (games must be added in input order for reference-identical
     /// output).
     pub fn add(&mut self, game: &KeyedGame) {
-        self.count_games(vec![game.clone()]);
+        self.count_parts(vec![KeyedRun::parts_of(game)]);
     }
 
-    /// Records the read/skipped statistics of a batch in order, then counts its good games.
-    fn add_all(&mut self, games: Vec<Result<KeyedGame, GameError>>) {
-        let mut ok = Vec::with_capacity(games.len());
-        for g in games {
-            self.stats.games_read += 1;
-            match g {
-                Ok(g) => ok.push(g),
-                Err(e) => self.stats.skipped.record(e),
+    /// Records the read/skipped statistics of runs in order, then counts their plies.
+    fn add_runs(&mut self, runs: Vec<KeyedRun>) {
+        let mut parts = Vec::with_capacity(runs.len());
+        for run in runs {
+            self.stats.games_read += run.games;
+            for e in run.errors {
+                self.stats.skipped.record(e);
             }
+            parts.push(run.parts);
         }
-        self.count_games(ok);
+        self.count_parts(parts);
     }
 
-    /// Splits the plies by shard, keeping their order, then counts the shards in parallel.
-    /// In a memory-limited build, plies of positions that are not resident are queued for the
-    /// next run instead. Without a memory limit the split itself is parallel too (games cut
-    /// into runs, each run split on its own; a shard then counts the runs' parts in order).
-    /// The games are dropped once split, before the counting.
-    fn count_games(&mut self, games: Vec<KeyedGame>) {
-        type Parts = Vec<Vec<Counted>>;
-        let split = |games: &[KeyedGame], parts: &mut Parts| {
-            for g in games {
-                let mut points = g.first_mover_points as u16;
-                for &ply in &g.plies {
-                    parts[shard_of(ply.key)].push(Counted {
-                        key: ply.key,
-                        mv: ply.packed_move(),
-                        points,
-                    });
-                    points = 2 - points;
-                }
-            }
-        };
-        let runs: Vec<Parts> = if self.spill.is_none() {
-            games
-                .par_chunks(256)
-                .map(|run| {
-                    let mut parts = vec![Vec::new(); SHARDS];
-                    split(run, &mut parts);
-                    parts
-                })
-                .collect()
-        } else {
-            let mut parts: Parts = vec![Vec::new(); SHARDS];
-            for g in &games {
-                let mut points = g.first_mover_points as u16;
-                for &ply in &g.plies {
-                    let shard = shard_of(ply.key);
-                    match &mut self.spill {
-                        Some(spill) if !(spill.frozen && self.shards[shard].contains(ply.key)) => {
-                            spill.push(ply.key, ply.packed_move(), points as u8);
+    /// Counts runs of plies split by shard: the shards in parallel, each counting the runs'
+    /// parts in order. In a memory-limited build, plies of positions that are not resident are
+    /// queued for the next run instead (in shard order within a run: the order within a
+    /// position, the only one that matters, is kept).
+    fn count_parts(&mut self, mut runs: Vec<Parts>) {
+        if let Some(spill) = &mut self.spill {
+            let mut resident: Parts = vec![Vec::new(); SHARDS];
+            for parts in runs {
+                for (shard, plies) in parts.into_iter().enumerate() {
+                    for ply in plies {
+                        if spill.frozen && self.shards[shard].contains(ply.key) {
+                            resident[shard].push(ply);
+                        } else {
+                            spill.push(ply.key, ply.mv, ply.points as u8);
                         }
-                        _ => parts[shard].push(Counted {
-                            key: ply.key,
-                            mv: ply.packed_move(),
-                            points,
-                        }),
                     }
-                    points = 2 - points;
                 }
             }
-            vec![parts]
-        };
-        drop(games);
+            runs = vec![resident];
+        }
         self.shards
             .par_iter_mut()
             .enumerate()
@@ -338,6 +384,8 @@ impl Builder {
                     }
                 }
             });
+        // The runs' parts are freed on the pool, a shard each, not all on this thread.
+        runs.into_par_iter().for_each(drop);
         if let Some(spill) = &self.spill
             && spill.buffer.len() >= spill.cap
             && self.spill_error.is_none()
@@ -400,12 +448,13 @@ impl Builder {
         let reader = input.with_header_filter(chessfmt_pgn::essential_header);
         let read_before = self.stats.games_read;
         // Count batch k (in order) while batch k + 1 is replayed on the pool.
-        let skipped = chessfmt_pgn::replay_in_order(
+        let skipped = chessfmt_pgn::replay_runs_in_order(
             reader,
             BATCH,
-            |raw| KeyedGame::from_raw(raw, max_ply),
-            |batch| {
-                self.add_all(batch);
+            RUN_GAMES,
+            |games| KeyedRun::of(games, max_ply),
+            |runs| {
+                self.add_runs(runs);
                 if self.spill_error.is_some() {
                     ControlFlow::Break(())
                 } else {
@@ -460,23 +509,31 @@ impl Builder {
         entries
     }
 
-    /// The entries of the in-memory pairs, sorted.
+    /// The entries of the in-memory pairs, sorted. A shard holds the keys of one top nibble
+    /// (see [`shard_of`]), so the shards, each sorted on the pool, are the sorted book one after
+    /// another (a stable sort: the same order as one sort of all the entries).
     fn resident_entries(&self) -> Vec<Entry> {
-        let mut entries: Vec<Entry> = self
+        let shards: Vec<Vec<Entry>> = self
             .shards
-            .iter()
-            .flat_map(|t| &t.pairs)
-            .filter_map(|p| self.entry(p.key(), p.mv, p.n, p.sum))
+            .par_iter()
+            .map(|t| {
+                let mut entries: Vec<Entry> = t
+                    .pairs
+                    .iter()
+                    .filter_map(|p| self.entry(p.key(), p.mv, p.n, p.sum))
+                    .collect();
+                sort_entries(&mut entries);
+                entries
+            })
             .collect();
-        sort_entries(&mut entries);
-        entries
+        shards.concat()
     }
 
     /// Adds one game (replayed here; [`Builder::add_pgn`] replays in parallel). A game
     /// that cannot be replayed is counted in [`BuildStats::skipped`] and left out.
     pub fn add_game(&mut self, game: &RawGame) {
-        let keyed = KeyedGame::from_raw(game, self.options.max_ply);
-        self.add_all(vec![keyed]);
+        let run = KeyedRun::of(std::slice::from_ref(game), self.options.max_ply);
+        self.add_runs(vec![run]);
     }
 
     /// Writes the finished book to `path` atomically (streaming a memory-limited build's runs;
