@@ -96,19 +96,39 @@ struct Ply {
     key: u64,
     position: PackedPosition,
     uci: u16,
+    /// The ply's game in its run ([`ReplayedRun::games`]).
+    game: u16,
 }
 
-/// A game as the table counts it.
+/// A game as the table counts it (its plies are in its run).
 #[derive(Debug, Clone)]
-struct Replayed {
-    plies: Vec<Ply>,
+struct GameInfo {
     outcome: Outcome,
     white_elo: Option<u32>,
     black_elo: Option<u32>,
     year: Option<u16>,
     /// The game's number (0-based, in input order, across inputs).
     number: u64,
+    /// Where its plies start in the run.
+    first_ply: u32,
 }
+
+/// Games replayed a run at a time on the pool (see [`chessfmt_pgn::replay_runs_in_order`]):
+/// the plies of all the run's games in one list, so that nothing is allocated per game (a
+/// game's plies, freed on another thread than the one that made them, had the system
+/// allocator's locks stall the other threads).
+#[derive(Debug, Default)]
+struct ReplayedRun {
+    plies: Vec<Ply>,
+    /// The good games, in order.
+    games: Vec<GameInfo>,
+    /// Games read, and the errors of those left out, in order.
+    read: u64,
+    errors: Vec<GameError>,
+}
+
+/// Games a run replays.
+const RUN_GAMES: usize = 256;
 
 /// A position's moves and counts: the first move inline (most positions of a table have one
 /// move: no allocation for them), the others in a vector.
@@ -272,12 +292,55 @@ fn year(game: &RawGame) -> Option<u16> {
         .filter(|&y| (1..=9999).contains(&y))
 }
 
-impl Replayed {
-    fn of(raw: &RawGame, max_ply: usize) -> Result<Replayed, GameError> {
-        let mut plies = Vec::with_capacity(raw.sans.len().min(max_ply));
-        let mut moves = Vec::with_capacity(raw.sans.len().min(max_ply));
+impl ReplayedRun {
+    /// Replays `games`, numbered by `number`.
+    fn of(games: &[RawGame], max_ply: usize, number: impl Fn(&RawGame) -> u64) -> ReplayedRun {
+        let plies: usize = games.iter().map(|g| g.sans.len().min(max_ply)).sum();
+        let mut run = ReplayedRun {
+            plies: Vec::with_capacity(plies),
+            games: Vec::with_capacity(games.len()),
+            read: games.len() as u64,
+            errors: Vec::new(),
+        };
+        let mut moves = Vec::new();
+        for raw in games {
+            let first = run.plies.len();
+            match run.replay(raw, max_ply, &mut moves) {
+                Ok(()) => run.games.push(GameInfo {
+                    outcome: match raw.result() {
+                        GameResult::WhiteWins => Outcome::White,
+                        GameResult::BlackWins => Outcome::Black,
+                        GameResult::Draw => Outcome::Draw,
+                        _ => Outcome::Unknown,
+                    },
+                    white_elo: elo(raw, "WhiteElo"),
+                    black_elo: elo(raw, "BlackElo"),
+                    year: year(raw),
+                    number: number(raw),
+                    first_ply: first as u32,
+                }),
+                Err(e) => {
+                    run.plies.truncate(first);
+                    run.errors.push(e);
+                }
+            }
+        }
+        run
+    }
+
+    /// Appends the plies of `raw` as the run's next game (`moves`: room for its moves).
+    fn replay(
+        &mut self,
+        raw: &RawGame,
+        max_ply: usize,
+        moves: &mut Vec<shakmaty::Move>,
+    ) -> Result<(), GameError> {
+        let first = self.plies.len();
+        let game = self.games.len() as u16;
+        moves.clear();
         // The next key from shakmaty's incremental update where it can (as a Polyglot build).
         let mut next_key: Option<u64> = None;
+        let plies = &mut self.plies;
         let replay = raw.replay(max_ply, |pos, m| {
             let key = next_key.take().unwrap_or_else(|| polyglot_key(pos));
             next_key = pos
@@ -287,26 +350,15 @@ impl Replayed {
                 key,
                 position: PackedPosition::of(pos),
                 uci: 0,
+                game,
             });
             moves.push(m);
             ControlFlow::Continue(())
         })?;
-        for (ply, m) in plies.iter_mut().zip(&moves) {
+        for (ply, m) in self.plies[first..].iter_mut().zip(moves.iter()) {
             ply.uci = pack_uci(&m.to_uci(replay.castling_mode));
         }
-        Ok(Replayed {
-            plies,
-            outcome: match raw.result() {
-                GameResult::WhiteWins => Outcome::White,
-                GameResult::BlackWins => Outcome::Black,
-                GameResult::Draw => Outcome::Draw,
-                _ => Outcome::Unknown,
-            },
-            white_elo: elo(raw, "WhiteElo"),
-            black_elo: elo(raw, "BlackElo"),
-            year: year(raw),
-            number: raw.index,
-        })
+        Ok(())
     }
 }
 
@@ -368,11 +420,10 @@ impl Tally {
     /// games read before it.
     pub fn add_game(&mut self, game: &RawGame) -> io::Result<()> {
         let number = self.stats.games_read;
-        let g = Replayed::of(game, self.options.max_ply()).map(|mut g| {
-            g.number = number;
-            g
+        let run = ReplayedRun::of(std::slice::from_ref(game), self.options.max_ply(), |_| {
+            number
         });
-        self.add_batch(vec![g])
+        self.add_runs(vec![run])
     }
 
     /// Tokenises, replays (on the current rayon pool) and counts every game of a PGN input,
@@ -389,16 +440,12 @@ impl Tally {
         let base = self.stats.games_read;
         let before = std::mem::take(&mut self.stats.skipped);
         let mut failed = None;
-        let skipped = chessfmt_pgn::replay_in_order(
+        let skipped = chessfmt_pgn::replay_runs_in_order(
             reader,
             512,
-            |raw| {
-                Replayed::of(raw, max_ply).map(|mut g| {
-                    g.number = base + raw.index;
-                    g
-                })
-            },
-            |batch| match self.add_batch(batch) {
+            RUN_GAMES,
+            |games| ReplayedRun::of(games, max_ply, |raw| base + raw.index),
+            |runs| match self.add_runs(runs) {
                 Ok(()) => ControlFlow::Continue(()),
                 Err(e) => {
                     failed = Some(e);
@@ -418,29 +465,28 @@ impl Tally {
         Ok(mine)
     }
 
-    /// Counts a batch of games in input order.
-    fn add_batch(&mut self, games: Vec<Result<Replayed, GameError>>) -> io::Result<()> {
-        let mut good = Vec::with_capacity(games.len());
-        for g in games {
-            self.stats.games_read += 1;
-            match g {
-                Ok(g) => good.push(g),
-                Err(e) => self.stats.skipped.record(e),
+    /// Counts runs of games in input order.
+    fn add_runs(&mut self, mut runs: Vec<ReplayedRun>) -> io::Result<()> {
+        for run in &mut runs {
+            self.stats.games_read += run.read;
+            for e in run.errors.drain(..) {
+                self.stats.skipped.record(e);
             }
         }
-        let updates = good.iter().enumerate().flat_map(|(g, game)| {
-            game.plies
+        let updates = runs.iter().enumerate().flat_map(|(r, run)| {
+            run.plies
                 .iter()
                 .enumerate()
-                .map(move |(p, ply)| (part_of(&ply.key), g as u32, p as u32))
+                .map(move |(p, ply)| (part_of(&ply.key), r as u32, p as u32))
         });
         let part_number = self.options.part;
         let new_positions = std::sync::atomic::AtomicUsize::new(0);
         let new_moves = std::sync::atomic::AtomicUsize::new(0);
         let near_full = std::sync::atomic::AtomicBool::new(false);
-        self.table.update(updates, |part, g, p| {
-            let game = &good[g as usize];
-            let ply = &game.plies[p as usize];
+        self.table.update(updates, |part, r, p| {
+            let run = &runs[r as usize];
+            let ply = &run.plies[p as usize];
+            let game = &run.games[usize::from(ply.game)];
             let entry = part.entry(ply.key).or_insert_with(|| {
                 new_positions.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 Entry {
@@ -458,13 +504,18 @@ impl Tally {
                 white_elo: game.white_elo,
                 black_elo: game.black_elo,
                 year: game.year,
-                seen: first_seen(part_number, game.number, p),
+                seen: first_seen(part_number, game.number, p - game.first_ply),
             });
             if full {
                 near_full.store(true, std::sync::atomic::Ordering::Relaxed);
             }
         });
-        self.stats.plies += good.iter().map(|g| g.plies.len() as u64).sum::<u64>();
+        self.stats.plies += runs.iter().map(|r| r.plies.len() as u64).sum::<u64>();
+        // The runs are freed on the pool, not all on this thread.
+        {
+            use rayon::prelude::*;
+            runs.into_par_iter().for_each(drop);
+        }
         self.bytes +=
             new_positions.into_inner() * POSITION_BYTES + new_moves.into_inner() * MOVE_BYTES;
         self.near_full |= near_full.into_inner();
