@@ -136,3 +136,43 @@ fn released_ranges_follow_the_reading_and_cover_the_input() {
     }
     assert_eq!(released.last().unwrap().end, text.len());
 }
+
+#[test]
+fn runs_see_the_games_of_one_stream_in_order() {
+    let mut text = String::new();
+    for i in 0..1000 {
+        text += &format!("[Event \"g{i}\"]\n[Result \"*\"]\n\n1. e4 e5 2. Nf3 *\n\n");
+        if i % 97 == 0 {
+            text += "[Event \"bad\"]\n\n1. e5 *\n\n";
+        }
+    }
+    let text = leak(text.into_bytes());
+    let (want, want_skipped) = run(PgnReader::new(text));
+    for (input, name) in [
+        (
+            chessfmt_pgn::PgnInput::Bytes(PgnBytes::new(text).with_piece_size(3000)),
+            "bytes",
+        ),
+        (
+            chessfmt_pgn::PgnInput::Reader(PgnReader::new(text)),
+            "stream",
+        ),
+    ] {
+        let mut runs: Vec<Vec<Seen>> = Vec::new();
+        let skipped = chessfmt_pgn::replay_runs_in_order(
+            input,
+            50,
+            7,
+            |games| games.iter().map(seen).collect::<Vec<_>>(),
+            |batch| {
+                runs.extend(batch);
+                ControlFlow::Continue(())
+            },
+            |_| {},
+        )
+        .unwrap();
+        assert!(runs.iter().all(|r| !r.is_empty() && r.len() <= 7), "{name}");
+        assert_eq!(runs.concat(), want, "{name}");
+        assert_eq!(skipped, want_skipped, "{name}");
+    }
+}
