@@ -16,7 +16,9 @@ fn pgn() -> PathBuf {
 /// `--threads`, and `--threads` where `flag`).
 fn build(args: &[&str], threads: usize, flag: bool) {
     let mut command = Command::new(env!("CARGO_BIN_EXE_chessfmt"));
-    command.args(args).env("RAYON_NUM_THREADS", threads.to_string());
+    command
+        .args(args)
+        .env("RAYON_NUM_THREADS", threads.to_string());
     if flag {
         command.args(["--threads", &threads.to_string()]);
     }
