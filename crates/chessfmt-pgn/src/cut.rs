@@ -91,7 +91,10 @@ impl<'a> PgnBytes<'a> {
     /// outside a comment (where one game ends and the next begins), each at least the piece
     /// size long (the last excepted). Text without such lines stays one piece. The cuts
     /// depend on the bytes alone (never on threads): readers of their own (the ChessBase
-    /// import) read the pieces in parallel and keep their games in order.
+    /// import) read the pieces in parallel and keep their games in order. Finding a cut
+    /// reads up to 64 KiB before it (is it inside a comment?); those pages are released as
+    /// the cutting goes ([`with_release`](Self::with_release)), so cutting a mapped file does
+    /// not make it resident.
     pub fn pieces(&self) -> Vec<std::ops::Range<usize>> {
         let finder = memchr::memmem::Finder::new(b"\n[Event ");
         let mut out = Vec::new();
@@ -120,8 +123,13 @@ impl<'a> PgnBytes<'a> {
                 }
             };
             out.push(start..cut);
+            // Released as it goes: a touched page can map a whole large folio of the file
+            // (a freshly written one is all large folios), so releasing only at the end let
+            // the scan map the whole file for a moment.
+            self.release(start..cut);
             start = cut;
         }
+        self.release(0..self.data.len());
         out
     }
 

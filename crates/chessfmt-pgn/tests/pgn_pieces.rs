@@ -124,12 +124,20 @@ fn released_ranges_follow_the_reading_and_cover_the_input() {
         .with_piece_size(1000)
         .with_release(&release));
     assert_eq!(got, want, "releasing changes nothing read");
-    let released = RELEASED.lock().unwrap().clone();
+    let mut released = RELEASED.lock().unwrap().clone();
+    // First what cutting the pieces read, piece by piece, then the whole input (it looks
+    // behind every cut).
+    let whole = released.iter().position(|r| *r == (0..text.len())).unwrap();
+    let cutting: Vec<_> = released.drain(..=whole).collect();
+    assert!(
+        cutting.len() > 2,
+        "released as the cutting goes: {cutting:?}"
+    );
     assert!(
         released.len() > 1,
         "released a group at a time: {released:?}"
     );
-    // In order, each range right after the one before, the whole input in the end.
+    // Then in order, each range right after the one before, the whole input in the end.
     assert_eq!(released[0].start, 0);
     for w in released.windows(2) {
         assert_eq!(w[0].end, w[1].start);
