@@ -187,9 +187,45 @@ struct GamePlies {
     info: GameInfo,
     offset: u64,
     length: u64,
-    entries: Vec<Entry>,
+    /// Where its entries are in its run's list ([`PreparedRun::entries`]).
+    entries: std::ops::Range<usize>,
     uncodable: u64,
     unencodable: u64,
+}
+
+/// Games prepared a run at a time on the pool (see [`chessfmt_pgn::replay_runs_in_order`]):
+/// the entries of all of them in one list, so that the counting thread does not free a list
+/// per game made on another thread (glibc's arena locks stalled the other threads on it).
+#[derive(Default)]
+struct PreparedRun {
+    entries: Vec<Entry>,
+    games: Vec<Prepared>,
+}
+
+/// A game to count: its run, where its entries are there, and its reference.
+type Counted = (usize, std::ops::Range<usize>, Option<SourceRef>);
+
+/// Games a run prepares.
+const RUN_GAMES: usize = 256;
+
+impl PreparedRun {
+    fn of(games: &[RawGame], header: &Header) -> PreparedRun {
+        let most = if header.max_move == MAX_MOVE_ALL {
+            usize::MAX
+        } else {
+            usize::from(header.max_move)
+        };
+        let mut run = PreparedRun {
+            entries: Vec::with_capacity(games.iter().map(|g| g.sans.len().min(most) + 1).sum()),
+            games: Vec::with_capacity(games.len()),
+        };
+        let mut seen = HashSet::new();
+        for raw in games {
+            let p = prepare(raw, header, &mut run.entries, &mut seen);
+            run.games.push(p);
+        }
+        run
+    }
 }
 
 const NO_MOVE: u8 = 0xff;
@@ -215,7 +251,13 @@ fn passes(header: &Header, white: u16, black: u16) -> bool {
         && ok(header.min_elo_weak, white.min(black))
 }
 
-fn prepare(raw: &RawGame, header: &Header) -> Prepared {
+/// Prepares `raw`, its entries appended to `out` (`seen`: room for its positions).
+fn prepare(
+    raw: &RawGame,
+    header: &Header,
+    out: &mut Vec<Entry>,
+    seen: &mut HashSet<Key>,
+) -> Prepared {
     let result = raw.result();
     let Some(winner) = (match result {
         GameResult::WhiteWins => Some(Some(Color::White)),
@@ -239,7 +281,7 @@ fn prepare(raw: &RawGame, header: &Header) -> Prepared {
     } else {
         usize::from(header.max_move)
     };
-    let mut entries = Vec::with_capacity(raw.sans.len().min(plies) + 1);
+    let start = out.len();
     let mut uncodable = 0;
     let mut unencodable = 0;
     let replay = raw.replay(plies, |pos, m| {
@@ -248,7 +290,7 @@ fn prepare(raw: &RawGame, header: &Header) -> Prepared {
             NO_MOVE
         });
         match position::key_of(pos) {
-            Some(key) => entries.push((key, code, outcome(pos.turn()))),
+            Some(key) => out.push((key, code, Some(outcome(pos.turn())), 0)),
             None => unencodable += 1,
         }
         ControlFlow::Continue(())
@@ -256,21 +298,23 @@ fn prepare(raw: &RawGame, header: &Header) -> Prepared {
     // The position after the last move (every move is visited: none breaks).
     let last = match replay {
         Ok(r) => r.end,
-        Err(e) => return Prepared::Error(e),
+        Err(e) => {
+            out.truncate(start);
+            return Prepared::Error(e);
+        }
     };
     match position::key_of(&last) {
-        Some(key) => entries.push((key, NO_MOVE, outcome(last.turn()))),
+        Some(key) => out.push((key, NO_MOVE, Some(outcome(last.turn())), 0)),
         None => unencodable += 1,
     }
     // A repeated position keeps its move and reference but not its result.
-    let mut seen: HashSet<Key> = HashSet::with_capacity(entries.len());
-    let entries = entries
-        .into_iter()
-        .map(|(key, code, outcome)| {
-            let first = seen.insert(key);
-            (key, code, first.then_some(outcome), part_of(&key))
-        })
-        .collect();
+    seen.clear();
+    for e in &mut out[start..] {
+        if !seen.insert(e.0) {
+            e.2 = None;
+        }
+        e.3 = part_of(&e.0);
+    }
     let name = |tag| raw.header(tag).unwrap_or("").to_owned();
     Prepared::Game(GamePlies {
         info: GameInfo {
@@ -289,7 +333,7 @@ fn prepare(raw: &RawGame, header: &Header) -> Prepared {
         },
         offset: raw.offset,
         length: raw.length,
-        entries,
+        entries: start..out.len(),
         uncodable,
         unencodable,
     })
@@ -444,42 +488,51 @@ impl Builder {
     /// Adds games (in order; replayed in parallel on the current rayon pool).
     pub fn add_games(&mut self, games: &[RawGame]) {
         let header = self.header.clone();
-        let prepared: Vec<Prepared> = games.par_iter().map(|g| prepare(g, &header)).collect();
-        self.add_prepared(prepared);
+        let runs: Vec<PreparedRun> = games
+            .par_chunks(RUN_GAMES)
+            .map(|run| PreparedRun::of(run, &header))
+            .collect();
+        self.add_prepared(runs);
     }
 
     /// Adds one game (replayed here; [`Builder::add_pgn`] and [`Builder::add_games`] replay
     /// in parallel).
     pub fn add_game(&mut self, game: &RawGame) {
-        let prepared = prepare(game, &self.header);
-        self.add_prepared(vec![prepared]);
+        let run = PreparedRun::of(std::slice::from_ref(game), &self.header);
+        self.add_prepared(vec![run]);
     }
 
     /// Counts prepared games in order: a run of games is counted at once (see
     /// [`Builder::count_games`]), as many as may add positions without passing the memory
     /// limit by more than a few thousand, then the table is spilled if full.
-    fn add_prepared(&mut self, prepared: Vec<Prepared>) {
-        let mut run: Vec<(Vec<Entry>, Option<SourceRef>)> = Vec::new();
+    fn add_prepared(&mut self, mut runs: Vec<PreparedRun>) {
+        let prepared: Vec<Vec<Prepared>> = runs
+            .iter_mut()
+            .map(|r| std::mem::take(&mut r.games))
+            .collect();
+        let mut games: Vec<Counted> = Vec::new();
         let mut plies = 0;
-        for p in prepared {
-            self.stats.games_read += 1;
-            match p {
-                Prepared::Game(mut g) => {
-                    let entries = std::mem::take(&mut g.entries);
-                    let game_ref = self.register(g);
-                    plies += entries.len();
-                    run.push((entries, game_ref));
-                    if plies >= self.room() {
-                        self.count_games(std::mem::take(&mut run));
-                        plies = 0;
+        for (r, prepared) in prepared.into_iter().enumerate() {
+            for p in prepared {
+                self.stats.games_read += 1;
+                match p {
+                    Prepared::Game(g) => {
+                        let entries = g.entries.clone();
+                        let game_ref = self.register(g);
+                        plies += entries.len();
+                        games.push((r, entries, game_ref));
+                        if plies >= self.room() {
+                            self.count_games(&runs, std::mem::take(&mut games));
+                            plies = 0;
+                        }
                     }
+                    Prepared::Filtered => self.stats.games_filtered += 1,
+                    Prepared::NoResult => self.stats.games_without_result += 1,
+                    Prepared::Error(e) => self.stats.skipped.record(e),
                 }
-                Prepared::Filtered => self.stats.games_filtered += 1,
-                Prepared::NoResult => self.stats.games_without_result += 1,
-                Prepared::Error(e) => self.stats.skipped.record(e),
             }
         }
-        self.count_games(run);
+        self.count_games(&runs, games);
     }
 
     /// New positions the table may take before it is checked against the memory limit
@@ -547,10 +600,11 @@ impl Builder {
         });
         let header = self.header.clone();
         let read_before = self.stats.games_read;
-        let skipped = chessfmt_pgn::replay_in_order(
+        let skipped = chessfmt_pgn::replay_runs_in_order(
             reader,
             2048,
-            |raw| prepare(raw, &header),
+            RUN_GAMES,
+            |games| PreparedRun::of(games, &header),
             |batch| {
                 self.add_prepared(batch);
                 match self.spill_error {
@@ -606,19 +660,21 @@ impl Builder {
 
     /// Counts the positions of `games` (each game's entries and reference, in order) into
     /// the table, all parts at once; then spills the table if it is full.
-    fn count_games(&mut self, games: Vec<(Vec<Entry>, Option<SourceRef>)>) {
+    fn count_games(&mut self, runs: &[PreparedRun], games: Vec<Counted>) {
         if games.is_empty() {
             return;
         }
+        let entries_of = |(r, range, _): &Counted| &runs[*r].entries[range.clone()];
         // Each part takes its plies in game order.
-        let plies = games.iter().enumerate().flat_map(|(n, (entries, _))| {
-            entries
+        let plies = games.iter().enumerate().flat_map(|(n, game)| {
+            entries_of(game)
                 .iter()
                 .enumerate()
                 .map(move |(i, e)| (e.3, n as u32, i as u32))
         });
         self.positions.update(plies, |part, n, i| {
-            let (entries, game_ref) = &games[n as usize];
+            let game = &games[n as usize];
+            let (entries, game_ref) = (entries_of(game), &game.2);
             let i = i as usize;
             let (key, code, outcome, _) = entries[i];
             let acc = part.entry(key).or_default();
