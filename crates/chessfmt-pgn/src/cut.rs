@@ -11,7 +11,6 @@ use crate::{PgnReader, RawGame, SkipStats};
 /// [`PgnReader`] gives on the same bytes.
 #[derive(Clone, Copy)]
 pub struct PgnBytes<'a> {
-    // Read only by the parallel tokeniser.
     pub(crate) data: &'a [u8],
     limits: Limits,
     keep_header: fn(&[u8]) -> bool,

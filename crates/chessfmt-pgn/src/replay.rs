@@ -85,11 +85,13 @@ where
     T: Send,
 {
     use rayon::prelude::*;
-    let map_all = |games: &[RawGame]| games.par_iter().map(&map).collect();
-    match input.into() {
-        PgnInput::Reader(reader) => replay_stream(reader, batch, map_all, sink, progress),
-        PgnInput::Bytes(bytes) => Ok(replay_bytes(bytes, map_all, sink, progress)),
-    }
+    replay_with(
+        input.into(),
+        batch,
+        |games| games.par_iter().map(&map).collect(),
+        sink,
+        progress,
+    )
 }
 
 /// [`replay_in_order`] with the games mapped a run at a time: `map` gets runs of up to `run`
@@ -134,8 +136,26 @@ where
 {
     use rayon::prelude::*;
     let run = run.max(1);
-    let map_all = |games: &[RawGame]| games.par_chunks(run).map(&map).collect();
-    match input.into() {
+    replay_with(
+        input.into(),
+        batch,
+        |games| games.par_chunks(run).map(&map).collect(),
+        sink,
+        progress,
+    )
+}
+
+/// The two public replays: a stream or bytes in memory, each batch of games mapped whole by
+/// `map_all` on the pool.
+#[cfg(feature = "parallel")]
+fn replay_with<R: Read + Send, T: Send>(
+    input: PgnInput<'_, R>,
+    batch: usize,
+    map_all: impl Fn(&[RawGame]) -> Vec<T> + Sync,
+    sink: impl FnMut(Vec<T>) -> ControlFlow<()> + Send,
+    progress: impl FnMut(u64),
+) -> io::Result<SkipStats> {
+    match input {
         PgnInput::Reader(reader) => replay_stream(reader, batch, map_all, sink, progress),
         PgnInput::Bytes(bytes) => Ok(replay_bytes(bytes, map_all, sink, progress)),
     }
