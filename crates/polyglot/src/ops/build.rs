@@ -218,14 +218,11 @@ impl KeyedRun {
             .collect();
         let mut errors = Vec::new();
         for raw in games {
-            let before: Vec<usize> = parts.iter().map(Vec::len).collect();
+            let before: [usize; SHARDS] = std::array::from_fn(|s| parts[s].len());
             let white = white_points(raw) as u16;
             let replayed = replay_keyed(raw, max_ply, |ply| {
-                parts[shard_of(ply.key)].push(Counted {
-                    key: ply.key,
-                    mv: ply.packed_move(),
-                    points: if ply.white { white } else { 2 - white },
-                });
+                let points = if ply.white { white } else { 2 - white };
+                parts[shard_of(ply.key)].push(Counted::of(&ply, points));
             });
             if let Err(e) = replayed {
                 for (part, len) in parts.iter_mut().zip(before) {
@@ -246,11 +243,7 @@ impl KeyedRun {
         let mut parts: Parts = vec![Vec::new(); SHARDS];
         let mut points = game.first_mover_points as u16;
         for ply in &game.plies {
-            parts[shard_of(ply.key)].push(Counted {
-                key: ply.key,
-                mv: ply.packed_move(),
-                points,
-            });
+            parts[shard_of(ply.key)].push(Counted::of(ply, points));
             points = 2 - points;
         }
         parts
@@ -384,7 +377,7 @@ impl Builder {
                     }
                 }
             });
-        // The runs' parts are freed on the pool, a shard each, not all on this thread.
+        // The runs' parts are freed on the pool, a run each, not all on this thread.
         runs.into_par_iter().for_each(drop);
         if let Some(spill) = &self.spill
             && spill.buffer.len() >= spill.cap
@@ -408,11 +401,7 @@ impl Builder {
                 return false;
             }
             for p in group {
-                shards[shard_of(p.key)].count(Counted {
-                    key: p.key,
-                    mv: p.mv,
-                    points: u16::from(p.points),
-                });
+                shards[shard_of(p.key)].count(Counted::spilled(p));
             }
             true
         })
@@ -584,11 +573,7 @@ impl Builder {
         if !spill.has_runs() {
             // Everything fitted: count the queue in input order.
             for p in std::mem::take(&mut spill.buffer) {
-                self.shards[shard_of(p.key)].count(Counted {
-                    key: p.key,
-                    mv: p.mv,
-                    points: u16::from(p.points),
-                });
+                self.shards[shard_of(p.key)].count(Counted::spilled(&p));
             }
             let entries = self.finish_in_memory();
             crate::write::write_entries(w, &entries)?;

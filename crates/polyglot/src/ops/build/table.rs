@@ -39,6 +39,26 @@ pub(super) struct Counted {
     pub(super) points: u16,
 }
 
+impl Counted {
+    /// A replayed ply whose mover scored `points`.
+    pub(super) fn of(ply: &KeyedPly, points: u16) -> Counted {
+        Counted {
+            key: ply.key,
+            mv: ply.packed_move(),
+            points,
+        }
+    }
+
+    /// A ply read back from a spilled run.
+    pub(super) fn spilled(p: &crate::ops::spill::SpillPly) -> Counted {
+        Counted {
+            key: p.key,
+            mv: p.mv,
+            points: u16::from(p.points),
+        }
+    }
+}
+
 /// The (position, move) statistics in first-seen order, with an index from position to its
 /// pairs.
 #[derive(Debug)]
