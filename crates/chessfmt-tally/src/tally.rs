@@ -122,8 +122,7 @@ struct ReplayedRun {
     plies: Vec<Ply>,
     /// The good games, in order.
     games: Vec<GameInfo>,
-    /// Games read, and the errors of those left out, in order.
-    read: u64,
+    /// The errors of the games left out, in order.
     errors: Vec<GameError>,
 }
 
@@ -299,7 +298,6 @@ impl ReplayedRun {
         let mut run = ReplayedRun {
             plies: Vec::with_capacity(plies),
             games: Vec::with_capacity(games.len()),
-            read: games.len() as u64,
             errors: Vec::new(),
         };
         let mut moves = Vec::new();
@@ -468,7 +466,7 @@ impl Tally {
     /// Counts runs of games in input order.
     fn add_runs(&mut self, mut runs: Vec<ReplayedRun>) -> io::Result<()> {
         for run in &mut runs {
-            self.stats.games_read += run.read;
+            self.stats.games_read += (run.games.len() + run.errors.len()) as u64;
             for e in run.errors.drain(..) {
                 self.stats.skipped.record(e);
             }

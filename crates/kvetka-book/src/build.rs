@@ -210,11 +210,7 @@ const RUN_GAMES: usize = 256;
 
 impl PreparedRun {
     fn of(games: &[RawGame], header: &Header) -> PreparedRun {
-        let most = if header.max_move == MAX_MOVE_ALL {
-            usize::MAX
-        } else {
-            usize::from(header.max_move)
-        };
+        let most = plies_of(header);
         let mut run = PreparedRun {
             entries: Vec::with_capacity(games.iter().map(|g| g.sans.len().min(most) + 1).sum()),
             games: Vec::with_capacity(games.len()),
@@ -251,6 +247,16 @@ fn passes(header: &Header, white: u16, black: u16) -> bool {
         && ok(header.min_elo_weak, white.min(black))
 }
 
+/// The half-moves of a game the book takes (the header's `max_move`; all of them for
+/// [`MAX_MOVE_ALL`]).
+fn plies_of(header: &Header) -> usize {
+    if header.max_move == MAX_MOVE_ALL {
+        usize::MAX
+    } else {
+        usize::from(header.max_move)
+    }
+}
+
 /// Prepares `raw`, its entries appended to `out` (`seen`: room for its positions).
 fn prepare(
     raw: &RawGame,
@@ -276,11 +282,7 @@ fn prepare(
         Some(w) if w == turn => Outcome::Win,
         Some(_) => Outcome::Loss,
     };
-    let plies = if header.max_move == MAX_MOVE_ALL {
-        usize::MAX
-    } else {
-        usize::from(header.max_move)
-    };
+    let plies = plies_of(header);
     let start = out.len();
     let mut uncodable = 0;
     let mut unencodable = 0;
