@@ -46,6 +46,7 @@
 
 #![forbid(unsafe_code)]
 
+mod counting;
 pub mod csv;
 mod error;
 #[doc(hidden)]
@@ -56,6 +57,7 @@ pub mod parquet;
 mod position;
 mod resolve;
 mod row;
+mod run;
 pub mod table;
 mod tally;
 pub mod tree;

@@ -45,6 +45,12 @@ impl PackedPosition {
         PackedPosition(b)
     }
 
+    /// The start position: what a table would show for a position whose board it was never
+    /// given (never happens: see [`crate::counting::Shard::count`]).
+    pub(crate) fn placeholder() -> PackedPosition {
+        PackedPosition::of(&shakmaty::Chess::default())
+    }
+
     /// The position as a [`Setup`] (halfmove clock 0, fullmove 1).
     pub fn setup(&self) -> Setup {
         let b = &self.0;

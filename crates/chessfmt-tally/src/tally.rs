@@ -14,17 +14,15 @@ use std::{
     path::Path,
 };
 
-use chess_core::{book::MemoryLimit, polyglot_key};
-use chessfmt_pgn::{
-    GameError, GameResult, PgnInput, RawGame, SkipStats,
-    parts::{PartedTable, part_of},
-};
-use shakmaty::{EnPassantMode, Position, zobrist::Zobrist64};
+use chess_core::book::MemoryLimit;
+use chessfmt_pgn::{PgnInput, RawGame, SkipStats};
+use rayon::prelude::*;
 
 use crate::{
     Counts, CsvReader, CsvWriter, Error, Row,
-    position::PackedPosition,
-    row::{Outcome, Play, SmallCounts, pack_uci, unpack_uci},
+    counting::{PAIR_BYTES, POSITION_BYTES, Position, SHARDS, Shard},
+    row::Play,
+    run::{NO_POSITION, RUN_GAMES, ReplayedRun},
     table::{TableFormat, TableWriter},
 };
 
@@ -90,111 +88,27 @@ pub struct TallyStats {
     pub runs: usize,
 }
 
-/// One ply of a replayed game.
-#[derive(Debug, Clone, Copy)]
-struct Ply {
-    key: u64,
-    position: PackedPosition,
-    uci: u16,
-    /// The ply's game in its run ([`ReplayedRun::games`]).
-    game: u16,
-}
-
-/// A game as the table counts it (its plies are in its run).
-#[derive(Debug, Clone)]
-struct GameInfo {
-    outcome: Outcome,
-    white_elo: Option<u32>,
-    black_elo: Option<u32>,
-    year: Option<u16>,
-    /// The game's number (0-based, in input order, across inputs).
-    number: u64,
-    /// Where its plies start in the run.
-    first_ply: u32,
-}
-
-/// Games replayed a run at a time on the pool (see [`chessfmt_pgn::replay_runs_in_order`]):
-/// the plies of all the run's games in one list, so that nothing is allocated per game (a
-/// game's plies, freed on another thread than the one that made them, had the system
-/// allocator's locks stall the other threads).
-#[derive(Debug, Default)]
-struct ReplayedRun {
-    plies: Vec<Ply>,
-    /// The good games, in order.
-    games: Vec<GameInfo>,
-    /// The errors of the games left out, in order.
-    errors: Vec<GameError>,
-}
-
-/// Games a run replays.
-const RUN_GAMES: usize = 256;
-
-/// A position's moves and counts: the first move inline (most positions of a table have one
-/// move: no allocation for them), the others in a vector.
-#[derive(Debug, Clone)]
-struct Entry {
-    position: PackedPosition,
-    first: (u16, SmallCounts),
-    more: Vec<(u16, SmallCounts)>,
-}
-
-impl Default for Entry {
-    fn default() -> Self {
-        Entry {
-            position: PackedPosition::of(&shakmaty::Chess::default()),
-            first: (0, SmallCounts::default()),
-            more: Vec::new(),
-        }
-    }
-}
-
-impl Entry {
-    /// The counts of `uci`, added (zero) when the position has no such move yet, and whether
-    /// they were.
-    fn counts_or_insert(&mut self, uci: u16) -> (&mut SmallCounts, bool) {
-        if self.first.0 == uci {
-            return (&mut self.first.1, false);
-        }
-        match self.more.iter().position(|(m, _)| *m == uci) {
-            Some(i) => (&mut self.more[i].1, false),
-            None => {
-                self.more.push((uci, SmallCounts::default()));
-                let last = self.more.len() - 1;
-                (&mut self.more[last].1, true)
-            }
-        }
-    }
-
-    /// The moves with their counts, sorted by UCI text.
-    fn sorted_moves(&self) -> Vec<(UciText, Counts)> {
-        let mut moves: Vec<(UciText, Counts)> = std::iter::once(&self.first)
-            .chain(&self.more)
-            .map(|(uci, c)| (UciText::of(*uci), c.counts()))
-            .collect();
-        moves.sort_unstable_by_key(|m| m.0);
-        moves
-    }
-}
-
-/// Writes the rows of sorted `entries`, made on the pool a window of positions at a time (EPD
-/// once per position): CSV as text per chunk; Parquet as columns per chunk, each full row
+/// Writes the rows of the sorted `shards`, made on the pool a window of positions at a time
+/// (EPD once per position): CSV as text per chunk; Parquet as columns per chunk, each full row
 /// group encoded while the next window is made.
-fn write_entries<W: Write>(
-    entries: &[(u64, Entry)],
-    out: &mut TableWriter<W>,
-) -> Result<(), Error> {
+fn write_shards<W: Write>(shards: &[Shard], out: &mut TableWriter<W>) -> Result<(), Error> {
     use rayon::prelude::*;
     const CHUNK: usize = 2048;
-    let windows = entries.chunks(CHUNK * 32);
+    let windows = shards.iter().flat_map(|shard| {
+        shard
+            .positions()
+            .chunks(CHUNK * 32)
+            .map(move |w| (shard, w))
+    });
     match out {
         TableWriter::Csv(csv) => {
-            for window in windows {
+            for (shard, window) in windows {
                 let texts: Vec<(Vec<u8>, u64)> = window
                     .par_chunks(CHUNK)
                     .map(|chunk| {
                         let mut text = Vec::with_capacity(chunk.len() * 120);
                         let mut rows = 0;
-                        each_row(chunk, |key, epd, uci, counts| {
+                        each_row(shard, chunk, |key, epd, uci, counts| {
                             crate::csv::format_row(&mut text, key, epd, uci, counts);
                             rows += 1;
                         });
@@ -211,12 +125,12 @@ fn write_entries<W: Write>(
         TableWriter::Parquet(parquet) => {
             let mut windows = windows;
             parquet.write_windows(move || {
-                let parts = windows
-                    .next()?
+                let (shard, window) = windows.next()?;
+                let parts = window
                     .par_chunks(CHUNK)
                     .map(|chunk| {
                         let mut columns = crate::parquet::Columns::default();
-                        each_row(chunk, |key, epd, uci, counts| {
+                        each_row(shard, chunk, |key, epd, uci, counts| {
                             columns.push_parts(key, epd, uci, counts);
                         });
                         columns
@@ -228,45 +142,26 @@ fn write_entries<W: Write>(
     }
 }
 
-/// Calls `f` with the key, EPD, move and counts of every row of `entries`, in order.
-fn each_row(entries: &[(u64, Entry)], mut f: impl FnMut(u64, &str, &str, &Counts)) {
+/// Calls `f` with the key, EPD, move and counts of every row of `positions` (of `shard`), in
+/// order.
+fn each_row(shard: &Shard, positions: &[Position], mut f: impl FnMut(u64, &str, &str, &Counts)) {
     let mut epd = Vec::with_capacity(100);
-    for (key, entry) in entries {
+    let mut moves = Vec::new();
+    for position in positions {
         epd.clear();
-        entry.position.write_epd(&mut epd);
+        position.packed.write_epd(&mut epd);
         let epd = std::str::from_utf8(&epd).unwrap_or("");
-        for (uci, counts) in entry.sorted_moves() {
-            f(*key, epd, uci.as_str(), &counts);
+        shard.moves(position, &mut moves);
+        for (uci, counts) in &moves {
+            f(position.key, epd, uci.as_str(), counts);
         }
     }
 }
 
-/// A move's UCI text inline (4 or 5 bytes; compared as the text).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-struct UciText([u8; 5]);
-
-impl UciText {
-    fn of(code: u16) -> UciText {
-        let s = unpack_uci(code);
-        let mut b = [0u8; 5];
-        b[..s.len().min(5)].copy_from_slice(&s.as_bytes()[..s.len().min(5)]);
-        UciText(b)
-    }
-
-    fn as_str(&self) -> &str {
-        let len = if self.0[4] == 0 { 4 } else { 5 };
-        std::str::from_utf8(&self.0[..len]).unwrap_or("0000")
-    }
-}
-
-/// Approximate bytes of one position and of one move in the table.
-const POSITION_BYTES: usize = size_of::<(u64, Entry)>() + 16;
-const MOVE_BYTES: usize = size_of::<(u16, SmallCounts)>();
-
 /// [`Counts::first_seen`] of ply `ply` of game `game` of part `part`: the part in the top 16
 /// bits, the game in the next 32, the ply in the low 16 (larger numbers saturate).
-fn first_seen(part: u16, game: u64, ply: u32) -> u64 {
-    u64::from(part) << 48 | game.min(0xffff_ffff) << 16 | u64::from(ply.min(0xffff))
+fn first_seen(part: u16, game: u64, ply: u16) -> u64 {
+    u64::from(part) << 48 | game.min(0xffff_ffff) << 16 | u64::from(ply)
 }
 
 /// The headers a tally reads.
@@ -275,89 +170,6 @@ fn tally_header(name: &[u8]) -> bool {
         || [&b"WhiteElo"[..], b"BlackElo", b"Date", b"UTCDate"]
             .iter()
             .any(|h| h.eq_ignore_ascii_case(name))
-}
-
-fn elo(game: &RawGame, tag: &str) -> Option<u32> {
-    game.header(tag)
-        .and_then(|v| v.trim().parse::<u32>().ok())
-        .filter(|&e| e > 0 && e < 10_000)
-}
-
-fn year(game: &RawGame) -> Option<u16> {
-    let date = game.header("Date").or_else(|| game.header("UTCDate"))?;
-    date.get(..4)?
-        .parse::<u16>()
-        .ok()
-        .filter(|&y| (1..=9999).contains(&y))
-}
-
-impl ReplayedRun {
-    /// Replays `games`, numbered by `number`.
-    fn of(games: &[RawGame], max_ply: usize, number: impl Fn(&RawGame) -> u64) -> ReplayedRun {
-        let plies: usize = games.iter().map(|g| g.sans.len().min(max_ply)).sum();
-        let mut run = ReplayedRun {
-            plies: Vec::with_capacity(plies),
-            games: Vec::with_capacity(games.len()),
-            errors: Vec::new(),
-        };
-        let mut moves = Vec::new();
-        for raw in games {
-            let first = run.plies.len();
-            match run.replay(raw, max_ply, &mut moves) {
-                Ok(()) => run.games.push(GameInfo {
-                    outcome: match raw.result() {
-                        GameResult::WhiteWins => Outcome::White,
-                        GameResult::BlackWins => Outcome::Black,
-                        GameResult::Draw => Outcome::Draw,
-                        _ => Outcome::Unknown,
-                    },
-                    white_elo: elo(raw, "WhiteElo"),
-                    black_elo: elo(raw, "BlackElo"),
-                    year: year(raw),
-                    number: number(raw),
-                    first_ply: first as u32,
-                }),
-                Err(e) => {
-                    run.plies.truncate(first);
-                    run.errors.push(e);
-                }
-            }
-        }
-        run
-    }
-
-    /// Appends the plies of `raw` as the run's next game (`moves`: room for its moves).
-    fn replay(
-        &mut self,
-        raw: &RawGame,
-        max_ply: usize,
-        moves: &mut Vec<shakmaty::Move>,
-    ) -> Result<(), GameError> {
-        let first = self.plies.len();
-        let game = self.games.len() as u16;
-        moves.clear();
-        // The next key from shakmaty's incremental update where it can (as a Polyglot build).
-        let mut next_key: Option<u64> = None;
-        let plies = &mut self.plies;
-        let replay = raw.replay(max_ply, |pos, m| {
-            let key = next_key.take().unwrap_or_else(|| polyglot_key(pos));
-            next_key = pos
-                .update_zobrist_hash(Zobrist64(key), m, EnPassantMode::PseudoLegal)
-                .map(|z| z.0);
-            plies.push(Ply {
-                key,
-                position: PackedPosition::of(pos),
-                uci: 0,
-                game,
-            });
-            moves.push(m);
-            ControlFlow::Continue(())
-        })?;
-        for (ply, m) in self.plies[first..].iter_mut().zip(moves.iter()) {
-            ply.uci = pack_uci(&m.to_uci(replay.castling_mode));
-        }
-        Ok(())
-    }
 }
 
 /// The map of the table: counts games into (position, move) statistics ([`Row`]s).
@@ -377,7 +189,8 @@ impl ReplayedRun {
 /// ```
 pub struct Tally {
     options: TallyOptions,
-    table: PartedTable<u64, Entry>,
+    /// The table in shards by key range ([`crate::counting`]).
+    shards: Vec<Shard>,
     bytes: usize,
     stats: TallyStats,
     runs: Vec<tempfile::NamedTempFile>,
@@ -400,7 +213,7 @@ impl Tally {
     pub fn new(options: TallyOptions) -> Tally {
         Tally {
             options,
-            table: PartedTable::new(),
+            shards: (0..SHARDS).map(|_| Shard::default()).collect(),
             bytes: 0,
             stats: TallyStats::default(),
             runs: Vec::new(),
@@ -463,7 +276,8 @@ impl Tally {
         Ok(mine)
     }
 
-    /// Counts runs of games in input order.
+    /// Counts runs of games in input order: the shards in parallel, each counting the runs'
+    /// plies of its keys in order.
     fn add_runs(&mut self, mut runs: Vec<ReplayedRun>) -> io::Result<()> {
         for run in &mut runs {
             self.stats.games_read += (run.games.len() + run.errors.len()) as u64;
@@ -471,54 +285,53 @@ impl Tally {
                 self.stats.skipped.record(e);
             }
         }
-        let updates = runs.iter().enumerate().flat_map(|(r, run)| {
-            run.plies
-                .iter()
-                .enumerate()
-                .map(move |(p, ply)| (part_of(&ply.key), r as u32, p as u32))
-        });
         let part_number = self.options.part;
-        let new_positions = std::sync::atomic::AtomicUsize::new(0);
-        let new_moves = std::sync::atomic::AtomicUsize::new(0);
-        let near_full = std::sync::atomic::AtomicBool::new(false);
-        self.table.update(updates, |part, r, p| {
-            let run = &runs[r as usize];
-            let ply = &run.plies[p as usize];
-            let game = &run.games[usize::from(ply.game)];
-            let entry = part.entry(ply.key).or_insert_with(|| {
-                new_positions.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                Entry {
-                    position: ply.position,
-                    first: (ply.uci, SmallCounts::default()),
-                    more: Vec::new(),
+        let counted: Vec<(usize, usize, bool)> = self
+            .shards
+            .par_iter_mut()
+            .enumerate()
+            .map(|(s, shard)| {
+                let (mut positions, mut pairs, mut full) = (0, 0, false);
+                for run in &runs {
+                    for ply in &run.parts[s] {
+                        let game = &run.games[usize::from(ply.game)];
+                        let packed = match ply.position {
+                            NO_POSITION => None,
+                            p => run.positions.get(p as usize),
+                        };
+                        let c = shard.count(
+                            ply.key,
+                            packed,
+                            ply.uci,
+                            &Play {
+                                outcome: game.outcome,
+                                white_elo: game.white_elo,
+                                black_elo: game.black_elo,
+                                year: game.year,
+                                seen: first_seen(part_number, game.number, ply.ply),
+                            },
+                        );
+                        positions += usize::from(c.new_position);
+                        pairs += usize::from(c.new_pair);
+                        full |= c.full;
+                    }
                 }
-            });
-            let (counts, new) = entry.counts_or_insert(ply.uci);
-            if new {
-                new_moves.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            }
-            let full = counts.add_play(&Play {
-                outcome: game.outcome,
-                white_elo: game.white_elo,
-                black_elo: game.black_elo,
-                year: game.year,
-                seen: first_seen(part_number, game.number, p - game.first_ply),
-            });
-            if full {
-                near_full.store(true, std::sync::atomic::Ordering::Relaxed);
-            }
-        });
-        self.stats.plies += runs.iter().map(|r| r.plies.len() as u64).sum::<u64>();
+                (positions, pairs, full)
+            })
+            .collect();
+        self.stats.plies += runs
+            .iter()
+            .flat_map(|r| &r.parts)
+            .map(|p| p.len() as u64)
+            .sum::<u64>();
         // The runs are freed on the pool, not all on this thread.
-        {
-            use rayon::prelude::*;
-            runs.into_par_iter().for_each(drop);
+        runs.into_par_iter().for_each(drop);
+        for (positions, pairs, full) in counted {
+            self.bytes += positions * POSITION_BYTES + pairs * PAIR_BYTES;
+            self.near_full |= full;
         }
-        self.bytes +=
-            new_positions.into_inner() * POSITION_BYTES + new_moves.into_inner() * MOVE_BYTES;
-        self.near_full |= near_full.into_inner();
-        // The table, its entries taken out and their text in windows: under 3 times the
-        // estimate at the peak.
+        // The table and the text of a window: under 3 times the estimate at the peak (the
+        // lists grow by doubling).
         let over = self
             .options
             .memory_limit
@@ -530,31 +343,37 @@ impl Tally {
         Ok(())
     }
 
-    /// The table so far as its entries sorted by key (keys are unique in a table); the table
-    /// is emptied.
-    fn drain_sorted(&mut self) -> Vec<(u64, Entry)> {
-        use rayon::prelude::*;
-        let mut entries = self.table.drain_entries();
+    /// Sorts every shard by key (the shards, one after another, are then the sorted table).
+    fn sort(&mut self) {
+        self.shards.par_iter_mut().for_each(Shard::sort);
+    }
+
+    /// Empties the table, keeping its room.
+    fn clear(&mut self) {
+        self.shards.par_iter_mut().for_each(Shard::clear);
         self.bytes = 0;
         self.near_full = false;
-        entries.par_sort_unstable_by_key(|e| e.0);
-        entries
+    }
+
+    fn is_empty(&self) -> bool {
+        self.shards.iter().all(|s| s.len() == 0)
     }
 
     /// The table so far as sorted rows; the table is emptied.
     fn drain_rows(&mut self) -> Vec<Row> {
+        self.sort();
         let mut rows = Vec::new();
-        for (key, entry) in self.drain_sorted() {
-            let epd = entry.position.epd();
-            for (uci, counts) in entry.sorted_moves() {
+        for shard in &self.shards {
+            each_row(shard, shard.positions(), |key, epd, uci, counts| {
                 rows.push(Row {
                     key,
-                    epd: epd.clone(),
-                    uci: uci.as_str().to_string(),
-                    counts,
+                    epd: epd.to_string(),
+                    uci: uci.to_string(),
+                    counts: *counts,
                 });
-            }
+            });
         }
+        self.clear();
         rows
     }
 
@@ -569,13 +388,13 @@ impl Tally {
         let mut file = tempfile::Builder::new()
             .prefix(".chessfmt-tally-run-")
             .tempfile_in(dir)?;
-        let entries = self.drain_sorted();
+        self.sort();
         let mut w = TableWriter::Csv(CsvWriter::new(BufWriter::with_capacity(
             1 << 20,
             file.as_file_mut(),
         ))?);
-        write_entries(&entries, &mut w).map_err(io::Error::other)?;
-        drop(entries);
+        write_shards(&self.shards, &mut w).map_err(io::Error::other)?;
+        self.clear();
         w.finish().map_err(io::Error::other)?;
         self.runs.push(file);
         self.stats.runs = self.runs.len();
@@ -606,7 +425,7 @@ impl Tally {
             return Ok(self.stats);
         }
         // What is still in memory becomes a run too: the merge then holds one row per run.
-        if !self.table.is_empty() {
+        if !self.is_empty() {
             self.write_run()?;
         }
         type Input = Box<dyn Iterator<Item = Result<Row, Error>>>;
@@ -644,8 +463,9 @@ impl Tally {
             table.finish()?;
             return Ok(stats);
         }
-        let entries = self.drain_sorted();
-        write_entries(&entries, &mut table)?;
+        self.sort();
+        write_shards(&self.shards, &mut table)?;
+        self.clear();
         self.stats.rows = table.rows();
         table.finish()?;
         Ok(self.stats)
