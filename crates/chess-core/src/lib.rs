@@ -49,7 +49,8 @@
 //! assert_eq!(bits.len(), 164);
 //! ```
 
-#![forbid(unsafe_code)]
+// The one `unsafe` block: the processor's prefetch hint (`prefetch`), with its reason.
+#![deny(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod book;
@@ -66,6 +67,7 @@ pub mod normalize;
 #[doc(hidden)]
 pub mod parse;
 pub mod polyglot_key;
+pub mod prefetch;
 pub mod relative_move;
 pub mod wdl;
 

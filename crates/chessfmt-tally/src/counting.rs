@@ -4,13 +4,16 @@
 //!
 //! A shard holds the keys of one top nibble, so the shards, each sorted by key, are the sorted
 //! table one after another: nothing is sorted or copied across shards when the table is
-//! written. Positions are kept in 40 bytes, pairs in 64, and the index in 8 bytes a bucket,
-//! half full at most: about 120 bytes for a position with one move (a general hash map of
-//! positions to their moves took twice that, and a copy of the whole table to sort it).
+//! written. The index holds each position's key and first pair in 16 bytes, half full at
+//! most; boards take 28 bytes, pairs 64: about 125 bytes for a position with one move (a
+//! general hash map of positions to their moves took twice that, and a copy of the whole
+//! table to sort it).
+
+use chess_core::prefetch::prefetch;
 
 use crate::{
     Counts, PackedPosition,
-    row::{Play, SmallCounts, unpack_uci},
+    row::{Play, SmallCounts},
 };
 
 /// Shards of a table (fixed: a table never depends on it or on the number of threads).
@@ -24,13 +27,21 @@ pub(crate) fn shard_of(key: u64) -> usize {
     (key >> 60) as usize % SHARDS
 }
 
-/// One position of a shard: its key, its board, and its first pair.
+/// One position of a shard, as its index holds it: its key, its board in
+/// [`Shard::boards`], and its first pair.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Position {
     pub(crate) key: u64,
-    pub(crate) packed: PackedPosition,
+    board: u32,
     first: u32,
 }
+
+/// An empty bucket of the index.
+const EMPTY: Position = Position {
+    key: 0,
+    board: NONE,
+    first: NONE,
+};
 
 /// One move of a position with its counts, and the next move of the position.
 #[derive(Debug, Clone, Copy)]
@@ -54,42 +65,43 @@ pub(crate) struct Counted {
 /// One shard of the table.
 #[derive(Debug, Default)]
 pub(crate) struct Shard {
-    /// Open addressing (linear probing) from key to position: the key's top 32 bits above
-    /// the position's index + 1; 0 is an empty bucket.
-    heads: Vec<u64>,
-    positions: Vec<Position>,
+    /// Open addressing (linear probing) from key to position, half full at most: a probe
+    /// reads only this list (prefetched a few plies ahead), and then the position's pairs.
+    index: Vec<Position>,
+    /// The boards, in the order the positions came.
+    boards: Vec<PackedPosition>,
     pairs: Vec<Pair>,
+    /// The positions sorted by key ([`Shard::sort`]).
+    sorted: Vec<Position>,
 }
 
-/// Bytes a table keeps per position (its entry and two buckets) and per pair.
-pub(crate) const POSITION_BYTES: usize = size_of::<Position>() + 2 * size_of::<u64>();
+/// Bytes a table keeps per position (two buckets and its board) and per pair.
+pub(crate) const POSITION_BYTES: usize = 2 * size_of::<Position>() + size_of::<PackedPosition>();
 pub(crate) const PAIR_BYTES: usize = size_of::<Pair>();
 
 impl Shard {
     /// Number of positions.
     pub(crate) fn len(&self) -> usize {
-        self.positions.len()
+        self.boards.len()
     }
 
-    /// The positions (sorted by key after [`Shard::sort`]).
+    /// The positions sorted by key (after [`Shard::sort`]).
     pub(crate) fn positions(&self) -> &[Position] {
-        &self.positions
+        &self.sorted
     }
 
-    fn tag(key: u64) -> u64 {
-        key >> 32 << 32
+    /// The board of `position`.
+    pub(crate) fn board(&self, position: &Position) -> &PackedPosition {
+        &self.boards[position.board as usize]
     }
 
-    /// The bucket of `key`: where its head is, or the empty bucket for it.
+    /// The bucket of `key`: where its position is, or the empty bucket for it.
     fn bucket(&self, key: u64) -> usize {
-        let mask = self.heads.len() - 1;
-        let tag = Self::tag(key);
+        let mask = self.index.len() - 1;
         let mut i = (key as usize) & mask;
         loop {
-            let h = self.heads[i];
-            if h == 0
-                || (h & !0xffff_ffff == tag && self.positions[(h as u32 - 1) as usize].key == key)
-            {
+            let p = &self.index[i];
+            if p.board == NONE || p.key == key {
                 return i;
             }
             i = (i + 1) & mask;
@@ -97,12 +109,18 @@ impl Shard {
     }
 
     fn grow(&mut self) {
-        let old = std::mem::take(&mut self.heads);
-        self.heads = vec![0; (old.len() * 2).max(1024)];
-        for h in old.into_iter().filter(|&h| h != 0) {
-            let key = self.positions[(h as u32 - 1) as usize].key;
-            let b = self.bucket(key);
-            self.heads[b] = h;
+        let old = std::mem::take(&mut self.index);
+        self.index = vec![EMPTY; (old.len() * 2).max(1024)];
+        for p in old.into_iter().filter(|p| p.board != NONE) {
+            let b = self.bucket(p.key);
+            self.index[b] = p;
+        }
+    }
+
+    /// Starts fetching the bucket of `key` into the cache.
+    pub(crate) fn prefetch(&self, key: u64) {
+        if !self.index.is_empty() {
+            prefetch(&self.index[(key as usize) & (self.index.len() - 1)]);
         }
     }
 
@@ -116,26 +134,22 @@ impl Shard {
         play: &Play,
     ) -> Counted {
         let mut counted = Counted::default();
-        if (self.positions.len() + 1) * 2 > self.heads.len() {
+        if (self.boards.len() + 1) * 2 > self.index.len() {
             self.grow();
         }
         let b = self.bucket(key);
-        let position = match self.heads[b] {
-            0 => {
-                let index = self.positions.len();
-                self.positions.push(Position {
-                    key,
-                    packed: packed.copied().unwrap_or_else(PackedPosition::placeholder),
-                    first: NONE,
-                });
-                self.heads[b] = Self::tag(key) | (index as u64 + 1);
-                counted.new_position = true;
-                index
-            }
-            h => (h as u32 - 1) as usize,
-        };
+        if self.index[b].board == NONE {
+            self.index[b] = Position {
+                key,
+                board: self.boards.len() as u32,
+                first: NONE,
+            };
+            self.boards
+                .push(packed.copied().unwrap_or_else(PackedPosition::placeholder));
+            counted.new_position = true;
+        }
         let mut last = NONE;
-        let mut i = self.positions[position].first;
+        let mut i = self.index[b].first;
         while i != NONE && self.pairs[i as usize].uci != uci {
             last = i;
             i = self.pairs[i as usize].next;
@@ -148,29 +162,45 @@ impl Shard {
                 uci,
             });
             match last {
-                NONE => self.positions[position].first = i,
+                NONE => self.index[b].first = i,
                 l => self.pairs[l as usize].next = i,
             }
             counted.new_pair = true;
         }
         counted.full = self.pairs[i as usize].counts.add_play(play)
             || self.pairs.len() >= SmallCounts::NEAR_FULL as usize
-            || self.positions.len() >= SmallCounts::NEAR_FULL as usize;
+            || self.boards.len() >= SmallCounts::NEAR_FULL as usize;
         counted
     }
 
-    /// Sorts the positions by key; the index is emptied (only [`Shard::clear`] may follow).
+    /// Sorts the positions by key into [`Shard::positions`]; the index is emptied (only
+    /// [`Shard::clear`] may follow).
     pub(crate) fn sort(&mut self) {
-        self.heads.fill(0);
-        self.positions.sort_unstable_by_key(|p| p.key);
+        let mut sorted = std::mem::take(&mut self.sorted);
+        sorted.clear();
+        sorted.extend(self.index.iter().filter(|p| p.board != NONE));
+        self.index.fill(EMPTY);
+        sorted.sort_unstable_by_key(|p| p.key);
+        self.sorted = sorted;
     }
 
     /// Empties the shard, keeping its room (a table filled and written out again and again
     /// does not grow from nothing each time).
     pub(crate) fn clear(&mut self) {
-        self.heads.fill(0);
-        self.positions.clear();
+        self.index.fill(EMPTY);
+        self.boards.clear();
         self.pairs.clear();
+        self.sorted.clear();
+    }
+
+    /// Starts fetching the board and the first pair of `position`.
+    pub(crate) fn prefetch_row(&self, position: &Position) {
+        if let Some(b) = self.boards.get(position.board as usize) {
+            prefetch(b);
+        }
+        if let Some(p) = self.pairs.get(position.first as usize) {
+            prefetch(p);
+        }
     }
 
     /// The moves of `position` with their counts, sorted by UCI text, into `out`.
@@ -191,11 +221,14 @@ impl Shard {
 pub(crate) struct UciText([u8; 5]);
 
 impl UciText {
+    /// The text of [`crate::row::pack_uci`]'s code (what [`unpack_uci`] gives, made here
+    /// without allocating).
     fn of(code: u16) -> UciText {
-        let s = unpack_uci(code);
-        let mut b = [0u8; 5];
-        b[..s.len().min(5)].copy_from_slice(&s.as_bytes()[..s.len().min(5)]);
-        UciText(b)
+        const PROMOTIONS: [u8; 8] = [0, b'p', b'n', b'b', b'r', b'q', b'k', 0];
+        let square = |i: u16| [b'a' + (i & 7) as u8, b'1' + (i >> 3 & 7) as u8];
+        let [a, b] = square(code);
+        let [c, d] = square(code >> 6);
+        UciText([a, b, c, d, PROMOTIONS[usize::from(code >> 12 & 7)]])
     }
 
     pub(crate) fn as_str(&self) -> &str {
@@ -207,7 +240,15 @@ impl UciText {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::row::Outcome;
+    use crate::row::{Outcome, unpack_uci};
+
+    /// Every code's inline text is [`unpack_uci`]'s.
+    #[test]
+    fn uci_text_is_unpack_uci_s() {
+        for code in 0..1u16 << 15 {
+            assert_eq!(UciText::of(code).as_str(), unpack_uci(code), "{code}");
+        }
+    }
 
     fn play(seen: u64) -> Play {
         Play {
@@ -224,6 +265,7 @@ mod tests {
     fn counts_and_finds_again() {
         let mut shard = Shard::default();
         let board = PackedPosition::of(&shakmaty::Chess::default());
+        shard.prefetch(1);
         let keys: Vec<u64> = (0..5000u64)
             .map(|k| k.wrapping_mul(0x9e37_79b9_7f4a_7c15))
             .collect();

@@ -90,84 +90,93 @@ impl PackedPosition {
     /// Appends the EPD to `out`: written here from the packed bytes for standard castling
     /// rights (shakmaty's text, faster), through shakmaty otherwise (Chess960 rights).
     pub fn write_epd(&self, out: &mut Vec<u8>) {
+        const LETTERS: [u8; 16] = *b"?PNBRQK??pnbrqk?";
         let b = &self.0;
         let occupied = u64::from_le_bytes(b[..8].try_into().unwrap_or([0; 8]));
-        // The piece letters of the occupied squares, in square order.
+        // The piece letters of the occupied squares (0: empty), read off the occupied bits.
         let mut letters = [0u8; 64];
+        let mut rest = occupied;
         let mut i = 0;
-        for (sq, letter) in letters.iter_mut().enumerate() {
-            if occupied >> sq & 1 == 1 {
-                let nibble = if i < 32 {
-                    (b[8 + i / 2] >> (4 * (i % 2))) & 0xf
-                } else {
-                    0
-                };
-                *letter = match nibble & 7 {
-                    1 => b'p',
-                    2 => b'n',
-                    3 => b'b',
-                    4 => b'r',
-                    5 => b'q',
-                    6 => b'k',
-                    _ => b'?',
-                } - if nibble & 8 == 0 { 32 } else { 0 };
-                i += 1;
-            }
+        let mut odd = false;
+        while rest != 0 {
+            let sq = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            let nibble = if i < 32 {
+                (b[8 + i / 2] >> (4 * (i % 2))) & 0xf
+            } else {
+                0
+            };
+            odd |= matches!(nibble & 7, 0 | 7);
+            letters[sq] = LETTERS[usize::from(nibble)];
+            i += 1;
         }
         // Castling: K, Q, k, q for rooks in the corners with the king on its e-square.
         let rights = u64::from(b[25]) | u64::from(b[26]) << 56;
-        let mut castling = Vec::with_capacity(4);
-        for (rook, king, letter) in [(7, 4, b'K'), (0, 4, b'Q'), (63, 60, b'k'), (56, 60, b'q')] {
-            if rights >> rook & 1 == 1 {
-                let king_letter = if letter.is_ascii_uppercase() {
-                    b'K'
-                } else {
-                    b'k'
-                };
-                if letters[king] != king_letter {
-                    return self.write_epd_shakmaty(out);
-                }
-                castling.push(letter);
-            }
-        }
-        if rights & !(1 | 1 << 7 | 1 << 56 | 1 << 63) != 0 || letters.contains(&(b'?' - 32)) {
+        if odd || rights & !(1 | 1 << 7 | 1 << 56 | 1 << 63) != 0 {
             return self.write_epd_shakmaty(out);
         }
+        let mut text = [0u8; 96];
+        let mut n = 0;
         for rank in (0..8).rev() {
             let mut empty = 0u8;
-            for file in 0..8 {
-                match letters[rank * 8 + file] {
-                    0 => empty += 1,
-                    l => {
-                        if empty > 0 {
-                            out.push(b'0' + empty);
-                            empty = 0;
-                        }
-                        out.push(l);
+            for &l in &letters[rank * 8..rank * 8 + 8] {
+                if l == 0 {
+                    empty += 1;
+                } else {
+                    if empty > 0 {
+                        text[n] = b'0' + empty;
+                        n += 1;
+                        empty = 0;
                     }
+                    text[n] = l;
+                    n += 1;
                 }
             }
             if empty > 0 {
-                out.push(b'0' + empty);
+                text[n] = b'0' + empty;
+                n += 1;
             }
-            if rank > 0 {
-                out.push(b'/');
+            text[n] = b'/';
+            n += 1;
+        }
+        // The last '/' becomes the space before the side to move.
+        text[n - 1] = b' ';
+        text[n] = if b[24] == 1 { b'b' } else { b'w' };
+        text[n + 1] = b' ';
+        n += 2;
+        let castling = n;
+        for (rook, king, letter, king_letter) in [
+            (7, 4, b'K', b'K'),
+            (0, 4, b'Q', b'K'),
+            (63, 60, b'k', b'k'),
+            (56, 60, b'q', b'k'),
+        ] {
+            if rights >> rook & 1 == 1 {
+                if letters[king] != king_letter {
+                    return self.write_epd_shakmaty(out);
+                }
+                text[n] = letter;
+                n += 1;
             }
         }
-        out.extend_from_slice(if b[24] == 1 { b" b " } else { b" w " });
-        if castling.is_empty() {
-            out.push(b'-');
-        } else {
-            out.extend_from_slice(&castling);
+        if n == castling {
+            text[n] = b'-';
+            n += 1;
         }
-        out.push(b' ');
+        text[n] = b' ';
+        n += 1;
         match b[27] {
             sq @ 0..64 => {
-                out.push(b'a' + sq % 8);
-                out.push(b'1' + sq / 8);
+                text[n] = b'a' + sq % 8;
+                text[n + 1] = b'1' + sq / 8;
+                n += 2;
             }
-            _ => out.push(b'-'),
+            _ => {
+                text[n] = b'-';
+                n += 1;
+            }
         }
+        out.extend_from_slice(&text[..n]);
     }
 
     fn write_epd_shakmaty(&self, out: &mut Vec<u8>) {

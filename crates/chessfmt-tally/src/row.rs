@@ -271,7 +271,8 @@ pub(crate) fn pack_uci(m: &shakmaty::uci::UciMove) -> u16 {
     }
 }
 
-/// The UCI text of [`pack_uci`]'s code.
+/// The UCI text of [`pack_uci`]'s code (the table's writers make it inline).
+#[cfg(test)]
 pub(crate) fn unpack_uci(code: u16) -> String {
     let sq = |i: u16, s: &mut String| {
         s.push(char::from(b'a' + (i & 7) as u8));

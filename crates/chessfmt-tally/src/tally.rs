@@ -147,9 +147,13 @@ fn write_shards<W: Write>(shards: &[Shard], out: &mut TableWriter<W>) -> Result<
 fn each_row(shard: &Shard, positions: &[Position], mut f: impl FnMut(u64, &str, &str, &Counts)) {
     let mut epd = Vec::with_capacity(100);
     let mut moves = Vec::new();
-    for position in positions {
+    const AHEAD: usize = 8;
+    for (i, position) in positions.iter().enumerate() {
+        if let Some(next) = positions.get(i + AHEAD) {
+            shard.prefetch_row(next);
+        }
         epd.clear();
-        position.packed.write_epd(&mut epd);
+        shard.board(position).write_epd(&mut epd);
         let epd = std::str::from_utf8(&epd).unwrap_or("");
         shard.moves(position, &mut moves);
         for (uci, counts) in &moves {
@@ -292,8 +296,13 @@ impl Tally {
             .enumerate()
             .map(|(s, shard)| {
                 let (mut positions, mut pairs, mut full) = (0, 0, false);
+                const AHEAD: usize = 8;
                 for run in &runs {
-                    for ply in &run.parts[s] {
+                    let plies = &run.parts[s];
+                    for (i, ply) in plies.iter().enumerate() {
+                        if let Some(next) = plies.get(i + AHEAD) {
+                            shard.prefetch(next.key);
+                        }
                         let game = &run.games[usize::from(ply.game)];
                         let packed = match ply.position {
                             NO_POSITION => None,

@@ -3,6 +3,7 @@
 
 #[allow(clippy::wildcard_imports)]
 use super::*;
+use chess_core::prefetch::prefetch;
 
 pub(super) const NONE: u32 = u32::MAX;
 /// Bit 15 of a stored move (never used by the move field) marks White to move.
@@ -210,20 +211,6 @@ impl Table {
             i = p.next;
         }
     }
-}
-
-/// A hint to start loading `value`'s cache line (no effect where unsupported).
-#[inline(always)]
-pub(super) fn prefetch<T>(value: &T) {
-    #[cfg(target_arch = "x86_64")]
-    #[allow(unsafe_code)]
-    // SAFETY: SSE is part of the x86_64 baseline, and a prefetch never faults or changes memory.
-    unsafe {
-        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        _mm_prefetch::<_MM_HINT_T0>(std::ptr::from_ref(value).cast::<i8>());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = value;
 }
 
 /// Counts one ply in a position's pairs (move | `WHITE`, n, sum) kept in first-seen order,
