@@ -124,6 +124,19 @@ impl Shard {
         }
     }
 
+    /// Starts fetching the first pair of `key` when its position sits in its home bucket
+    /// (most do), whose line [`Shard::prefetch`] fetched a few plies before.
+    pub(crate) fn prefetch_pair(&self, key: u64) {
+        if !self.index.is_empty() {
+            let home = &self.index[(key as usize) & (self.index.len() - 1)];
+            if home.key == key
+                && let Some(p) = self.pairs.get(home.first as usize)
+            {
+                prefetch(p);
+            }
+        }
+    }
+
     /// Counts one `play` of `uci` from the position `key`. `packed` is the position's board:
     /// it must be given the first time a key is counted (later plays may leave it out).
     pub(crate) fn count(

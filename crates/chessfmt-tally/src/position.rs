@@ -93,51 +93,52 @@ impl PackedPosition {
         const LETTERS: [u8; 16] = *b"?PNBRQK??pnbrqk?";
         let b = &self.0;
         let occupied = u64::from_le_bytes(b[..8].try_into().unwrap_or([0; 8]));
-        // The piece letters of the occupied squares (0: empty), read off the occupied bits.
-        let mut letters = [0u8; 64];
-        let mut rest = occupied;
-        let mut i = 0;
-        let mut odd = false;
-        while rest != 0 {
-            let sq = rest.trailing_zeros() as usize;
-            rest &= rest - 1;
-            let nibble = if i < 32 {
-                (b[8 + i / 2] >> (4 * (i % 2))) & 0xf
+        let nibbles = u128::from_le_bytes(b[8..24].try_into().unwrap_or([0; 16]));
+        // The nibble of the piece on `sq` (occupied): the count of pieces below it.
+        let nibble_at = |sq: u32| {
+            let i = (occupied & ((1u64 << sq) - 1)).count_ones();
+            if i < 32 {
+                (nibbles >> (4 * i)) as u8 & 0xf
             } else {
                 0
-            };
-            odd |= matches!(nibble & 7, 0 | 7);
-            letters[sq] = LETTERS[usize::from(nibble)];
-            i += 1;
-        }
+            }
+        };
         // Castling: K, Q, k, q for rooks in the corners with the king on its e-square.
         let rights = u64::from(b[25]) | u64::from(b[26]) << 56;
-        if odd || rights & !(1 | 1 << 7 | 1 << 56 | 1 << 63) != 0 {
+        if occupied.count_ones() > 32 || rights & !(1 | 1 << 7 | 1 << 56 | 1 << 63) != 0 {
             return self.write_epd_shakmaty(out);
         }
         let mut text = [0u8; 96];
         let mut n = 0;
-        for rank in (0..8).rev() {
-            let mut empty = 0u8;
-            for &l in &letters[rank * 8..rank * 8 + 8] {
-                if l == 0 {
-                    empty += 1;
-                } else {
-                    if empty > 0 {
-                        text[n] = b'0' + empty;
-                        n += 1;
-                        empty = 0;
-                    }
-                    text[n] = l;
+        let mut odd = false;
+        for rank in (0..8u32).rev() {
+            let mut row = (occupied >> (8 * rank)) as u8;
+            // The pieces of this rank start after those of the ranks below.
+            let mut i = (occupied & ((1u64 << (8 * rank)) - 1)).count_ones();
+            let mut file = 0u32;
+            while row != 0 {
+                let f = row.trailing_zeros();
+                row &= row - 1;
+                if f > file {
+                    text[n] = b'0' + (f - file) as u8;
                     n += 1;
                 }
+                let nibble = (nibbles >> (4 * i)) as u8 & 0xf;
+                odd |= matches!(nibble & 7, 0 | 7);
+                text[n] = LETTERS[usize::from(nibble)];
+                n += 1;
+                i += 1;
+                file = f + 1;
             }
-            if empty > 0 {
-                text[n] = b'0' + empty;
+            if file < 8 {
+                text[n] = b'0' + (8 - file) as u8;
                 n += 1;
             }
             text[n] = b'/';
             n += 1;
+        }
+        if odd {
+            return self.write_epd_shakmaty(out);
         }
         // The last '/' becomes the space before the side to move.
         text[n - 1] = b' ';
@@ -145,14 +146,14 @@ impl PackedPosition {
         text[n + 1] = b' ';
         n += 2;
         let castling = n;
-        for (rook, king, letter, king_letter) in [
-            (7, 4, b'K', b'K'),
-            (0, 4, b'Q', b'K'),
-            (63, 60, b'k', b'k'),
-            (56, 60, b'q', b'k'),
+        for (rook, king, letter, king_nibble) in [
+            (7, 4, b'K', 6),
+            (0, 4, b'Q', 6),
+            (63, 60, b'k', 14),
+            (56, 60, b'q', 14),
         ] {
             if rights >> rook & 1 == 1 {
-                if letters[king] != king_letter {
+                if occupied >> king & 1 == 0 || nibble_at(king) != king_nibble {
                     return self.write_epd_shakmaty(out);
                 }
                 text[n] = letter;

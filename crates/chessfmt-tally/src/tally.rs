@@ -300,8 +300,15 @@ impl Tally {
                 for run in &runs {
                     let plies = &run.parts[s];
                     for (i, ply) in plies.iter().enumerate() {
+                        // The bucket 8 plies ahead, then its pair and board 4 plies ahead.
                         if let Some(next) = plies.get(i + AHEAD) {
                             shard.prefetch(next.key);
+                        }
+                        if let Some(near) = plies.get(i + AHEAD / 2) {
+                            shard.prefetch_pair(near.key);
+                            if let Some(board) = run.positions.get(near.position as usize) {
+                                chess_core::prefetch::prefetch(board);
+                            }
                         }
                         let game = &run.games[usize::from(ply.game)];
                         let packed = match ply.position {
