@@ -223,9 +223,8 @@ impl<W: Write> ParquetWriter<W> {
     }
 
     /// Writes the rows `next` makes, a window at a time (its parts in order; `None`: no
-    /// more), each full row group encoded while `next` makes the following window
-    /// (`rayon::join` on the current pool): the encoding, serial within a row group, overlaps
-    /// the making of rows.
+    /// more), each full row group encoded (its columns at once) while `next` makes the
+    /// windows of the following one (`rayon::join` on the current pool).
     pub(crate) fn write_windows(
         &mut self,
         mut next: impl FnMut() -> Option<Vec<Columns>> + Send,
@@ -233,25 +232,31 @@ impl<W: Write> ParquetWriter<W> {
         let mut full: Option<Columns> = None;
         loop {
             let encoder = self.file.encoder();
-            let (encoded, window) = rayon::join(
+            let (columns, rows) = (&mut self.columns, &mut self.rows);
+            let (encoded, more) = rayon::join(
                 || match full.take() {
-                    Some(columns) => encoder.write_row_group(columns.into_columns()),
+                    Some(columns) => encoder.write_row_group_on_pool(columns.into_columns()),
                     None => Ok(()),
                 },
-                &mut next,
+                || {
+                    while columns.len() < ROW_GROUP_ROWS {
+                        let Some(window) = next() else {
+                            return false;
+                        };
+                        for part in &window {
+                            *rows += part.len() as u64;
+                            columns.append(part);
+                        }
+                    }
+                    true
+                },
             );
             encoded?;
             self.file.pass_on()?;
-            let Some(window) = window else {
+            if !more {
                 return Ok(());
-            };
-            for part in &window {
-                self.rows += part.len() as u64;
-                self.columns.append(part);
             }
-            if self.columns.len() >= ROW_GROUP_ROWS {
-                full = Some(std::mem::take(&mut self.columns));
-            }
+            full = Some(std::mem::take(&mut self.columns));
         }
     }
 
