@@ -102,6 +102,35 @@ fn no_parquet() -> Error {
 /// The rows of a table, in either form.
 pub type TableRows = Box<dyn Iterator<Item = Result<Row, Error>> + Send>;
 
+/// Rows a reading thread hands on at a time ([`read_ahead`]).
+const AHEAD_BATCH: usize = 4096;
+
+/// The rows of `rows`, read on a thread of their own a batch of 4,096 at a time, at most four
+/// batches ahead of the caller: decoding a table (Parquet's pages, the rows' text) overlaps
+/// whatever the caller does with the rows (a book writer's work). The same rows and errors,
+/// in the same order; the thread stops at the end of the input or when the rows are dropped.
+/// For one table at a time: a merge of many tables reads each in place instead (one row of
+/// each in memory).
+pub fn read_ahead(rows: TableRows) -> TableRows {
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Result<Row, Error>>>(4);
+    let reader = std::thread::Builder::new()
+        .name("chessfmt-table-reader".into())
+        .spawn(move || {
+            let mut rows = rows;
+            loop {
+                let batch: Vec<_> = rows.by_ref().take(AHEAD_BATCH).collect();
+                if batch.is_empty() || tx.send(batch).is_err() {
+                    return;
+                }
+            }
+        });
+    match reader {
+        Ok(_) => Box::new(rx.into_iter().flatten()),
+        // No thread to be had: the rows were moved into the closure that was not run.
+        Err(e) => Box::new(std::iter::once(Err(Error::from(e)))),
+    }
+}
+
 /// Whether `head` (a file's first bytes) starts a Parquet file.
 pub fn is_parquet(head: &[u8]) -> bool {
     head.starts_with(b"PAR1")
@@ -179,6 +208,34 @@ fn read_head(file: &mut File, head: &mut [u8]) -> io::Result<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Rows read ahead are the rows, errors in their place; dropping them early is fine.
+    #[test]
+    fn read_ahead_keeps_rows_and_order() {
+        let rows: Vec<Result<Row, Error>> = (0..10_000u64)
+            .map(|k| {
+                if k == 7777 {
+                    Err(Error::from(io::Error::other("bad row")))
+                } else {
+                    Ok(Row::new(k, "8/8/8/8/8/8/8/8 w - -", "e2e4"))
+                }
+            })
+            .collect();
+        let keys: Vec<Option<u64>> = rows
+            .iter()
+            .map(|r| r.as_ref().ok().map(|r| r.key))
+            .collect();
+        let ahead: Vec<Option<u64>> = read_ahead(Box::new(rows.into_iter()))
+            .map(|r| r.ok().map(|r| r.key))
+            .collect();
+        assert_eq!(ahead, keys);
+        let endless = (0u64..).map(|k| Ok(Row::new(k, "8/8/8/8/8/8/8/8 w - -", "a2a3")));
+        let first: Vec<u64> = read_ahead(Box::new(endless))
+            .take(3)
+            .map(|r| r.unwrap().key)
+            .collect();
+        assert_eq!(first, [0, 1, 2]);
+    }
 
     #[test]
     fn form_by_name() {

@@ -575,7 +575,7 @@ pub(crate) fn write_from_rows(
 }
 
 fn from_tally(table: &Path, out: &crate::args::WriteArgs) -> CliResult {
-    let rows = crate::tally::table_rows(table)?;
+    let rows = crate::tally::table_rows_ahead(table)?;
     let (written, stats) = write_from_rows(rows, table, &out.output, out.force)?;
     summary(
         &Shown {

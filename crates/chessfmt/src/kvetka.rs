@@ -810,7 +810,7 @@ pub(crate) fn write_from_rows(
 }
 
 fn from_tally(table: &Path, out: &WriteArgs, caption: &str) -> CliResult {
-    let rows = crate::tally::table_rows(table)?;
+    let rows = crate::tally::table_rows_ahead(table)?;
     let (w, stats) = write_from_rows(rows, table, &out.output, caption, out.force)?;
     summary(
         &Shown {

@@ -369,7 +369,7 @@ fn from_tally(args: &FromTallyArgs) -> CliResult {
         .with_uniform(args.uniform);
     options.only = only_color(args.only_white, args.only_black);
     // Opened, not read: write_from_rows refuses a bad output before reading a row.
-    let rows = crate::tally::table_rows(&args.table)?;
+    let rows = crate::tally::table_rows_ahead(&args.table)?;
     let stats = write_from_rows(rows, &options, &args.table, &args.out)?;
     summary(
         &Shown {

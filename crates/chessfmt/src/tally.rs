@@ -204,6 +204,12 @@ pub fn table_rows(path: &Path) -> Result<TableRows, CliError> {
     chessfmt_tally::table::open(path).map_err(|e| CliError(e.to_string()))
 }
 
+/// [`table_rows`] read ahead on a thread of their own (`chessfmt_tally::table::read_ahead`):
+/// for the verbs that read one table.
+pub fn table_rows_ahead(path: &Path) -> Result<TableRows, CliError> {
+    table_rows(path).map(chessfmt_tally::table::read_ahead)
+}
+
 /// Writes `rows` as a table to the output of `out` (Parquet for a `.parquet` name).
 pub fn write_table(out: &WriteArgs, inputs: &[&Path], rows: &[Row]) -> Result<(), CliError> {
     crate::destination::write_single(&out.output, out.force, out.json, inputs, |w| {
@@ -269,7 +275,7 @@ fn to_pgn(args: &ToPgnArgs) -> CliResult {
     use chessfmt_tally::tree::{TreeOptions, write_tree};
     crate::destination::refuse_inputs([args.out.output.as_path()], &[args.table.as_path()])?;
     refuse_existing(&args.out)?;
-    let rows = table_rows(&args.table)?;
+    let rows = table_rows_ahead(&args.table)?;
     let options = TreeOptions::default()
         .with_max_ply(args.max_ply)
         .with_min_games(args.min_games);
