@@ -13,7 +13,7 @@ use chess_core::prefetch::prefetch;
 
 use crate::{
     Counts, PackedPosition,
-    row::{Play, SmallCounts},
+    row::{GameFacts, SmallCounts},
 };
 
 /// Shards of a table (fixed: a table never depends on it or on the number of threads).
@@ -137,14 +137,16 @@ impl Shard {
         }
     }
 
-    /// Counts one `play` of `uci` from the position `key`. `packed` is the position's board:
-    /// it must be given the first time a key is counted (later plays may leave it out).
+    /// Counts one play of `uci` from the position `key` in `game`, first seen at `seen`.
+    /// `packed` is the position's board: it must be given the first time a key is counted
+    /// (later plays may leave it out).
     pub(crate) fn count(
         &mut self,
         key: u64,
         packed: Option<&PackedPosition>,
         uci: u16,
-        play: &Play,
+        game: &GameFacts,
+        seen: u64,
     ) -> Counted {
         let mut counted = Counted::default();
         if (self.boards.len() + 1) * 2 > self.index.len() {
@@ -180,7 +182,7 @@ impl Shard {
             }
             counted.new_pair = true;
         }
-        counted.full = self.pairs[i as usize].counts.add_play(play)
+        counted.full = self.pairs[i as usize].counts.add_play(game, seen)
             || self.pairs.len() >= SmallCounts::NEAR_FULL as usize
             || self.boards.len() >= SmallCounts::NEAR_FULL as usize;
         counted
@@ -263,15 +265,12 @@ mod tests {
         }
     }
 
-    fn play(seen: u64) -> Play {
-        Play {
-            outcome: Outcome::White,
-            white_elo: Some(2000),
-            black_elo: None,
-            year: Some(2000),
-            seen,
-        }
-    }
+    const GAME: GameFacts = GameFacts {
+        outcome: Outcome::White,
+        white_elo: Some(2000),
+        black_elo: None,
+        year: Some(2000),
+    };
 
     /// Positions and moves are found again after the index grows; moves come out sorted.
     #[test]
@@ -283,13 +282,13 @@ mod tests {
             .map(|k| k.wrapping_mul(0x9e37_79b9_7f4a_7c15))
             .collect();
         for (n, &k) in keys.iter().enumerate() {
-            let c = shard.count(k, Some(&board), 2, &play(n as u64));
+            let c = shard.count(k, Some(&board), 2, &GAME, n as u64);
             assert!(c.new_position && c.new_pair && !c.full);
         }
         for &k in &keys {
-            let c = shard.count(k, None, 1, &play(9));
+            let c = shard.count(k, None, 1, &GAME, 9);
             assert!(!c.new_position && c.new_pair);
-            let c = shard.count(k, None, 2, &play(9));
+            let c = shard.count(k, None, 2, &GAME, 9);
             assert!(!c.new_position && !c.new_pair);
         }
         assert_eq!(shard.len(), 5000);
@@ -303,7 +302,7 @@ mod tests {
         assert_eq!(games.iter().sum::<u64>(), 3);
         shard.clear();
         assert_eq!(shard.len(), 0);
-        let c = shard.count(keys[0], Some(&board), 2, &play(0));
+        let c = shard.count(keys[0], Some(&board), 2, &GAME, 0);
         assert!(c.new_position);
     }
 }

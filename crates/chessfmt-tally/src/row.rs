@@ -149,24 +149,25 @@ impl SmallCounts {
     /// Plays past which the table is written out (a batch adds far fewer than 2^31 more).
     pub(crate) const NEAR_FULL: u32 = 1 << 31;
 
-    /// Counts one play; returns whether the move's plays passed [`Self::NEAR_FULL`].
-    pub(crate) fn add_play(&mut self, play: &Play) -> bool {
+    /// Counts one play of a move in `game`, first seen at `seen` ([`Counts::first_seen`]);
+    /// returns whether the move's plays passed [`Self::NEAR_FULL`].
+    pub(crate) fn add_play(&mut self, game: &GameFacts, seen: u64) -> bool {
         self.games = self.games.saturating_add(1);
-        match play.outcome {
+        match game.outcome {
             Outcome::White => self.white = self.white.saturating_add(1),
             Outcome::Draw => self.draws = self.draws.saturating_add(1),
             Outcome::Black => self.black = self.black.saturating_add(1),
             Outcome::Unknown => {}
         }
-        if let Some(e) = play.white_elo {
+        if let Some(e) = game.white_elo {
             self.white_elo_sum += u64::from(e);
             self.white_elo_games = self.white_elo_games.saturating_add(1);
         }
-        if let Some(e) = play.black_elo {
+        if let Some(e) = game.black_elo {
             self.black_elo_sum += u64::from(e);
             self.black_elo_games = self.black_elo_games.saturating_add(1);
         }
-        if let Some(y) = play.year {
+        if let Some(y) = game.year {
             self.first_year = if self.first_year == 0 {
                 y
             } else {
@@ -174,7 +175,7 @@ impl SmallCounts {
             };
             self.last_year = self.last_year.max(y);
         }
-        self.first_seen = self.first_seen.min(play.seen);
+        self.first_seen = self.first_seen.min(seen);
         self.games >= Self::NEAR_FULL
     }
 
@@ -205,14 +206,13 @@ pub(crate) enum Outcome {
     Unknown,
 }
 
-/// What one play of a move adds.
+/// What a game adds to each play of its moves: its result, the players' ratings, its year.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Play {
+pub(crate) struct GameFacts {
     pub(crate) outcome: Outcome,
     pub(crate) white_elo: Option<u32>,
     pub(crate) black_elo: Option<u32>,
     pub(crate) year: Option<u16>,
-    pub(crate) seen: u64,
 }
 
 /// One row of the table: a position (its Polyglot key and its EPD), a move (UCI) and the
@@ -266,9 +266,18 @@ pub(crate) fn pack_uci(m: &shakmaty::uci::UciMove) -> u16 {
             from,
             to,
             promotion,
-        } => u16::from(from) | u16::from(to) << 6 | promotion.map_or(0, |r| u16::from(r) << 12),
+        } => move_code(from, to, promotion),
         _ => 0,
     }
+}
+
+/// The code [`pack_uci`] gives a move from `from` to `to` promoting to `promotion`.
+pub(crate) fn move_code(
+    from: shakmaty::Square,
+    to: shakmaty::Square,
+    promotion: Option<shakmaty::Role>,
+) -> u16 {
+    u16::from(from) | u16::from(to) << 6 | promotion.map_or(0, |r| u16::from(r) << 12)
 }
 
 /// The UCI text of [`pack_uci`]'s code (the table's writers make it inline).

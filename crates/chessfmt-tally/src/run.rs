@@ -10,7 +10,7 @@ use shakmaty::{EnPassantMode, Move, Position, zobrist::Zobrist64};
 use crate::{
     PackedPosition,
     counting::{SHARDS, shard_of},
-    row::{Outcome, pack_uci},
+    row::{GameFacts, Outcome, move_code, pack_uci},
 };
 
 /// No position: the run holds the ply's board at an earlier ply of the same key.
@@ -33,10 +33,7 @@ pub(crate) struct Ply {
 /// A game as the table counts it (its plies are in its run).
 #[derive(Debug, Clone)]
 pub(crate) struct GameInfo {
-    pub(crate) outcome: Outcome,
-    pub(crate) white_elo: Option<u32>,
-    pub(crate) black_elo: Option<u32>,
-    pub(crate) year: Option<u16>,
+    pub(crate) facts: GameFacts,
     /// The game's number (0-based, in input order, across inputs).
     pub(crate) number: u64,
 }
@@ -82,8 +79,11 @@ fn year(game: &RawGame) -> Option<u16> {
 /// The table's code of a move that is not castling ([`pack_uci`] of its UCI, without making
 /// it).
 fn uci_code(m: &Move) -> u16 {
-    let from = m.from().map_or(0, u16::from);
-    from | u16::from(m.to()) << 6 | m.promotion().map_or(0, |r| u16::from(r) << 12)
+    move_code(
+        m.from().unwrap_or(shakmaty::Square::A1),
+        m.to(),
+        m.promotion(),
+    )
 }
 
 impl ReplayedRun {
@@ -108,15 +108,17 @@ impl ReplayedRun {
             let positions = run.positions.len();
             match run.replay(raw, max_ply, &mut seen) {
                 Ok(()) => run.games.push(GameInfo {
-                    outcome: match raw.result() {
-                        GameResult::WhiteWins => Outcome::White,
-                        GameResult::BlackWins => Outcome::Black,
-                        GameResult::Draw => Outcome::Draw,
-                        _ => Outcome::Unknown,
+                    facts: GameFacts {
+                        outcome: match raw.result() {
+                            GameResult::WhiteWins => Outcome::White,
+                            GameResult::BlackWins => Outcome::Black,
+                            GameResult::Draw => Outcome::Draw,
+                            _ => Outcome::Unknown,
+                        },
+                        white_elo: elo(raw, "WhiteElo"),
+                        black_elo: elo(raw, "BlackElo"),
+                        year: year(raw),
                     },
-                    white_elo: elo(raw, "WhiteElo"),
-                    black_elo: elo(raw, "BlackElo"),
-                    year: year(raw),
                     number: number(raw),
                 }),
                 Err(e) => {

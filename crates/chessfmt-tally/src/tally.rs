@@ -21,7 +21,6 @@ use rayon::prelude::*;
 use crate::{
     Counts, CsvReader, CsvWriter, Error, Row,
     counting::{PAIR_BYTES, POSITION_BYTES, Position, SHARDS, Shard},
-    row::Play,
     run::{NO_POSITION, RUN_GAMES, ReplayedRun},
     table::{TableFormat, TableWriter},
 };
@@ -92,7 +91,6 @@ pub struct TallyStats {
 /// (EPD once per position): CSV as text per chunk; Parquet as columns per chunk, each full row
 /// group encoded while the next window is made.
 fn write_shards<W: Write>(shards: &[Shard], out: &mut TableWriter<W>) -> Result<(), Error> {
-    use rayon::prelude::*;
     const CHUNK: usize = 2048;
     let windows = shards.iter().flat_map(|shard| {
         shard
@@ -319,13 +317,8 @@ impl Tally {
                             ply.key,
                             packed,
                             ply.uci,
-                            &Play {
-                                outcome: game.outcome,
-                                white_elo: game.white_elo,
-                                black_elo: game.black_elo,
-                                year: game.year,
-                                seen: first_seen(part_number, game.number, ply.ply),
-                            },
+                            &game.facts,
+                            first_seen(part_number, game.number, ply.ply),
                         );
                         positions += usize::from(c.new_position);
                         pairs += usize::from(c.new_pair);
