@@ -18,10 +18,64 @@ pub fn polyglot_key<P: Position>(pos: &P) -> u64 {
     pos.zobrist_hash::<Zobrist64>(EnPassantMode::PseudoLegal).0
 }
 
+/// The Polyglot keys of a game's positions, one after another: each from the one before by
+/// shakmaty's incremental update where it can (most moves; not king moves, castling-right
+/// changes, double pushes or en passant situations), computed afresh otherwise — what the
+/// builders from PGN hash millions of times a second.
+///
+/// ```
+/// use chess_core::polyglot_key::{KeyWalk, polyglot_key};
+/// use shakmaty::{Chess, Position, san::San};
+///
+/// let mut pos = Chess::default();
+/// let mut walk = KeyWalk::default();
+/// for san in ["e4", "d5", "exd5", "Qxd5"] {
+///     let m = san.parse::<San>().unwrap().to_move(&pos).unwrap();
+///     assert_eq!(walk.key_before(&pos, m), polyglot_key(&pos));
+///     pos.play_unchecked(m);
+/// }
+/// ```
+#[derive(Debug, Clone, Copy, Default)]
+pub struct KeyWalk {
+    next: Option<u64>,
+}
+
+impl KeyWalk {
+    /// The key of `pos`, whose next move is `m`: `pos` must be the position after the
+    /// previous call's move (or the game's first position, on a new walk).
+    pub fn key_before<P: Position>(&mut self, pos: &P, m: shakmaty::Move) -> u64 {
+        let key = self.next.take().unwrap_or_else(|| polyglot_key(pos));
+        self.next = pos
+            .update_zobrist_hash(Zobrist64(key), m, EnPassantMode::PseudoLegal)
+            .map(|z| z.0);
+        key
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use shakmaty::{CastlingMode, Chess, fen::Fen};
+
+    /// A walk's keys are the keys computed afresh, on random playouts (castling, en passant
+    /// and promotions included).
+    #[test]
+    fn walks_give_the_keys() {
+        let mut x = crate::fuzzing::XorShift::new(0x6b65_7973);
+        for _ in 0..200 {
+            let mut pos = Chess::default();
+            let mut walk = KeyWalk::default();
+            for _ in 0..150 {
+                let moves = pos.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                let m = moves[(x.next_u64() % moves.len() as u64) as usize];
+                assert_eq!(walk.key_before(&pos, m), polyglot_key(&pos));
+                pos.play_unchecked(m);
+            }
+        }
+    }
 
     fn key(fen: &str) -> u64 {
         let pos: Chess = fen

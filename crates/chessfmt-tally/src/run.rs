@@ -3,9 +3,9 @@
 
 use std::ops::ControlFlow;
 
-use chess_core::polyglot_key;
+use chess_core::polyglot_key::KeyWalk;
 use chessfmt_pgn::{GameError, GameResult, RawGame};
-use shakmaty::{EnPassantMode, Move, Position, zobrist::Zobrist64};
+use shakmaty::Move;
 
 use crate::{
     PackedPosition,
@@ -140,15 +140,11 @@ impl ReplayedRun {
         let game = u16::try_from(self.games.len()).unwrap_or(u16::MAX);
         // Castling moves, whose UCI depends on the game's castling mode (known at the end).
         let mut castles: Vec<(usize, usize, Move)> = Vec::new();
-        // The next key from shakmaty's incremental update where it can (as a Polyglot build).
-        let mut next_key: Option<u64> = None;
+        let mut keys = KeyWalk::default();
         let mut ply = 0u16;
         let (parts, positions) = (&mut self.parts, &mut self.positions);
         let replay = raw.replay(max_ply, |pos, m| {
-            let key = next_key.take().unwrap_or_else(|| polyglot_key(pos));
-            next_key = pos
-                .update_zobrist_hash(Zobrist64(key), m, EnPassantMode::PseudoLegal)
-                .map(|z| z.0);
+            let key = keys.key_before(pos, m);
             let slot = (key ^ key >> 32) as usize % SEEN_SLOTS;
             let position = if key != 0 && seen[slot] == key {
                 NO_POSITION
@@ -184,7 +180,7 @@ impl ReplayedRun {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shakmaty::CastlingMode;
+    use shakmaty::{CastlingMode, Position};
 
     /// The code made without UCI text is [`pack_uci`]'s, for every move of random playouts.
     #[test]

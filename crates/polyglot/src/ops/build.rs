@@ -21,10 +21,10 @@ use std::{
 };
 
 pub use chess_core::book::MemoryLimit;
-use chess_core::polyglot_key;
+use chess_core::polyglot_key::KeyWalk;
 use chessfmt_pgn::{GameError, GameResult, PgnInput, RawGame, SkipStats};
 use rayon::prelude::*;
-use shakmaty::{Color, EnPassantMode, Position, zobrist::Zobrist64};
+use shakmaty::{Color, Position};
 
 use super::spill::{RESIDENT_MIN, Spill};
 use crate::{moves::encode_move, raw::Entry, write::sort_entries};
@@ -173,16 +173,10 @@ fn replay_keyed(
     max_ply: usize,
     mut each: impl FnMut(KeyedPly),
 ) -> Result<u32, GameError> {
-    // The key of the next position when shakmaty can update it incrementally (most moves;
-    // not king moves, castling-right changes, double pushes or en passant situations).
-    let mut next_key: Option<u64> = None;
+    let mut keys = KeyWalk::default();
     let replay = raw.replay(max_ply, |pos, m| {
-        let key = next_key.take().unwrap_or_else(|| polyglot_key(pos));
-        next_key = pos
-            .update_zobrist_hash(Zobrist64(key), m, EnPassantMode::PseudoLegal)
-            .map(|z| z.0);
         each(KeyedPly {
-            key,
+            key: keys.key_before(pos, m),
             mv: encode_move(m),
             white: pos.turn() == Color::White,
         });
@@ -651,7 +645,7 @@ mod tests {
         );
         assert_eq!(stats.games_read, 4);
         assert_eq!(stats.skipped.total(), 1);
-        let start = polyglot_key(&shakmaty::Chess::default());
+        let start = chess_core::polyglot_key(&shakmaty::Chess::default());
         let e4: Vec<_> = entries.iter().filter(|e| e.key == start).collect();
         // e4 three times: 2 (win) + 0 (loss) + 1 (*) = 3.
         assert_eq!(e4.len(), 1);
