@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The statistics table against the direct build (issue 32), on this machine, in one run:
+# `polyglot build`, `tally` to CSV and to Parquet, and `polyglot from-tally` of each, on
+# gnuchess book_1.02.pgn (145,716 games), full games and --max-ply 20. Prints wall time,
+# user time and peak RSS per job; checks that the table's two forms give the same book and
+# says whether it is the build's (it differs where a position passes 16,384 plays of a move:
+# a build halves in game order, the table its totals). Pass another chessfmt binary as $1 to
+# alternate it with this tree's in every round. Needs ../shared/corpus (skipped when absent).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+corpus=../shared/corpus/polyglot
+[ -d "$corpus" ] || { echo "compare: ../shared/corpus absent, skipped"; exit 0; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cargo build --release --locked -q -p chessfmt
+bins=("$PWD/target/release/chessfmt")
+[ $# -ge 1 ] && bins+=("$(realpath "$1")")
+xz -dc "$corpus/pgn/gnuchess-book_1.02.pgn.xz" > "$work/book.pgn"
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(date -u +%F)"
+job() { # label, command...
+    /usr/bin/time -f "%e s %U u %M KB" -o "$work/t" "${@:2}" >/dev/null 2>&1
+    echo "$1: $(cat "$work/t")"
+}
+for round in 1 2; do
+    for b in "${bins[@]}"; do
+        echo "round $round, $b"
+        for depth in full 20; do
+            ply=(); [ "$depth" = 20 ] && ply=(--max-ply 20)
+            job "  build $depth" "$b" polyglot build "$work/book.pgn" -o "$work/b.bin" --force "${ply[@]}"
+            job "  tally csv $depth" "$b" tally "$work/book.pgn" -o "$work/t.csv" --force "${ply[@]}"
+            job "  tally parquet $depth" "$b" tally "$work/book.pgn" -o "$work/t.parquet" --force "${ply[@]}"
+            job "  from-tally csv $depth" "$b" polyglot from-tally "$work/t.csv" -o "$work/c.bin" --force
+            job "  from-tally parquet $depth" "$b" polyglot from-tally "$work/t.parquet" -o "$work/p.bin" --force
+            cmp "$work/c.bin" "$work/p.bin"
+            if cmp -s "$work/b.bin" "$work/p.bin"; then
+                echo "  book through the table = build"
+            else
+                echo "  book through the table differs from the build (halving past 16,384 plays)"
+            fi
+        done
+    done
+done
