@@ -412,8 +412,65 @@ pub struct ColumnInfo {
 pub enum Cells {
     /// Integers (32-bit columns widened).
     Int(Vec<Option<i64>>),
-    /// Strings.
-    Text(Vec<Option<String>>),
+    /// Strings, packed one after another ([`Texts`]).
+    Text(Texts),
+}
+
+/// The strings of a column's cells packed into one buffer (no allocation per cell): a null
+/// or a string per row, by [`Texts::get`].
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Texts {
+    text: String,
+    /// Per row, the end of its string in `text` (a null repeats the end before it).
+    ends: Vec<u32>,
+    /// Per row, whether it is null (empty when no row is).
+    nulls: Vec<bool>,
+}
+
+impl Texts {
+    /// Rows.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Whether there is no row.
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// The string of row `i`, `None` when it is null or past the rows.
+    pub fn get(&self, i: usize) -> Option<&str> {
+        if self.nulls.get(i).copied().unwrap_or(false) {
+            return None;
+        }
+        let end = *self.ends.get(i)? as usize;
+        let start = match i {
+            0 => 0,
+            _ => self.ends[i - 1] as usize,
+        };
+        self.text.get(start..end)
+    }
+
+    /// The rows' strings in order, nulls as `None`.
+    pub fn iter(&self) -> impl Iterator<Item = Option<&str>> + '_ {
+        (0..self.len()).map(|i| self.get(i))
+    }
+
+    /// Appends a row.
+    pub fn push(&mut self, value: Option<&str>) {
+        if let Some(v) = value {
+            self.text.push_str(v);
+        }
+        if value.is_none() && self.nulls.is_empty() {
+            self.nulls = vec![false; self.ends.len()];
+        }
+        if !self.nulls.is_empty() {
+            self.nulls.push(value.is_none());
+        }
+        // The buffer of one batch stays under a row group's bound (1 GiB).
+        self.ends
+            .push(u32::try_from(self.text.len()).unwrap_or(u32::MAX));
+    }
 }
 
 /// A Parquet file read a row group and a few columns at a time, with bounded memory: row
@@ -663,13 +720,44 @@ fn read_cells(
             read_all(n, &mut levels, |l, max| {
                 r.read_records(max, Some(l), None, &mut values)
             })?;
-            let mut texts = Vec::with_capacity(values.len());
-            for v in values {
-                let text = std::str::from_utf8(v.data())
-                    .map_err(|_| format!("column {column}: a value that is not UTF-8"))?;
-                texts.push(text.to_string());
+            let bytes: usize = values.iter().map(|v| v.len()).sum();
+            if bytes > MAX_ROW_GROUP_BYTES as usize {
+                return Err(format!("column {column}: over {MAX_ROW_GROUP_BYTES} bytes"));
             }
-            spread(texts, &levels, n).map(Cells::Text).ok_or_else(short)
+            // The values one after another, checked as UTF-8 in one pass at the end (with a
+            // char boundary at each value's end, each value is UTF-8 too).
+            let mut data = Vec::with_capacity(bytes);
+            let mut ends = Vec::with_capacity(n);
+            let mut nulls = Vec::new();
+            if levels.is_empty() {
+                if values.len() != n {
+                    return Err(short());
+                }
+                for v in &values {
+                    data.extend_from_slice(v.data());
+                    ends.push(data.len() as u32);
+                }
+            } else {
+                if levels.len() != n {
+                    return Err(short());
+                }
+                nulls.reserve(n);
+                let mut values = values.iter();
+                for &l in &levels {
+                    if l > 0 {
+                        data.extend_from_slice(values.next().ok_or_else(short)?.data());
+                    }
+                    ends.push(data.len() as u32);
+                    nulls.push(l <= 0);
+                }
+            }
+            let not_utf8 = || format!("column {column}: a value that is not UTF-8");
+            let text = String::from_utf8(data).map_err(|_| not_utf8())?;
+            if !ends.iter().all(|&e| text.is_char_boundary(e as usize)) {
+                return Err(not_utf8());
+            }
+            let texts = Texts { text, ends, nulls };
+            Ok(Cells::Text(texts))
         }
         _ => Err(format!("column {column}: not integers or strings")),
     }
@@ -747,6 +835,45 @@ mod tests {
         assert_eq!(a, b);
         let source = ParquetSource::from_bytes(a).unwrap();
         assert_eq!((source.rows(), source.row_groups()), (71_001, 3));
+    }
+
+    /// Strings come back packed, nulls and multi-byte characters in place; a value that is
+    /// not UTF-8 is an error naming its column.
+    #[test]
+    fn texts_read_back_packed() {
+        let schema = "message t { optional binary s (UTF8); required binary b; }";
+        let values = ["é", "", "Ωx", "plain"];
+        let mut present = Text::default();
+        for v in values {
+            present.push(v);
+        }
+        let mut bytes = Text::default();
+        for v in [&b"ok"[..], b"\xff", b"", b"\xce\xa9", b"z"] {
+            bytes.push_bytes(v);
+        }
+        let mut file = ParquetFile::new(Vec::new(), schema, &[]).unwrap();
+        file.write_row_group(vec![
+            Column::optional(Values::Text(present), vec![1, 0, 1, 1, 1]),
+            Column::required(Values::Text(bytes)),
+        ])
+        .unwrap();
+        let source = ParquetSource::from_bytes(file.finish().unwrap()).unwrap();
+        let mut cursor = source.cursor(0, &[0]).unwrap();
+        let cells = cursor.next_batch(10).unwrap().unwrap();
+        let [Cells::Text(texts)] = &cells[..] else {
+            panic!("{cells:?}")
+        };
+        let read: Vec<Option<&str>> = texts.iter().collect();
+        assert_eq!(read, [Some("é"), None, Some(""), Some("Ωx"), Some("plain")]);
+        assert_eq!((texts.len(), texts.get(5)), (5, None));
+        let mut rebuilt = Texts::default();
+        for t in &read {
+            rebuilt.push(*t);
+        }
+        assert_eq!(&rebuilt, texts);
+        let mut cursor = source.cursor(0, &[1]).unwrap();
+        let e = cursor.next_batch(10).unwrap_err().to_string();
+        assert!(e.contains("not UTF-8"), "{e}");
     }
 
     /// Columns that do not fit the schema are an error, not a panic (the file is not to be

@@ -103,7 +103,7 @@ impl ParquetGames {
         for (r, movetext) in movetexts.iter().enumerate() {
             for ((name, _, kind), cells) in self.tags.iter().zip(&cells[1..]) {
                 let value = match cells {
-                    Cells::Text(v) => v.get(r).cloned().flatten(),
+                    Cells::Text(v) => v.get(r).map(str::to_owned),
                     Cells::Int(v) => v.get(r).copied().flatten().map(|i| match kind {
                         Kind::Date => pgn_date(i),
                         Kind::Time { per_second } => clock_time(i, *per_second),
@@ -117,7 +117,7 @@ impl ParquetGames {
             }
             self.text.push(b'\n');
             self.text
-                .extend_from_slice(movetext.as_deref().unwrap_or("*").as_bytes());
+                .extend_from_slice(movetext.unwrap_or("*").as_bytes());
             self.text.extend_from_slice(b"\n\n");
         }
         Ok(true)

@@ -67,7 +67,7 @@ pub use error::{Error, ErrorKind};
 pub use merge::{MergeStats, merge, sort_and_sum};
 pub use position::PackedPosition;
 pub use resolve::RowResolver;
-pub use row::{Counts, Row};
+pub use row::{Counts, Row, RowBatch, RowRef};
 pub use table::{TableFormat, TableWriter};
 pub use tally::{Tally, TallyOptions, TallyStats};
 

@@ -45,7 +45,7 @@ use chessfmt_files::parquet::{
     Cells, Column, GroupCursor, ParquetFile, ParquetSource, Text, Values,
 };
 
-use crate::{Counts, Error, ErrorKind, Row};
+use crate::{Counts, Error, ErrorKind, Row, RowBatch, RowRef};
 
 pub use chessfmt_files::parquet::{MAX_ROW_GROUP_BYTES, MAX_ROW_GROUP_ROWS};
 
@@ -283,7 +283,9 @@ pub struct ParquetReader {
     present: Vec<(usize, usize)>,
     group: usize,
     cursor: Option<GroupCursor>,
-    current: std::vec::IntoIter<Row>,
+    /// The batch being read row by row ([`Iterator`]), and the next row of it.
+    current: RowBatch,
+    at: usize,
     done: bool,
 }
 
@@ -337,7 +339,8 @@ impl ParquetReader {
                 .collect(),
             group: 0,
             cursor: None,
-            current: Vec::new().into_iter(),
+            current: RowBatch::default(),
+            at: 0,
             done: false,
         })
     }
@@ -347,8 +350,27 @@ impl ParquetReader {
         self.source.row_groups()
     }
 
+    /// The next batch of rows (of this row group or the next ones; at most [`BATCH_ROWS`]),
+    /// in columns: `None` at the end; after an error, `None`.
+    pub fn next_batch(&mut self) -> Option<Result<RowBatch, Error>> {
+        if self.done {
+            return None;
+        }
+        match self.read_batch() {
+            Ok(Some(batch)) => Some(Ok(batch)),
+            Ok(None) => {
+                self.done = true;
+                None
+            }
+            Err(e) => {
+                self.done = true;
+                Some(Err(e))
+            }
+        }
+    }
+
     /// Reads the next batch of rows (of this row group or the next ones).
-    fn read_batch(&mut self) -> Result<Option<Vec<Row>>, Error> {
+    fn read_batch(&mut self) -> Result<Option<RowBatch>, Error> {
         let cells = loop {
             if let Some(cursor) = &mut self.cursor
                 && let Some(cells) = cursor.next_batch(BATCH_ROWS).map_err(source_error)?
@@ -384,19 +406,20 @@ impl ParquetReader {
                 "columns `key`, `epd`, `move`: expected an integer and two strings".into(),
             ));
         };
-        let mut rows: Vec<Row> = Vec::with_capacity(keys.len());
-        for ((key, epd), uci) in keys.into_iter().zip(epds).zip(ucis) {
+        let mut batch = RowBatch::with_capacity(keys.len());
+        let none = Counts::default();
+        for ((key, epd), uci) in keys.into_iter().zip(epds.iter()).zip(ucis.iter()) {
             let (Some(key), Some(epd), Some(uci)) = (key, epd, uci) else {
                 return Err(at(format!(
                     "row {} of a batch: a null key, EPD or move",
-                    rows.len()
+                    batch.len()
                 )));
             };
-            rows.push(Row {
+            batch.push(RowRef {
                 key: key as u64,
                 epd,
                 uci,
-                counts: Counts::default(),
+                counts: &none,
             });
         }
         for (&(k, _), column) in self.present.iter().skip(3).zip(cells) {
@@ -404,12 +427,11 @@ impl ParquetReader {
                 return Err(wrong(k, "integers"));
             };
             let name = COLUMNS[k];
-            for (i, (row, v)) in rows.iter_mut().zip(values).enumerate() {
+            for (i, (c, v)) in batch.counts_mut().iter_mut().zip(values).enumerate() {
                 let Some(v) = v else { continue };
                 if v < 0 && k != 13 {
                     return Err(at(format!("row {i} of a batch: column `{name}` holds {v}")));
                 }
-                let c = &mut row.counts;
                 let year = |v: i64| u16::try_from(v).unwrap_or(u16::MAX);
                 match k {
                     3..=10 => *c.sums_mut()[k - 3] = v as u64,
@@ -419,7 +441,7 @@ impl ParquetReader {
                 }
             }
         }
-        Ok(Some(rows))
+        Ok(Some(batch))
     }
 }
 
@@ -428,22 +450,16 @@ impl Iterator for ParquetReader {
 
     fn next(&mut self) -> Option<Result<Row, Error>> {
         loop {
-            if self.done {
-                return None;
+            if let Some(row) = self.current.get(self.at) {
+                self.at += 1;
+                return Some(Ok(row.to_row()));
             }
-            if let Some(row) = self.current.next() {
-                return Some(Ok(row));
-            }
-            match self.read_batch() {
-                Ok(Some(rows)) => self.current = rows.into_iter(),
-                Ok(None) => {
-                    self.done = true;
-                    return None;
+            match self.next_batch()? {
+                Ok(batch) => {
+                    self.current = batch;
+                    self.at = 0;
                 }
-                Err(e) => {
-                    self.done = true;
-                    return Some(Err(e));
-                }
+                Err(e) => return Some(Err(e)),
             }
         }
     }
@@ -503,8 +519,21 @@ mod tests {
         let bytes = write(&rows);
         let reader = ParquetReader::from_bytes(bytes.clone()).unwrap();
         assert_eq!(reader.row_groups(), 2);
-        assert!(read(bytes) == rows);
+        assert!(read(bytes.clone()) == rows);
         assert!(read(write(&[])).is_empty());
+        // In batches: the same rows, no batch over BATCH_ROWS nor across a row group.
+        let mut reader = ParquetReader::from_bytes(bytes).unwrap();
+        let mut batched = Vec::new();
+        let mut sizes = Vec::new();
+        while let Some(batch) = reader.next_batch() {
+            let batch = batch.unwrap();
+            sizes.push(batch.len());
+            batched.extend(batch.iter().map(|r| r.to_row()));
+        }
+        assert!(batched == rows);
+        assert!(sizes.iter().all(|&n| n > 0 && n <= BATCH_ROWS));
+        assert_eq!(sizes.iter().sum::<usize>(), rows.len());
+        assert_eq!(sizes[ROW_GROUP_ROWS / BATCH_ROWS], 1000.min(BATCH_ROWS));
     }
 
     fn text(values: &[&str]) -> Values {

@@ -258,6 +258,126 @@ impl Row {
     }
 }
 
+impl Row {
+    /// The row as a [`RowRef`].
+    pub fn as_ref(&self) -> RowRef<'_> {
+        RowRef {
+            key: self.key,
+            epd: &self.epd,
+            uci: &self.uci,
+            counts: &self.counts,
+        }
+    }
+}
+
+/// A row borrowed from where it was read ([`RowBatch::iter`], [`Row::as_ref`]): what a book
+/// writer reads of millions of rows without making two strings of each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RowRef<'a> {
+    /// The Polyglot key ([`Row::key`]).
+    pub key: u64,
+    /// The position as EPD ([`Row::epd`]).
+    pub epd: &'a str,
+    /// The move in UCI ([`Row::uci`]).
+    pub uci: &'a str,
+    /// The sums.
+    pub counts: &'a Counts,
+}
+
+impl RowRef<'_> {
+    /// The row, owned.
+    pub fn to_row(&self) -> Row {
+        Row {
+            key: self.key,
+            epd: self.epd.to_owned(),
+            uci: self.uci.to_owned(),
+            counts: *self.counts,
+        }
+    }
+}
+
+/// Rows in columns: keys, the EPDs and moves packed into one string, and the counts — a
+/// batch of a table's rows in three allocations instead of two per row
+/// ([`crate::table::open_batches`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RowBatch {
+    keys: Vec<u64>,
+    text: String,
+    /// Per row, the ends of its EPD and of its move in `text`.
+    ends: Vec<(usize, usize)>,
+    counts: Vec<Counts>,
+}
+
+impl RowBatch {
+    /// An empty batch with room for `rows` rows.
+    pub fn with_capacity(rows: usize) -> RowBatch {
+        RowBatch {
+            keys: Vec::with_capacity(rows),
+            text: String::with_capacity(rows * 64),
+            ends: Vec::with_capacity(rows),
+            counts: Vec::with_capacity(rows),
+        }
+    }
+
+    /// Rows.
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// Whether there is no row.
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
+    /// Appends a row.
+    pub fn push(&mut self, row: RowRef<'_>) {
+        self.keys.push(row.key);
+        self.text.push_str(row.epd);
+        let epd_end = self.text.len();
+        self.text.push_str(row.uci);
+        self.ends.push((epd_end, self.text.len()));
+        self.counts.push(*row.counts);
+    }
+
+    /// Row `i`, `None` past the rows.
+    pub fn get(&self, i: usize) -> Option<RowRef<'_>> {
+        let (epd_end, uci_end) = *self.ends.get(i)?;
+        let start = match i {
+            0 => 0,
+            _ => self.ends[i - 1].1,
+        };
+        Some(RowRef {
+            key: self.keys[i],
+            epd: self.text.get(start..epd_end)?,
+            uci: self.text.get(epd_end..uci_end)?,
+            counts: &self.counts[i],
+        })
+    }
+
+    /// The rows in order.
+    pub fn iter(&self) -> impl Iterator<Item = RowRef<'_>> + '_ {
+        self.keys.iter().zip(&self.ends).zip(&self.counts).scan(
+            0usize,
+            |start, ((&key, &(epd_end, uci_end)), counts)| {
+                let row = RowRef {
+                    key,
+                    epd: self.text.get(*start..epd_end).unwrap_or_default(),
+                    uci: self.text.get(epd_end..uci_end).unwrap_or_default(),
+                    counts,
+                };
+                *start = uci_end;
+                Some(row)
+            },
+        )
+    }
+
+    /// The counts of the rows, to fill in place (a reader sets them a column at a time).
+    #[cfg_attr(not(feature = "parquet"), allow(dead_code))]
+    pub(crate) fn counts_mut(&mut self) -> &mut [Counts] {
+        &mut self.counts
+    }
+}
+
 /// A move as the table keeps it in memory: from (6 bits), to (6 bits), promotion role
 /// (3 bits; 0 none), in UCI terms.
 pub(crate) fn pack_uci(m: &shakmaty::uci::UciMove) -> u16 {

@@ -9,7 +9,7 @@ use std::{
     path::Path,
 };
 
-use crate::{CsvReader, CsvWriter, Error, Row};
+use crate::{CsvReader, CsvWriter, Error, Row, RowBatch};
 
 /// A form of the table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -102,7 +102,13 @@ fn no_parquet() -> Error {
 /// The rows of a table, in either form.
 pub type TableRows = Box<dyn Iterator<Item = Result<Row, Error>> + Send>;
 
-/// Rows a reading thread hands on at a time ([`read_ahead`]).
+/// The rows of a table a batch at a time, in columns ([`RowBatch`]): what a reader of millions
+/// of rows takes to make no strings per row ([`open_batches`]). A batch ends before an error,
+/// which comes next.
+pub type TableBatches = Box<dyn Iterator<Item = Result<RowBatch, Error>> + Send>;
+
+/// Rows a reading thread hands on at a time ([`read_ahead`]), and the rows of a batch made
+/// of rows ([`batches`]).
 const AHEAD_BATCH: usize = 4096;
 
 /// The rows of `rows`, read on a thread of their own a batch of 4,096 at a time, at most four
@@ -112,23 +118,66 @@ const AHEAD_BATCH: usize = 4096;
 /// For one table at a time: a merge of many tables reads each in place instead (one row of
 /// each in memory).
 pub fn read_ahead(rows: TableRows) -> TableRows {
-    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Result<Row, Error>>>(4);
-    let reader = std::thread::Builder::new()
+    let mut rows = rows;
+    let chunks = std::iter::from_fn(move || {
+        let chunk: Vec<_> = rows.by_ref().take(AHEAD_BATCH).collect();
+        (!chunk.is_empty()).then_some(chunk)
+    });
+    match ahead(chunks) {
+        Ok(chunks) => Box::new(chunks.flatten()),
+        Err(e) => Box::new(std::iter::once(Err(e))),
+    }
+}
+
+/// [`read_ahead`] for batches: `batches` read on a thread of their own, at most four ahead.
+pub fn batches_ahead(batches: TableBatches) -> TableBatches {
+    match ahead(batches) {
+        Ok(batches) => Box::new(batches),
+        Err(e) => Box::new(std::iter::once(Err(e))),
+    }
+}
+
+/// The items of `items`, made on a thread of their own at most four ahead of the caller; the
+/// thread stops at their end or when the receiver is dropped. An error when no thread is to
+/// be had (the items are then lost with the closure that was not run).
+fn ahead<T: Send + 'static>(
+    items: impl Iterator<Item = T> + Send + 'static,
+) -> Result<std::sync::mpsc::IntoIter<T>, Error> {
+    let (tx, rx) = std::sync::mpsc::sync_channel::<T>(4);
+    std::thread::Builder::new()
         .name("chessfmt-table-reader".into())
         .spawn(move || {
-            let mut rows = rows;
-            loop {
-                let batch: Vec<_> = rows.by_ref().take(AHEAD_BATCH).collect();
-                if batch.is_empty() || tx.send(batch).is_err() {
+            for item in items {
+                if tx.send(item).is_err() {
                     return;
                 }
             }
-        });
-    match reader {
-        Ok(_) => Box::new(rx.into_iter().flatten()),
-        // No thread to be had: the rows were moved into the closure that was not run.
-        Err(e) => Box::new(std::iter::once(Err(Error::from(e)))),
-    }
+        })?;
+    Ok(rx.into_iter())
+}
+
+/// `rows` gathered into batches of 4,096 (a batch ends before an error, which comes next).
+pub fn batches(rows: TableRows) -> TableBatches {
+    let mut rows = rows;
+    let mut pending: Option<Error> = None;
+    Box::new(std::iter::from_fn(move || {
+        if let Some(e) = pending.take() {
+            return Some(Err(e));
+        }
+        let mut batch = RowBatch::with_capacity(AHEAD_BATCH);
+        while batch.len() < AHEAD_BATCH {
+            match rows.next() {
+                None => break,
+                Some(Ok(row)) => batch.push(row.as_ref()),
+                Some(Err(e)) if batch.is_empty() => return Some(Err(e)),
+                Some(Err(e)) => {
+                    pending = Some(e);
+                    break;
+                }
+            }
+        }
+        (!batch.is_empty()).then_some(Ok(batch))
+    }))
 }
 
 /// Whether `head` (a file's first bytes) starts a Parquet file.
@@ -136,25 +185,58 @@ pub fn is_parquet(head: &[u8]) -> bool {
     head.starts_with(b"PAR1")
 }
 
+/// A table opened: CSV rows, or a Parquet reader (which also reads in batches).
+enum Opened {
+    Rows(TableRows),
+    #[cfg(feature = "parquet")]
+    Parquet(Box<crate::parquet::ParquetReader>),
+}
+
+impl Opened {
+    fn rows(self) -> TableRows {
+        match self {
+            Opened::Rows(rows) => rows,
+            #[cfg(feature = "parquet")]
+            Opened::Parquet(reader) => reader,
+        }
+    }
+
+    fn batches(self) -> TableBatches {
+        match self {
+            Opened::Rows(rows) => batches(rows),
+            #[cfg(feature = "parquet")]
+            Opened::Parquet(mut reader) => {
+                Box::new(std::iter::from_fn(move || reader.next_batch()))
+            }
+        }
+    }
+}
+
 /// The rows of `input`, CSV or Parquet by its first bytes (a Parquet table is read whole
 /// into memory first: prefer [`open`] for files). Errors name no file.
 pub fn read(input: impl Read + Send + 'static) -> Result<TableRows, Error> {
+    read_opened(input).map(Opened::rows)
+}
+
+fn read_opened(input: impl Read + Send + 'static) -> Result<Opened, Error> {
     let mut input = BufReader::with_capacity(1 << 16, input);
     if is_parquet(input.fill_buf()?) {
         let mut bytes = Vec::new();
         input.read_to_end(&mut bytes)?;
         return from_parquet_bytes(bytes);
     }
-    Ok(Box::new(CsvReader::new(input)))
+    Ok(Opened::Rows(Box::new(CsvReader::new(input))))
 }
 
 #[cfg(feature = "parquet")]
-fn from_parquet_bytes(bytes: Vec<u8>) -> Result<TableRows, Error> {
-    Ok(Box::new(crate::parquet::ParquetReader::from_bytes(bytes)?))
+fn from_parquet_bytes(bytes: Vec<u8>) -> Result<Opened, Error> {
+    Ok(Opened::Parquet(Box::new(
+        crate::parquet::ParquetReader::from_bytes(bytes)?,
+    )))
 }
 
 #[cfg(not(feature = "parquet"))]
-fn from_parquet_bytes(_: Vec<u8>) -> Result<TableRows, Error> {
+fn from_parquet_bytes(_: Vec<u8>) -> Result<Opened, Error> {
     Err(no_parquet())
 }
 
@@ -162,13 +244,23 @@ fn from_parquet_bytes(_: Vec<u8>) -> Result<TableRows, Error> {
 /// first bytes; every error names the file.
 pub fn open(path: &Path) -> Result<TableRows, Error> {
     let name = path.to_path_buf();
-    let rows = open_unnamed(path).map_err(|e| e.in_file(path))?;
+    let rows = open_unnamed(path).map_err(|e| e.in_file(path))?.rows();
     Ok(Box::new(rows.map(move |r| r.map_err(|e| e.in_file(&name)))))
 }
 
-fn open_unnamed(path: &Path) -> Result<TableRows, Error> {
+/// [`open`] a batch at a time ([`TableBatches`]): a Parquet table's columns go straight into
+/// the batches; CSV rows are gathered ([`batches`]).
+pub fn open_batches(path: &Path) -> Result<TableBatches, Error> {
+    let name = path.to_path_buf();
+    let batches = open_unnamed(path).map_err(|e| e.in_file(path))?.batches();
+    Ok(Box::new(
+        batches.map(move |b| b.map_err(|e| e.in_file(&name))),
+    ))
+}
+
+fn open_unnamed(path: &Path) -> Result<Opened, Error> {
     if path == Path::new("-") {
-        return read(io::stdin());
+        return read_opened(io::stdin());
     }
     let mut file = File::open(path)?;
     let mut head = [0u8; 4];
@@ -177,19 +269,20 @@ fn open_unnamed(path: &Path) -> Result<TableRows, Error> {
     if is_parquet(&head[..n]) {
         return from_parquet_file(file);
     }
-    Ok(Box::new(CsvReader::new(BufReader::with_capacity(
-        1 << 16,
-        file,
+    Ok(Opened::Rows(Box::new(CsvReader::new(
+        BufReader::with_capacity(1 << 16, file),
     ))))
 }
 
 #[cfg(feature = "parquet")]
-fn from_parquet_file(file: File) -> Result<TableRows, Error> {
-    Ok(Box::new(crate::parquet::ParquetReader::open(file)?))
+fn from_parquet_file(file: File) -> Result<Opened, Error> {
+    Ok(Opened::Parquet(Box::new(
+        crate::parquet::ParquetReader::open(file)?,
+    )))
 }
 
 #[cfg(not(feature = "parquet"))]
-fn from_parquet_file(_: File) -> Result<TableRows, Error> {
+fn from_parquet_file(_: File) -> Result<Opened, Error> {
     Err(no_parquet())
 }
 
@@ -235,6 +328,35 @@ mod tests {
             .map(|r| r.unwrap().key)
             .collect();
         assert_eq!(first, [0, 1, 2]);
+    }
+
+    /// Batches hold the rows, in order, each error after the batch before it; read ahead,
+    /// the same.
+    #[test]
+    fn batches_keep_rows_and_errors_in_place() {
+        let rows = || -> TableRows {
+            Box::new((0..10_000u64).map(|k| {
+                if k == 5000 {
+                    Err(Error::from(io::Error::other("bad row")))
+                } else {
+                    let mut row = Row::new(k, format!("{k}/8/8/8/8/8/8/8 w - -"), "e2e4");
+                    row.counts.games = k;
+                    Ok(row)
+                }
+            }))
+        };
+        let flat = |b: TableBatches| -> Vec<Option<Row>> {
+            b.flat_map(|b| match b {
+                Ok(b) => b.iter().map(|r| Some(r.to_row())).collect(),
+                Err(_) => vec![None],
+            })
+            .collect()
+        };
+        let want: Vec<Option<Row>> = rows().map(Result::ok).collect();
+        assert_eq!(flat(batches(rows())), want);
+        assert_eq!(flat(batches_ahead(batches(rows()))), want);
+        let sizes: Vec<usize> = batches(rows()).map(|b| b.map_or(0, |b| b.len())).collect();
+        assert_eq!(sizes, [4096, 904, 0, 4096, 903]);
     }
 
     #[test]

@@ -131,7 +131,7 @@ pub fn run(args: &ConvertArgs) -> CliResult {
         Format::Polyglot => {
             let options = polyglot_book::ops::build::BuildOptions::default().with_min_game(1);
             let s = crate::polyglot::write_from_rows(
-                rows.into_iter().map(Ok),
+                chessfmt_tally::table::batches(Box::new(rows.into_iter().map(Ok))),
                 &options,
                 &args.input,
                 &out,

@@ -341,14 +341,14 @@ fn only_color(white: bool, black: bool) -> Option<shakmaty::Color> {
 /// the rows' file, nor over an existing file without `--force`), warning of rows left out.
 /// `from-tally` and `convert` both write through it.
 pub(crate) fn write_from_rows(
-    rows: impl IntoIterator<Item = Result<chessfmt_tally::Row, chessfmt_tally::Error>>,
+    rows: chessfmt_tally::table::TableBatches,
     options: &polyglot_book::ops::build::BuildOptions,
     source: &std::path::Path,
     out: &WriteArgs,
 ) -> Result<polyglot_book::ops::tally::FromTallyStats, CliError> {
     crate::destination::refuse_inputs([out.output.as_path()], &[source])?;
     crate::tally::refuse_existing(out)?;
-    let (entries, stats) = polyglot_book::ops::tally::from_tally(rows, options)
+    let (entries, stats) = polyglot_book::ops::tally::from_tally_batches(rows, options)
         .map_err(|e| CliError(e.to_string()))?;
     for e in &stats.examples {
         crate::output::warn(format!("{}: left out: {e}", source.display()));
@@ -369,7 +369,7 @@ fn from_tally(args: &FromTallyArgs) -> CliResult {
         .with_uniform(args.uniform);
     options.only = only_color(args.only_white, args.only_black);
     // Opened, not read: write_from_rows refuses a bad output before reading a row.
-    let rows = crate::tally::table_rows_ahead(&args.table)?;
+    let rows = crate::tally::table_batches_ahead(&args.table)?;
     let stats = write_from_rows(rows, &options, &args.table, &args.out)?;
     summary(
         &Shown {

@@ -210,6 +210,14 @@ pub fn table_rows_ahead(path: &Path) -> Result<TableRows, CliError> {
     table_rows(path).map(chessfmt_tally::table::read_ahead)
 }
 
+/// The rows of a table in batches ([`chessfmt_tally::table::open_batches`]), read ahead on a
+/// thread of their own (`chessfmt_tally::table::batches_ahead`), errors naming the file.
+pub fn table_batches_ahead(path: &Path) -> Result<chessfmt_tally::table::TableBatches, CliError> {
+    chessfmt_tally::table::open_batches(path)
+        .map(chessfmt_tally::table::batches_ahead)
+        .map_err(|e| CliError(e.to_string()))
+}
+
 /// Writes `rows` as a table to the output of `out` (Parquet for a `.parquet` name).
 pub fn write_table(out: &WriteArgs, inputs: &[&Path], rows: &[Row]) -> Result<(), CliError> {
     crate::destination::write_single(&out.output, out.force, out.json, inputs, |w| {

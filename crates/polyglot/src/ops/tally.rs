@@ -19,7 +19,7 @@
 
 use std::collections::HashSet;
 
-use chessfmt_tally::{Counts, Error as TallyError, Row};
+use chessfmt_tally::{Counts, Error as TallyError, Row, RowBatch, RowRef};
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, fen::Epd};
 
 use super::build::{BuildOptions, COUNT_MAX};
@@ -57,43 +57,93 @@ pub fn from_tally(
     rows: impl IntoIterator<Item = Result<Row, TallyError>>,
     options: &BuildOptions,
 ) -> Result<(Vec<Entry>, FromTallyStats), TallyError> {
-    let mut stats = FromTallyStats::default();
-    let mut entries = Vec::new();
-    let mut key = None;
-    let mut pairs: Vec<Pair> = Vec::new();
+    let mut book = Gather::new(options);
     for row in rows {
-        let row = row?;
-        stats.rows += 1;
-        if key != Some(row.key) {
-            if let Some(k) = key {
-                flush(k, &mut pairs, options, &mut entries, &mut stats);
-            }
-            key = Some(row.key);
+        book.add(row?.as_ref());
+    }
+    Ok(book.finish())
+}
+
+/// [`from_tally`] from batches of rows ([`chessfmt_tally::table::open_batches`]): the same
+/// book, without an owned row per row.
+pub fn from_tally_batches(
+    batches: impl IntoIterator<Item = Result<RowBatch, TallyError>>,
+    options: &BuildOptions,
+) -> Result<(Vec<Entry>, FromTallyStats), TallyError> {
+    let mut book = Gather::new(options);
+    for batch in batches {
+        for row in batch?.iter() {
+            book.add(row);
         }
-        let Some((mv, turn)) = encode_row(&row.epd, &row.uci) else {
+    }
+    Ok(book.finish())
+}
+
+/// A book being gathered from rows sorted by key: the moves of the current key, then its
+/// entries.
+struct Gather<'o> {
+    options: &'o BuildOptions,
+    stats: FromTallyStats,
+    entries: Vec<Entry>,
+    key: Option<u64>,
+    pairs: Vec<Pair>,
+    /// The EPD of the last row, and its board.
+    epd: String,
+    board: Option<EpdBoard>,
+}
+
+impl<'o> Gather<'o> {
+    fn new(options: &'o BuildOptions) -> Self {
+        Gather {
+            options,
+            stats: FromTallyStats::default(),
+            entries: Vec::new(),
+            key: None,
+            pairs: Vec::new(),
+            epd: String::new(),
+            board: None,
+        }
+    }
+
+    fn add(&mut self, row: RowRef<'_>) {
+        self.stats.rows += 1;
+        if self.key != Some(row.key) {
+            self.flush();
+            self.key = Some(row.key);
+        }
+        if self.epd != row.epd {
+            self.epd.clear();
+            self.epd.push_str(row.epd);
+            self.board = EpdBoard::read(row.epd);
+        }
+        let Some((mv, turn)) = self
+            .board
+            .as_ref()
+            .and_then(|b| Some((b.encode(row.uci)?, b.turn)))
+        else {
             bad(
-                &mut stats,
+                &mut self.stats,
                 format!(
                     "{}: not a move of the side to move there: {}",
                     row.epd, row.uci
                 ),
             );
-            continue;
+            return;
         };
-        let c = &row.counts;
+        let c = row.counts;
         let (wins, _losses) = match turn {
             Color::White => (c.white, c.black),
             Color::Black => (c.black, c.white),
         };
         let sum = 2 * wins + c.draws + c.unknown();
-        match pairs.iter_mut().find(|q| q.mv == mv) {
+        match self.pairs.iter_mut().find(|q| q.mv == mv) {
             // Two positions of one key (a collision) count as one, as in a build.
             Some(q) => {
                 q.n += c.games;
                 q.sum += sum;
                 q.first_seen = q.first_seen.min(c.first_seen);
             }
-            None => pairs.push(Pair {
+            None => self.pairs.push(Pair {
                 mv,
                 white_to_move: turn == Color::White,
                 n: c.games,
@@ -102,82 +152,112 @@ pub fn from_tally(
             }),
         }
     }
-    if let Some(k) = key {
-        flush(k, &mut pairs, options, &mut entries, &mut stats);
+
+    /// The entries of the current key.
+    fn flush(&mut self) {
+        if let Some(k) = self.key {
+            flush(
+                k,
+                &mut self.pairs,
+                self.options,
+                &mut self.entries,
+                &mut self.stats,
+            );
+        }
     }
-    stats.entries = entries.len();
-    Ok((entries, stats))
+
+    fn finish(mut self) -> (Vec<Entry>, FromTallyStats) {
+        self.flush();
+        self.stats.entries = self.entries.len();
+        (self.entries, self.stats)
+    }
 }
 
-/// The Polyglot move field of a row's move and the side to move, read from the EPD's board and
-/// side-to-move fields without building the position (a table holds millions): UCI and
-/// Polyglot differ only in standard castling, which Polyglot writes as the king taking its
-/// rook. `None` when the move's square holds no piece of the side to move, or a promotion is
-/// not a pawn's to the last rank.
-fn encode_row(epd: &str, uci: &str) -> Option<(u16, Color)> {
-    let mut fields = epd.split(' ');
-    let board = fields.next()?;
-    let turn = match fields.next()? {
-        "w" => Color::White,
-        "b" => Color::Black,
-        _ => return None,
-    };
-    let u = uci.as_bytes();
-    if !(4..=5).contains(&u.len()) {
-        return None;
-    }
-    let square = |f: u8, r: u8| -> Option<u8> {
-        ((b'a'..=b'h').contains(&f) && (b'1'..=b'8').contains(&r))
-            .then(|| (r - b'1') * 8 + (f - b'a'))
-    };
-    let (from, mut to) = (square(u[0], u[1])?, square(u[2], u[3])?);
-    let piece = piece_at(board, from)?;
-    if piece.is_ascii_uppercase() != (turn == Color::White) {
-        return None;
-    }
-    let promotion = match u.get(4) {
-        None => 0,
-        Some(p) => {
-            let last = if turn == Color::White { 7 } else { 0 };
-            if !piece.eq_ignore_ascii_case(&b'p') || to / 8 != last {
-                return None;
-            }
-            match p {
-                b'n' => 1,
-                b'b' => 2,
-                b'r' => 3,
-                b'q' => 4,
-                _ => return None,
-            }
-        }
-    };
-    // The king's two-square move from its e-square is castling: Polyglot names the rook.
-    let home = if turn == Color::White { 4 } else { 60 };
-    if piece.eq_ignore_ascii_case(&b'k') && from == home && to.abs_diff(from) == 2 {
-        to = if to > from { from + 3 } else { from - 4 };
-    }
-    Some((u16::from(to) | u16::from(from) << 6 | promotion << 12, turn))
+/// The board and side to move of a row's EPD, read from its first two fields without
+/// building the position (a table holds millions; rows of one position come together, so
+/// each is read once): a piece letter or 0 per square, a1 first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct EpdBoard {
+    squares: [u8; 64],
+    turn: Color,
 }
 
-/// The piece letter on `square` (0 = a1) of an EPD/FEN board field, `None` when empty.
-fn piece_at(board: &str, square: u8) -> Option<u8> {
-    let (rank, file) = (square / 8, square % 8);
-    let row = board.split('/').nth(usize::from(7 - rank))?;
-    let mut f = 0u8;
-    for c in row.bytes() {
-        if c.is_ascii_digit() {
-            f += c - b'0';
-        } else {
-            if f == file {
-                return Some(c);
+impl EpdBoard {
+    /// `None` when the EPD has no side to move (`w` or `b` as its second field). The board
+    /// is read as far as it goes: ranks past the eighth and squares past the h-file are
+    /// left out, missing ones are empty.
+    fn read(epd: &str) -> Option<EpdBoard> {
+        let e = epd.as_bytes();
+        let board_end = e.iter().position(|&b| b == b' ')?;
+        let turn = match (e.get(board_end + 1), e.get(board_end + 2)) {
+            (Some(b'w'), None | Some(b' ')) => Color::White,
+            (Some(b'b'), None | Some(b' ')) => Color::Black,
+            _ => return None,
+        };
+        let mut squares = [0u8; 64];
+        let (mut rank, mut file) = (7usize, 0usize);
+        for &c in &e[..board_end] {
+            if c == b'/' {
+                if rank == 0 {
+                    break;
+                }
+                rank -= 1;
+                file = 0;
+            } else if c.is_ascii_digit() {
+                file += usize::from(c - b'0');
+            } else {
+                if file < 8 {
+                    squares[rank * 8 + file] = c;
+                }
+                file += 1;
             }
-            f += 1;
+            file = file.min(8);
         }
-        if f > file {
+        Some(EpdBoard { squares, turn })
+    }
+
+    /// The Polyglot move field of `uci` here: UCI and Polyglot differ only in standard
+    /// castling, which Polyglot writes as the king taking its rook. `None` when the move's
+    /// square holds no piece of the side to move, or a promotion is not a pawn's to the last
+    /// rank.
+    fn encode(&self, uci: &str) -> Option<u16> {
+        let u = uci.as_bytes();
+        if !(4..=5).contains(&u.len()) {
             return None;
         }
+        let square = |f: u8, r: u8| -> Option<u8> {
+            ((b'a'..=b'h').contains(&f) && (b'1'..=b'8').contains(&r))
+                .then(|| (r - b'1') * 8 + (f - b'a'))
+        };
+        let (from, mut to) = (square(u[0], u[1])?, square(u[2], u[3])?);
+        let piece = self.squares[usize::from(from)];
+        let white = self.turn == Color::White;
+        if piece == 0 || piece.is_ascii_uppercase() != white {
+            return None;
+        }
+        let promotion = match u.get(4) {
+            None => 0,
+            Some(p) => {
+                let last = if white { 7 } else { 0 };
+                if !piece.eq_ignore_ascii_case(&b'p') || to / 8 != last {
+                    return None;
+                }
+                match p {
+                    b'n' => 1,
+                    b'b' => 2,
+                    b'r' => 3,
+                    b'q' => 4,
+                    _ => return None,
+                }
+            }
+        };
+        // The king's two-square move from its e-square is castling: Polyglot names the rook.
+        let home = if white { 4 } else { 60 };
+        if piece.eq_ignore_ascii_case(&b'k') && from == home && to.abs_diff(from) == 2 {
+            to = if to > from { from + 3 } else { from - 4 };
+        }
+        Some(u16::from(to) | u16::from(from) << 6 | promotion << 12)
     }
-    None
 }
 
 fn bad(stats: &mut FromTallyStats, message: String) {
@@ -296,6 +376,46 @@ mod tests {
     use super::*;
     use shakmaty::Position;
 
+    fn encode_row(epd: &str, uci: &str) -> Option<(u16, Color)> {
+        let board = EpdBoard::read(epd)?;
+        Some((board.encode(uci)?, board.turn))
+    }
+
+    /// Rows read in batches make the book rows one by one make (bad rows included).
+    #[test]
+    fn batches_make_the_same_book() {
+        let mut rows = Vec::new();
+        for seed in 0..60u16 {
+            let choices: Vec<u16> = (0..seed % 40).map(|i| i.wrapping_mul(seed) % 397).collect();
+            let pos = chess_core::fuzzing::playout(&choices);
+            let epd = Epd::from_position(&pos, EnPassantMode::Legal).to_string();
+            let key = chess_core::polyglot_key::polyglot_key(&pos);
+            for (i, m) in pos.legal_moves().iter().enumerate() {
+                let mut row = Row::new(
+                    key,
+                    epd.clone(),
+                    m.to_uci(CastlingMode::Standard).to_string(),
+                );
+                row.counts.games = 1 + i as u64 % 3;
+                row.counts.white = i as u64 % 2;
+                row.counts.first_seen = u64::from(seed) * 100 + i as u64;
+                rows.push(row);
+            }
+            rows.push(Row::new(key, epd.clone(), "a3a4"));
+        }
+        let rows = chessfmt_tally::sort_and_sum(rows);
+        let options = BuildOptions {
+            min_game: 1,
+            ..BuildOptions::default()
+        };
+        let one_by_one = from_tally(rows.iter().cloned().map(Ok), &options).unwrap();
+        let batches = chessfmt_tally::table::batches(Box::new(rows.clone().into_iter().map(Ok)));
+        let batched = from_tally_batches(batches, &options).unwrap();
+        assert!(one_by_one.0 == batched.0);
+        assert_eq!(one_by_one.1, batched.1);
+        assert!(one_by_one.0.len() > 100 && one_by_one.1.bad_rows > 0);
+    }
+
     /// The fast encoding is the Polyglot field of the legal move, on random playouts (every
     /// legal move of every position reached, castling and promotions included).
     #[test]
@@ -321,6 +441,16 @@ mod tests {
             "a black pawn with White to move"
         );
         assert_eq!(encode_row(start, "e3e4"), None, "an empty square");
+        for odd in [
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR",
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR wb KQkq -",
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP RNBQKBNR w KQkq -",
+            "rnbqkbnr/pppppppp/8/8/8/8/99999999/RNBQKBNR w KQkq -",
+            "/////////////////////////////// w - -",
+            "",
+        ] {
+            assert_eq!(encode_row(odd, "e2e4"), None, "{odd}");
+        }
         assert_eq!(
             encode_row(start, "e2e4q"),
             None,
