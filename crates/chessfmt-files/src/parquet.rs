@@ -481,6 +481,81 @@ impl Texts {
 pub struct ParquetSource {
     file: Box<dyn parquet::file::reader::FileReader>,
     len: u64,
+    /// What the file is read from, for [`ParquetSource::try_clone`].
+    input: Input,
+}
+
+/// The bytes under a [`ParquetSource`].
+#[derive(Clone)]
+enum Input {
+    /// A file read at offsets (no shared file position): sources over it may read at once.
+    #[cfg(unix)]
+    Shared(SharedFile),
+    /// A file read through its position (not shareable).
+    #[cfg(not(unix))]
+    File,
+    /// Bytes in memory.
+    Bytes(bytes::Bytes),
+}
+
+/// An open file that the Parquet library reads at offsets (`pread`), so that readers on
+/// several threads can share it: the library's own reader of a `File` seeks a clone of the
+/// handle, whose position every clone shares.
+#[cfg(unix)]
+#[derive(Clone)]
+struct SharedFile {
+    file: Arc<std::fs::File>,
+    len: u64,
+}
+
+/// A [`SharedFile`] read from an offset on.
+#[cfg(unix)]
+struct SharedRead {
+    file: Arc<std::fs::File>,
+    at: u64,
+}
+
+#[cfg(unix)]
+impl io::Read for SharedRead {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        use std::os::unix::fs::FileExt;
+        let n = self.file.read_at(buf, self.at)?;
+        self.at += n as u64;
+        Ok(n)
+    }
+}
+
+#[cfg(unix)]
+impl parquet::file::reader::Length for SharedFile {
+    fn len(&self) -> u64 {
+        self.len
+    }
+}
+
+#[cfg(unix)]
+impl parquet::file::reader::ChunkReader for SharedFile {
+    type T = io::BufReader<SharedRead>;
+
+    fn get_read(&self, start: u64) -> parquet::errors::Result<Self::T> {
+        Ok(io::BufReader::new(SharedRead {
+            file: Arc::clone(&self.file),
+            at: start,
+        }))
+    }
+
+    fn get_bytes(&self, start: u64, length: usize) -> parquet::errors::Result<bytes::Bytes> {
+        use std::os::unix::fs::FileExt;
+        // Nothing is allocated for a range past the end of the file.
+        if start.saturating_add(length as u64) > self.len {
+            return Err(parquet::errors::ParquetError::EOF(format!(
+                "{length} bytes at {start}: past the end of the file ({} bytes)",
+                self.len
+            )));
+        }
+        let mut buffer = vec![0; length];
+        self.file.read_exact_at(&mut buffer, start)?;
+        Ok(buffer.into())
+    }
 }
 
 impl std::fmt::Debug for ParquetSource {
@@ -511,24 +586,54 @@ impl ParquetSource {
     /// Reads the footer of the Parquet file `file`.
     pub fn open(file: std::fs::File) -> io::Result<ParquetSource> {
         let len = file.metadata()?.len();
-        ParquetSource::of(file, len)
+        #[cfg(unix)]
+        {
+            let shared = SharedFile {
+                file: Arc::new(file),
+                len,
+            };
+            ParquetSource::of(shared.clone(), len, Input::Shared(shared))
+        }
+        #[cfg(not(unix))]
+        ParquetSource::of(file, len, Input::File)
     }
 
     /// Reads the footer of a Parquet file in memory.
     pub fn from_bytes(bytes: Vec<u8>) -> io::Result<ParquetSource> {
         let len = bytes.len() as u64;
-        ParquetSource::of(bytes::Bytes::from(bytes), len)
+        let bytes = bytes::Bytes::from(bytes);
+        ParquetSource::of(bytes.clone(), len, Input::Bytes(bytes))
+    }
+
+    /// Another source over the same bytes (the same open file, read at offsets: not opened
+    /// again by name), for reading row groups on another thread. Unsupported for a file on
+    /// a system without positional reads.
+    pub fn try_clone(&self) -> io::Result<ParquetSource> {
+        match &self.input {
+            #[cfg(unix)]
+            Input::Shared(shared) => {
+                ParquetSource::of(shared.clone(), self.len, self.input.clone())
+            }
+            #[cfg(not(unix))]
+            Input::File => Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                "a Parquet file read on one thread only here",
+            )),
+            Input::Bytes(bytes) => ParquetSource::of(bytes.clone(), self.len, self.input.clone()),
+        }
     }
 
     fn of<R: parquet::file::reader::ChunkReader + 'static>(
-        input: R,
+        reader: R,
         len: u64,
+        input: Input,
     ) -> io::Result<ParquetSource> {
-        let file = guard(|| parquet::file::serialized_reader::SerializedFileReader::new(input))
+        let file = guard(|| parquet::file::serialized_reader::SerializedFileReader::new(reader))
             .map_err(|e| invalid(format!("Parquet: the footer: {e}")))?;
         Ok(ParquetSource {
             file: Box::new(file),
             len,
+            input,
         })
     }
 

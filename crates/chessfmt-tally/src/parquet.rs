@@ -283,6 +283,10 @@ pub struct ParquetReader {
     present: Vec<(usize, usize)>,
     group: usize,
     cursor: Option<GroupCursor>,
+    /// Row groups read: `group`, then every `step`-th after it ([`decode_in_parallel`]).
+    step: usize,
+    /// The row group of the last batch or error.
+    last: usize,
     /// The batch being read row by row ([`Iterator`]), and the next row of it.
     current: RowBatch,
     at: usize,
@@ -339,10 +343,52 @@ impl ParquetReader {
                 .collect(),
             group: 0,
             cursor: None,
+            step: 1,
+            last: 0,
             current: RowBatch::default(),
             at: 0,
             done: false,
         })
+    }
+
+    /// Another reader of the same table from its start (the same open file, read at offsets;
+    /// see `chessfmt_files::parquet::ParquetSource::try_clone`).
+    pub fn try_clone(&self) -> Result<ParquetReader, Error> {
+        Ok(ParquetReader {
+            source: self.source.try_clone().map_err(source_error)?,
+            present: self.present.clone(),
+            group: 0,
+            cursor: None,
+            step: 1,
+            last: 0,
+            current: RowBatch::default(),
+            at: 0,
+            done: false,
+        })
+    }
+
+    /// The table's batches ([`ParquetReader::next_batch`]) with its row groups decoded on up
+    /// to `threads` threads of their own at once (one per row group, at most 64 batches
+    /// ahead each), in the table's order: the same batches and errors. One thread, one row
+    /// group, or a reader that cannot be cloned: read in the caller's thread.
+    pub fn into_batches(
+        self,
+        threads: usize,
+    ) -> Box<dyn Iterator<Item = Result<RowBatch, Error>> + Send> {
+        let k = threads.min(self.row_groups());
+        let mut readers = Vec::with_capacity(k);
+        for _ in 1..k {
+            match self.try_clone() {
+                Ok(r) => readers.push(r),
+                Err(_) => break,
+            }
+        }
+        if readers.is_empty() {
+            let mut reader = self;
+            return Box::new(std::iter::from_fn(move || reader.next_batch()));
+        }
+        readers.insert(0, self);
+        Box::new(decode_in_parallel(readers))
     }
 
     /// Row groups in the table.
@@ -381,14 +427,15 @@ impl ParquetReader {
                 return Ok(None);
             }
             let leaves: Vec<usize> = self.present.iter().map(|p| p.1).collect();
+            self.last = self.group;
             self.cursor = Some(
                 self.source
                     .cursor(self.group, &leaves)
                     .map_err(source_error)?,
             );
-            self.group += 1;
+            self.group += self.step;
         };
-        let g = self.group - 1;
+        let g = self.last;
         let mut cells = cells.into_iter();
         let at = |e: String| {
             Error::new(
@@ -443,6 +490,91 @@ impl ParquetReader {
         }
         Ok(Some(batch))
     }
+}
+
+/// What a decoding thread of [`decode_in_parallel`] sends: a batch or an error, with its row
+/// group.
+type Decoded = Result<(usize, RowBatch), (usize, Error)>;
+
+/// Batches of the readers' table (each reader the same file, opened apart) decoded by one
+/// thread per reader: reader `j` of `k` decodes row groups `j`, `j + k`, … and the batches
+/// come out in the table's order (the same batches and errors as one reader's). Each thread
+/// runs at most 64 batches (a row group as this crate writes them) ahead of the caller. Where
+/// a thread cannot be started, the readers left read on the threads started (or in the
+/// caller's, with one reader).
+pub(crate) fn decode_in_parallel(
+    readers: Vec<ParquetReader>,
+) -> impl Iterator<Item = Result<RowBatch, Error>> + Send {
+    let k = readers.len().max(1);
+    let groups = readers.first().map_or(0, ParquetReader::row_groups);
+    let mut receivers = Vec::with_capacity(k);
+    for (j, mut reader) in readers.into_iter().enumerate() {
+        reader.group = j;
+        reader.step = k;
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Decoded>(64);
+        let spawned = std::thread::Builder::new()
+            .name("chessfmt-table-decoder".into())
+            .spawn(move || {
+                loop {
+                    let sent = match reader.read_batch() {
+                        Ok(Some(batch)) => tx.send(Ok((reader.last, batch))),
+                        Ok(None) => return,
+                        Err(e) => {
+                            let _ = tx.send(Err((reader.last, e)));
+                            return;
+                        }
+                    };
+                    if sent.is_err() {
+                        return;
+                    }
+                }
+            });
+        if let Err(e) = spawned {
+            // The reader went with the closure; its groups are an error where they come.
+            let (tx, rx) = std::sync::mpsc::sync_channel::<Decoded>(1);
+            let _ = tx.send(Err((j, Error::from(e))));
+            receivers.push(rx);
+            continue;
+        }
+        receivers.push(rx);
+    }
+    let mut pending: Vec<Option<Decoded>> = (0..k).map(|_| None).collect();
+    let mut closed = vec![false; k];
+    let mut g = 0;
+    let mut done = false;
+    std::iter::from_fn(move || {
+        while !done && g < groups {
+            let j = g % k;
+            let item = match pending[j].take() {
+                Some(item) => Some(item),
+                None if closed[j] => None,
+                None => receivers[j].recv().ok(),
+            };
+            let Some(item) = item else {
+                // The thread of group g is done: no more of its batches.
+                closed[j] = true;
+                g += 1;
+                continue;
+            };
+            let h = match &item {
+                Ok((h, _)) | Err((h, _)) => *h,
+            };
+            if h != g {
+                // The thread has moved on to a later group: group g is over.
+                pending[j] = Some(item);
+                g += 1;
+                continue;
+            }
+            return match item {
+                Ok((_, batch)) => Some(Ok(batch)),
+                Err((_, e)) => {
+                    done = true;
+                    Some(Err(e))
+                }
+            };
+        }
+        None
+    })
 }
 
 impl Iterator for ParquetReader {
@@ -534,6 +666,46 @@ mod tests {
         assert!(sizes.iter().all(|&n| n > 0 && n <= BATCH_ROWS));
         assert_eq!(sizes.iter().sum::<usize>(), rows.len());
         assert_eq!(sizes[ROW_GROUP_ROWS / BATCH_ROWS], 1000.min(BATCH_ROWS));
+    }
+
+    /// Row groups decoded on several threads come out in order: the same batches as one
+    /// reader's, from memory and from a file (read at offsets by every thread).
+    #[test]
+    fn row_groups_decoded_at_once_keep_their_order() {
+        let mut w = ParquetWriter::new(Vec::new()).unwrap();
+        let mut rows = Vec::new();
+        for size in [5000u64, 1, 4096, 7, 9000, 2, 300] {
+            for _ in 0..size {
+                let r = row(rows.len() as u64);
+                w.write(&r).unwrap();
+                rows.push(r);
+            }
+            w.write_row_group().unwrap();
+        }
+        let bytes = w.finish().unwrap();
+        let batches = |reader: ParquetReader, threads: usize| -> Vec<RowBatch> {
+            reader.into_batches(threads).map(Result::unwrap).collect()
+        };
+        let one = batches(ParquetReader::from_bytes(bytes.clone()).unwrap(), 1);
+        assert_eq!(one.iter().map(RowBatch::len).sum::<usize>(), rows.len());
+        assert!(
+            one.iter()
+                .flat_map(|b| b.iter().map(|r| r.to_row()))
+                .eq(rows.iter().cloned())
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.parquet");
+        std::fs::write(&path, &bytes).unwrap();
+        for threads in [2, 3, 16] {
+            let reader = ParquetReader::from_bytes(bytes.clone()).unwrap();
+            assert_eq!(reader.row_groups(), 7);
+            assert!(
+                batches(reader, threads) == one,
+                "{threads} threads, in memory"
+            );
+            let reader = ParquetReader::open(File::open(&path).unwrap()).unwrap();
+            assert!(batches(reader, threads) == one, "{threads} threads, a file");
+        }
     }
 
     fn text(values: &[&str]) -> Values {

@@ -185,6 +185,11 @@ pub fn is_parquet(head: &[u8]) -> bool {
     head.starts_with(b"PAR1")
 }
 
+/// Threads that decode a Parquet table's row groups at once for [`open_batches`]: with three,
+/// decoding keeps ahead of a book writer's work on the rows.
+#[cfg(feature = "parquet")]
+const DECODERS: usize = 3;
+
 /// A table opened: CSV rows, or a Parquet reader (which also reads in batches).
 enum Opened {
     Rows(TableRows),
@@ -205,8 +210,8 @@ impl Opened {
         match self {
             Opened::Rows(rows) => batches(rows),
             #[cfg(feature = "parquet")]
-            Opened::Parquet(mut reader) => {
-                Box::new(std::iter::from_fn(move || reader.next_batch()))
+            Opened::Parquet(reader) => {
+                reader.into_batches(DECODERS.min(rayon::current_num_threads()))
             }
         }
     }

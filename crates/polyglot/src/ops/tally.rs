@@ -87,9 +87,6 @@ struct Gather<'o> {
     entries: Vec<Entry>,
     key: Option<u64>,
     pairs: Vec<Pair>,
-    /// The EPD of the last row, and its board.
-    epd: String,
-    board: Option<EpdBoard>,
 }
 
 impl<'o> Gather<'o> {
@@ -100,8 +97,6 @@ impl<'o> Gather<'o> {
             entries: Vec::new(),
             key: None,
             pairs: Vec::new(),
-            epd: String::new(),
-            board: None,
         }
     }
 
@@ -111,15 +106,8 @@ impl<'o> Gather<'o> {
             self.flush();
             self.key = Some(row.key);
         }
-        if self.epd != row.epd {
-            self.epd.clear();
-            self.epd.push_str(row.epd);
-            self.board = EpdBoard::read(row.epd);
-        }
-        let Some((mv, turn)) = self
-            .board
-            .as_ref()
-            .and_then(|b| Some((b.encode(row.uci)?, b.turn)))
+        let Some((mv, turn)) =
+            EpdBoard::read(row.epd).and_then(|b| Some((b.encode(row.uci)?, b.turn)))
         else {
             bad(
                 &mut self.stats,
@@ -174,19 +162,17 @@ impl<'o> Gather<'o> {
 }
 
 /// The board and side to move of a row's EPD, read from its first two fields without
-/// building the position (a table holds millions; rows of one position come together, so
-/// each is read once): a piece letter or 0 per square, a1 first.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct EpdBoard {
-    squares: [u8; 64],
+/// building the position (a table holds millions of rows, most of them of a position of
+/// their own).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct EpdBoard<'a> {
+    board: &'a [u8],
     turn: Color,
 }
 
-impl EpdBoard {
-    /// `None` when the EPD has no side to move (`w` or `b` as its second field). The board
-    /// is read as far as it goes: ranks past the eighth and squares past the h-file are
-    /// left out, missing ones are empty.
-    fn read(epd: &str) -> Option<EpdBoard> {
+impl<'a> EpdBoard<'a> {
+    /// `None` when the EPD has no side to move (`w` or `b` as its second field).
+    fn read(epd: &'a str) -> Option<EpdBoard<'a>> {
         let e = epd.as_bytes();
         let board_end = e.iter().position(|&b| b == b' ')?;
         let turn = match (e.get(board_end + 1), e.get(board_end + 2)) {
@@ -194,26 +180,43 @@ impl EpdBoard {
             (Some(b'b'), None | Some(b' ')) => Color::Black,
             _ => return None,
         };
-        let mut squares = [0u8; 64];
-        let (mut rank, mut file) = (7usize, 0usize);
-        for &c in &e[..board_end] {
+        Some(EpdBoard {
+            board: &e[..board_end],
+            turn,
+        })
+    }
+
+    /// The piece letter on `square` (0 = a1), `None` when empty: one pass over the board
+    /// field's bytes, rank 8 first, as far as the square. Ranks past the eighth and squares
+    /// past the h-file are left out; missing ones are empty.
+    fn piece_at(&self, square: u8) -> Option<u8> {
+        let (row, file) = (7 - square / 8, square % 8);
+        let (mut r, mut f) = (0u8, 0u8);
+        for &c in self.board {
             if c == b'/' {
-                if rank == 0 {
-                    break;
+                r += 1;
+                f = 0;
+                if r > row {
+                    return None;
                 }
-                rank -= 1;
-                file = 0;
-            } else if c.is_ascii_digit() {
-                file += usize::from(c - b'0');
-            } else {
-                if file < 8 {
-                    squares[rank * 8 + file] = c;
-                }
-                file += 1;
+                continue;
             }
-            file = file.min(8);
+            if r != row {
+                continue;
+            }
+            if c.is_ascii_digit() {
+                f += c - b'0';
+            } else {
+                if f == file {
+                    return Some(c);
+                }
+                f += 1;
+            }
+            if f > file {
+                return None;
+            }
         }
-        Some(EpdBoard { squares, turn })
+        None
     }
 
     /// The Polyglot move field of `uci` here: UCI and Polyglot differ only in standard
@@ -230,9 +233,9 @@ impl EpdBoard {
                 .then(|| (r - b'1') * 8 + (f - b'a'))
         };
         let (from, mut to) = (square(u[0], u[1])?, square(u[2], u[3])?);
-        let piece = self.squares[usize::from(from)];
+        let piece = self.piece_at(from)?;
         let white = self.turn == Color::White;
-        if piece == 0 || piece.is_ascii_uppercase() != white {
+        if piece.is_ascii_uppercase() != white {
             return None;
         }
         let promotion = match u.get(4) {
