@@ -67,6 +67,22 @@ pub fn table(data: &[u8]) -> Vec<Row> {
 fn parquet(data: &[u8], mut rows: Vec<Row>) -> Vec<Row> {
     use crate::parquet::{ParquetReader, ParquetWriter};
     if let Ok(reader) = ParquetReader::from_bytes(data.to_vec()) {
+        // Row groups decoded on three threads: the batches and the first error of one
+        // reader, in its order (Ok: rows; Err: where an error came).
+        let outline = |batches: &mut dyn Iterator<Item = Result<crate::RowBatch, crate::Error>>| {
+            batches
+                .take(64)
+                .map(|b| {
+                    b.map(|b| b.iter().map(|r| r.to_row()).collect::<Vec<_>>())
+                        .map_err(|_| ())
+                })
+                .collect::<Vec<_>>()
+        };
+        if let Ok(clone) = reader.try_clone() {
+            let one = outline(&mut clone.into_batches(1));
+            let three = outline(&mut reader.try_clone().expect("cloned once").into_batches(3));
+            assert!(one == three, "row groups decoded at once differ");
+        }
         rows.extend(reader.take(4096).map_while(Result::ok));
     }
     let mut w = ParquetWriter::new(Vec::new()).expect("writing to memory");
