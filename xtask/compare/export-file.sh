@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# ChessBase -> PGN written to a file, one pinned core, against cbvault 0.1.6 (`--example
+# cbvault_export`, whose output goes through standard output into the same kind of file), on
+# 183,510 games (twic1134's records repeated 30 times, `--example repeat_database`): issue
+# 34's "1.5x cbvault per core, whole command". Prints per round both wall times, the ratio,
+# and our time waiting on the disk after the last write (wall - user - sys: the fsync before
+# the rename). Set COMPARE_RUNS=N for more alternating rounds (default 5); pass another
+# chessfmt binary as $1 to alternate it too. Needs ../shared/corpus.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+twic=../shared/corpus/chessbase/uncbv-tests/twic1134/twic1134.cbh
+[ -f "$twic" ] || { echo "compare: ../shared/corpus absent, skipped"; exit 0; }
+runs=${COMPARE_RUNS:-5}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cargo build --release --locked -q -p chessfmt
+cargo build --release --locked -q -p chessbase-db --examples
+bins=("$PWD/target/release/chessfmt")
+[ $# -ge 1 ] && bins+=("$(realpath "$1")")
+ex=target/release/examples
+"$ex/repeat_database" "$twic" 30 "$work/db" >/dev/null
+db=$(ls "$work"/db/*.cbh)
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(date -u +%F)"
+for r in $(seq "$runs"); do
+    rm -f "$work/e.pgn"
+    /usr/bin/time -f "%e" -o "$work/t" taskset -c 0 "$ex/cbvault_export" "$db" 1 >"$work/e.pgn" 2>/dev/null
+    peer=$(cat "$work/t")
+    line="round $r: cbvault $peer s"
+    for b in "${bins[@]}"; do
+        rm -f "$work/e.pgn"
+        /usr/bin/time -f "%e %U %S" -o "$work/t" taskset -c 0 "$b" cbh export "$db" -o "$work/e.pgn" --threads 1 >/dev/null 2>&1
+        read -r wall user sys <"$work/t"
+        line+=$(python3 -c "print(f'; $(basename "$b") $wall s, {$peer/$wall:.2f}x, waiting {$wall-$user-$sys:.2f} s')")
+    done
+    echo "$line"
+done
