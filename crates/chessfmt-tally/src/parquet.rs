@@ -334,13 +334,19 @@ impl ParquetReader {
                 0,
             ));
         }
-        Ok(ParquetReader {
+        let present = columns
+            .iter()
+            .enumerate()
+            .filter_map(|(k, c)| c.map(|c| (k, c)))
+            .collect();
+        Ok(ParquetReader::at_start(source, present))
+    }
+
+    /// A reader of `source`'s columns `present` from the first row group.
+    fn at_start(source: ParquetSource, present: Vec<(usize, usize)>) -> ParquetReader {
+        ParquetReader {
             source,
-            present: columns
-                .iter()
-                .enumerate()
-                .filter_map(|(k, c)| c.map(|c| (k, c)))
-                .collect(),
+            present,
             group: 0,
             cursor: None,
             step: 1,
@@ -348,23 +354,14 @@ impl ParquetReader {
             current: RowBatch::default(),
             at: 0,
             done: false,
-        })
+        }
     }
 
     /// Another reader of the same table from its start (the same open file, read at offsets;
     /// see `chessfmt_files::parquet::ParquetSource::try_clone`).
     pub fn try_clone(&self) -> Result<ParquetReader, Error> {
-        Ok(ParquetReader {
-            source: self.source.try_clone().map_err(source_error)?,
-            present: self.present.clone(),
-            group: 0,
-            cursor: None,
-            step: 1,
-            last: 0,
-            current: RowBatch::default(),
-            at: 0,
-            done: false,
-        })
+        let source = self.source.try_clone().map_err(source_error)?;
+        Ok(ParquetReader::at_start(source, self.present.clone()))
     }
 
     /// The table's batches ([`ParquetReader::next_batch`]) with its row groups decoded on up
