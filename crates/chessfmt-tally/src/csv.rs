@@ -12,7 +12,7 @@
 
 use std::io::{self, BufRead, Read, Write};
 
-use crate::{Counts, Error, ErrorKind, Row, error::cut};
+use crate::{Counts, Error, ErrorKind, Row, RowRef, error::cut};
 
 /// The header line of the table's CSV form.
 pub const HEADER: &str = "key,epd,move,white,draws,black,games,white_elo_sum,white_elo_games,\
@@ -41,8 +41,13 @@ impl<W: Write> CsvWriter<W> {
 
     /// Writes one row.
     pub fn write(&mut self, row: &Row) -> io::Result<()> {
+        self.write_ref(row.as_ref())
+    }
+
+    /// Writes one borrowed row.
+    pub fn write_ref(&mut self, row: RowRef<'_>) -> io::Result<()> {
         self.line.clear();
-        format_row(&mut self.line, row.key, &row.epd, &row.uci, &row.counts);
+        format_row(&mut self.line, row.key, row.epd, row.uci, row.counts);
         self.rows += 1;
         self.out.write_all(&self.line)
     }

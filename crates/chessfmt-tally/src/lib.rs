@@ -7,7 +7,8 @@
 //!
 //! * [`Tally`]: the map, from PGN (plain or compressed), replayed on the caller's rayon pool,
 //!   counted in input order, in bounded memory (sorted runs on disk past a limit);
-//! * [`merge()`]: the reduce, a k-way merge of sorted tables in memory for one row per input;
+//! * [`merge()`]: the reduce, a k-way merge of sorted tables in memory for one row (or one
+//!   batch, [`merge_batches`]) per input;
 //!   deterministic, the sums Spark's `groupBy(key, epd, move).sum()` gives;
 //! * [`CsvWriter`] and [`CsvReader`]: the text form, streaming (see [`csv`]).
 //!
@@ -64,7 +65,7 @@ pub mod tree;
 
 pub use csv::{CsvReader, CsvWriter};
 pub use error::{Error, ErrorKind};
-pub use merge::{MergeStats, merge, sort_and_sum};
+pub use merge::{MergeStats, merge, merge_batches, sort_and_sum};
 pub use position::PackedPosition;
 pub use resolve::RowResolver;
 pub use row::{Counts, Row, RowBatch, RowRef};

@@ -1,10 +1,13 @@
 //! The reduce: sorted tables merged into one, rows of the same position and move summed —
 //! the sums Spark's `groupBy(key, epd, move).sum()` or SQL's `GROUP BY` give, in memory for
-//! one row per input.
+//! one row ([`merge`]) or one batch ([`merge_batches`]) per input.
 
-use std::{cmp::Ordering, collections::BinaryHeap};
+use std::{
+    cmp::{Ordering, Reverse},
+    collections::BinaryHeap,
+};
 
-use crate::{Error, ErrorKind, Row};
+use crate::{Error, ErrorKind, Row, RowBatch, RowRef};
 
 /// What a merge read and wrote.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -15,30 +18,66 @@ pub struct MergeStats {
     pub rows_written: u64,
 }
 
-struct Head {
-    row: Row,
-    input: usize,
+/// One input of a merge: its batches, the batch being read and the next row in it.
+struct Cursor<I> {
+    batches: I,
+    batch: RowBatch,
+    at: usize,
 }
 
-impl PartialEq for Head {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
+impl<I: Iterator<Item = Result<RowBatch, Error>>> Cursor<I> {
+    fn row(&self) -> Option<RowRef<'_>> {
+        self.batch.get(self.at)
+    }
+
+    /// Moves to the next row (the next non-empty batch when this one is read); whether there
+    /// is one. A row before the one it follows is [`ErrorKind::Unsorted`].
+    fn advance(&mut self, stats: &mut MergeStats) -> Result<bool, Error> {
+        self.at += 1;
+        if self.at < self.batch.len() {
+            stats.rows_read += 1;
+            let (before, now) = (self.batch.get(self.at - 1), self.batch.get(self.at));
+            if let (Some(b), Some(n)) = (before, now)
+                && cmp_rows(n, b) == Ordering::Less
+            {
+                return Err(Error::new(ErrorKind::Unsorted, 0, 0));
+            }
+            return Ok(true);
+        }
+        loop {
+            let Some(next) = self.batches.next() else {
+                self.batch = RowBatch::default();
+                self.at = 0;
+                return Ok(false);
+            };
+            let next = next?;
+            if next.is_empty() {
+                continue;
+            }
+            if let (Some(last), Some(first)) = (
+                self.batch
+                    .len()
+                    .checked_sub(1)
+                    .and_then(|i| self.batch.get(i)),
+                next.get(0),
+            ) && cmp_rows(first, last) == Ordering::Less
+            {
+                return Err(Error::new(ErrorKind::Unsorted, 0, 0));
+            }
+            self.batch = next;
+            self.at = 0;
+            stats.rows_read += 1;
+            return Ok(true);
+        }
     }
 }
-impl Eq for Head {}
-impl PartialOrd for Head {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Head {
-    /// Reversed: the heap's top is the smallest row (the first input on ties).
-    fn cmp(&self, other: &Self) -> Ordering {
-        other
-            .row
-            .cmp_position_move(&self.row)
-            .then_with(|| other.input.cmp(&self.input))
-    }
+
+/// The table's order ([`Row::cmp_position_move`]) of borrowed rows.
+fn cmp_rows(a: RowRef<'_>, b: RowRef<'_>) -> Ordering {
+    a.key
+        .cmp(&b.key)
+        .then_with(|| a.epd.cmp(b.epd))
+        .then_with(|| a.uci.cmp(b.uci))
 }
 
 /// Merges sorted tables (each an iterator of rows, e.g. a [`crate::CsvReader`]) into `out`,
@@ -53,46 +92,95 @@ pub fn merge<I>(
 where
     I: Iterator<Item = Result<Row, Error>>,
 {
-    let mut inputs = inputs;
+    let inputs = inputs
+        .into_iter()
+        .map(|rows| crate::table::batches_of(rows, 1))
+        .collect();
+    merge_batches(inputs, |r| out(r.to_row()), name)
+}
+
+/// [`merge`] of tables read in batches ([`crate::table::open_batches`]), each row handed to
+/// `out` borrowed: the same rows and sums. Memory holds one batch per input.
+pub fn merge_batches<I>(
+    inputs: Vec<I>,
+    mut out: impl FnMut(RowRef<'_>) -> Result<(), Error>,
+    name: impl Fn(usize) -> std::path::PathBuf,
+) -> Result<MergeStats, Error>
+where
+    I: Iterator<Item = Result<RowBatch, Error>>,
+{
     let mut stats = MergeStats::default();
-    let mut heap = BinaryHeap::with_capacity(inputs.len());
-    let next =
-        |inputs: &mut Vec<I>, i: usize, stats: &mut MergeStats| -> Result<Option<Row>, Error> {
-            match inputs[i].next() {
-                None => Ok(None),
-                Some(Ok(r)) => {
-                    stats.rows_read += 1;
-                    Ok(Some(r))
-                }
-                Some(Err(e)) => Err(e.in_file(name(i))),
-            }
+    let mut cursors: Vec<Cursor<I>> = Vec::with_capacity(inputs.len());
+    // The inputs with a row, by (key, input): the smallest key on top.
+    let mut heap: BinaryHeap<Reverse<(u64, usize)>> = BinaryHeap::with_capacity(inputs.len());
+    for (i, batches) in inputs.into_iter().enumerate() {
+        let mut cursor = Cursor {
+            batches,
+            batch: RowBatch::default(),
+            at: 0,
         };
-    for i in 0..inputs.len() {
-        if let Some(row) = next(&mut inputs, i, &mut stats)? {
-            heap.push(Head { row, input: i });
+        // Advancing from an empty batch reads the first row.
+        if cursor.advance(&mut stats).map_err(|e| e.in_file(name(i)))? {
+            heap.push(Reverse((cursor.row().map_or(0, |r| r.key), i)));
         }
+        cursors.push(cursor);
     }
-    let mut current: Option<Row> = None;
-    while let Some(Head { row, input }) = heap.pop() {
-        if let Some(r) = next(&mut inputs, input, &mut stats)? {
-            if r.cmp_position_move(&row) == Ordering::Less {
-                return Err(Error::new(ErrorKind::Unsorted, 0, 0).in_file(name(input)));
+    let mut current = Row::new(0, "", "");
+    let mut have = false;
+    let mut tied: Vec<usize> = Vec::new();
+    while let Some(Reverse((key, first))) = heap.pop() {
+        // The inputs at the smallest key; of them, the smallest row (the first input on ties).
+        tied.clear();
+        tied.push(first);
+        while let Some(&Reverse((k, i))) = heap.peek() {
+            if k != key {
+                break;
             }
-            heap.push(Head { row: r, input });
+            heap.pop();
+            tied.push(i);
         }
-        match &mut current {
-            Some(c) if c.same_position_move(&row) => c.counts.merge(&row.counts),
-            _ => {
-                if let Some(done) = current.replace(row) {
+        let mut best = first;
+        for &i in &tied[1..] {
+            let (a, b) = (cursors[i].row(), cursors[best].row());
+            if let (Some(a), Some(b)) = (a, b)
+                && cmp_rows(a, b).then(i.cmp(&best)) == Ordering::Less
+            {
+                best = i;
+            }
+        }
+        if let Some(row) = cursors[best].row() {
+            if have && row.key == current.key && row.uci == current.uci && row.epd == current.epd {
+                current.counts.merge(row.counts);
+            } else {
+                if have {
                     stats.rows_written += 1;
-                    out(done)?;
+                    out(current.as_ref())?;
                 }
+                current.key = row.key;
+                current.epd.clear();
+                current.epd.push_str(row.epd);
+                current.uci.clear();
+                current.uci.push_str(row.uci);
+                current.counts = *row.counts;
+                have = true;
+            }
+        }
+        for &i in &tied {
+            if i == best {
+                if cursors[i]
+                    .advance(&mut stats)
+                    .map_err(|e| e.in_file(name(i)))?
+                {
+                    heap.push(Reverse((cursors[i].row().map_or(0, |r| r.key), i)));
+                }
+            } else {
+                heap.push(Reverse((key, i)));
             }
         }
     }
-    if let Some(done) = current {
+    if have {
         stats.rows_written += 1;
-        out(done)?;
+        out(current.as_ref())?;
     }
     Ok(stats)
 }
@@ -109,4 +197,102 @@ pub fn sort_and_sum(mut rows: Vec<Row>) -> Vec<Row> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Tables of a few keys, positions and moves (ties across inputs and within them).
+    fn tables(seed: u64, k: usize) -> Vec<Vec<Row>> {
+        let mut x = seed;
+        let mut next = move || {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            x >> 33
+        };
+        (0..k)
+            .map(|_| {
+                let rows: Vec<Row> = (0..next() % 300)
+                    .map(|_| {
+                        let mut r = Row::new(
+                            next() % 40,
+                            format!("{}/8/8/8/8/8/8/8 w - -", next() % 3),
+                            ["e2e4", "d2d4", "g1f3"][next() as usize % 3],
+                        );
+                        r.counts.games = 1 + next() % 5;
+                        r.counts.first_seen = next() % 1000;
+                        r
+                    })
+                    .collect();
+                sort_and_sum(rows)
+            })
+            .collect()
+    }
+
+    /// Batches of any size merge into the rows that one row at a time and a sort of all the
+    /// rows give.
+    #[test]
+    fn batches_merge_as_rows_do() {
+        for seed in 0..20 {
+            let t = tables(seed, 1 + seed as usize % 5);
+            let want = sort_and_sum(t.concat());
+            let mut by_rows = Vec::new();
+            let inputs = t
+                .iter()
+                .map(|rows| rows.clone().into_iter().map(Ok))
+                .collect();
+            let stats = merge(
+                inputs,
+                |r| {
+                    by_rows.push(r);
+                    Ok(())
+                },
+                |_| "x".into(),
+            )
+            .unwrap();
+            assert_eq!(by_rows, want);
+            assert_eq!(
+                stats.rows_read,
+                t.iter().map(Vec::len).sum::<usize>() as u64
+            );
+            for size in [1, 2, 7, 4096] {
+                let inputs = t
+                    .iter()
+                    .map(|rows| crate::table::batches_of(rows.clone().into_iter().map(Ok), size))
+                    .collect();
+                let mut got = Vec::new();
+                let s = merge_batches(
+                    inputs,
+                    |r| {
+                        got.push(r.to_row());
+                        Ok(())
+                    },
+                    |_| "x".into(),
+                )
+                .unwrap();
+                assert_eq!(got, want, "seed {seed}, batches of {size}");
+                assert_eq!(s, stats);
+            }
+        }
+    }
+
+    /// A row out of order is an error naming its input, within a batch and across two.
+    #[test]
+    fn unsorted_inputs_are_errors() {
+        let rows: Vec<Row> = (0..10u64)
+            .rev()
+            .map(|k| Row::new(k, "8/8/8/8/8/8/8/8 w - -", "e2e4"))
+            .collect();
+        for size in [1, 3, 10] {
+            let inputs = vec![
+                crate::table::batches_of(Vec::<Row>::new().into_iter().map(Ok), size),
+                crate::table::batches_of(rows.clone().into_iter().map(Ok), size),
+            ];
+            let e = merge_batches(inputs, |_| Ok(()), |i| format!("part {i}").into()).unwrap_err();
+            assert!(matches!(e.kind(), ErrorKind::Unsorted), "{e}");
+            assert!(e.to_string().contains("part 1"), "{e}");
+        }
+    }
 }

@@ -114,10 +114,6 @@ impl Columns {
         self.key.len()
     }
 
-    fn push(&mut self, row: &Row) {
-        self.push_parts(row.key, &row.epd, &row.uci, &row.counts);
-    }
-
     /// Appends one row given by its parts.
     pub(crate) fn push_parts(&mut self, key: u64, epd: &str, uci: &str, c: &Counts) {
         let signed = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
@@ -209,7 +205,13 @@ impl<W: Write> ParquetWriter<W> {
 
     /// Writes one row.
     pub fn write(&mut self, row: &Row) -> Result<(), Error> {
-        self.columns.push(row);
+        self.write_ref(row.as_ref())
+    }
+
+    /// Writes one borrowed row.
+    pub fn write_ref(&mut self, row: RowRef<'_>) -> Result<(), Error> {
+        self.columns
+            .push_parts(row.key, row.epd, row.uci, row.counts);
         self.rows += 1;
         if self.columns.len() >= ROW_GROUP_ROWS {
             self.write_row_group()?;

@@ -9,7 +9,7 @@ use std::{
     path::Path,
 };
 
-use crate::{CsvReader, CsvWriter, Error, Row, RowBatch};
+use crate::{CsvReader, CsvWriter, Error, Row, RowBatch, RowRef};
 
 /// A form of the table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,10 +61,15 @@ impl<W: Write> TableWriter<W> {
 
     /// Writes one row.
     pub fn write(&mut self, row: &Row) -> Result<(), Error> {
+        self.write_ref(row.as_ref())
+    }
+
+    /// Writes one borrowed row ([`RowBatch::iter`], [`crate::merge_batches`]).
+    pub fn write_ref(&mut self, row: RowRef<'_>) -> Result<(), Error> {
         match self {
-            TableWriter::Csv(w) => w.write(row).map_err(Error::from),
+            TableWriter::Csv(w) => w.write_ref(row).map_err(Error::from),
             #[cfg(feature = "parquet")]
-            TableWriter::Parquet(w) => w.write(row),
+            TableWriter::Parquet(w) => w.write_ref(row),
         }
     }
 
@@ -158,14 +163,23 @@ fn ahead<T: Send + 'static>(
 
 /// `rows` gathered into batches of 4,096 (a batch ends before an error, which comes next).
 pub fn batches(rows: TableRows) -> TableBatches {
+    Box::new(batches_of(rows, AHEAD_BATCH))
+}
+
+/// `rows` gathered into batches of `size` rows (at least one).
+pub(crate) fn batches_of<I: Iterator<Item = Result<Row, Error>>>(
+    rows: I,
+    size: usize,
+) -> impl Iterator<Item = Result<RowBatch, Error>> {
+    let size = size.max(1);
     let mut rows = rows;
     let mut pending: Option<Error> = None;
-    Box::new(std::iter::from_fn(move || {
+    std::iter::from_fn(move || {
         if let Some(e) = pending.take() {
             return Some(Err(e));
         }
-        let mut batch = RowBatch::with_capacity(AHEAD_BATCH);
-        while batch.len() < AHEAD_BATCH {
+        let mut batch = RowBatch::with_capacity(size);
+        while batch.len() < size {
             match rows.next() {
                 None => break,
                 Some(Ok(row)) => batch.push(row.as_ref()),
@@ -177,7 +191,7 @@ pub fn batches(rows: TableRows) -> TableBatches {
             }
         }
         (!batch.is_empty()).then_some(Ok(batch))
-    }))
+    })
 }
 
 /// Whether `head` (a file's first bytes) starts a Parquet file.
@@ -206,13 +220,13 @@ impl Opened {
         }
     }
 
-    fn batches(self) -> TableBatches {
+    /// Batches of `rows` rows (CSV), Parquet's row groups on up to `decoders` threads.
+    fn batches(self, rows: usize, decoders: usize) -> TableBatches {
+        let _ = decoders;
         match self {
-            Opened::Rows(rows) => batches(rows),
+            Opened::Rows(r) => Box::new(batches_of(r, rows)),
             #[cfg(feature = "parquet")]
-            Opened::Parquet(reader) => {
-                reader.into_batches(DECODERS.min(rayon::current_num_threads()))
-            }
+            Opened::Parquet(reader) => reader.into_batches(decoders),
         }
     }
 }
@@ -256,11 +270,35 @@ pub fn open(path: &Path) -> Result<TableRows, Error> {
 /// [`open`] a batch at a time ([`TableBatches`]): a Parquet table's columns go straight into
 /// the batches; CSV rows are gathered ([`batches`]).
 pub fn open_batches(path: &Path) -> Result<TableBatches, Error> {
+    open_batches_sized(path, AHEAD_BATCH, decoders())
+}
+
+/// [`open_batches`] for reading many tables at once (a merge): CSV rows gathered 64 at a
+/// time, a Parquet table read on the caller's thread (its batches are its reader's, at most
+/// 4,096 rows).
+pub fn open_batches_one_thread(path: &Path) -> Result<TableBatches, Error> {
+    open_batches_sized(path, 64, 1)
+}
+
+fn open_batches_sized(path: &Path, rows: usize, decoders: usize) -> Result<TableBatches, Error> {
     let name = path.to_path_buf();
-    let batches = open_unnamed(path).map_err(|e| e.in_file(path))?.batches();
+    let batches = open_unnamed(path)
+        .map_err(|e| e.in_file(path))?
+        .batches(rows, decoders);
     Ok(Box::new(
         batches.map(move |b| b.map_err(|e| e.in_file(&name))),
     ))
+}
+
+/// Threads that decode a Parquet table for [`open_batches`].
+#[cfg(feature = "parquet")]
+fn decoders() -> usize {
+    DECODERS.min(rayon::current_num_threads())
+}
+
+#[cfg(not(feature = "parquet"))]
+fn decoders() -> usize {
+    1
 }
 
 fn open_unnamed(path: &Path) -> Result<Opened, Error> {

@@ -433,23 +433,23 @@ impl Tally {
             }
             return Ok(self.stats);
         }
-        // What is still in memory becomes a run too: the merge then holds one row per run.
+        // What is still in memory becomes a run too: the merge then holds a batch of 64 rows
+        // per run.
         if !self.is_empty() {
             self.write_run()?;
         }
-        type Input = Box<dyn Iterator<Item = Result<Row, Error>>>;
-        let mut inputs: Vec<Input> = Vec::new();
+        let mut inputs = Vec::new();
         for run in &self.runs {
             let f = File::open(run.path()).map_err(|e| Error::from(e).in_file(run.path()))?;
-            inputs.push(Box::new(CsvReader::new(BufReader::with_capacity(
-                1 << 16,
-                f,
-            ))));
+            let rows = CsvReader::new(BufReader::with_capacity(1 << 16, f));
+            inputs.push(crate::table::batches_of(rows, 64));
         }
         let paths: Vec<_> = self.runs.iter().map(|r| r.path().to_path_buf()).collect();
-        let merged = crate::merge(inputs, &mut out, |i| {
-            paths.get(i).cloned().unwrap_or_default()
-        })?;
+        let merged = crate::merge_batches(
+            inputs,
+            |r| out(r.to_row()),
+            |i| paths.get(i).cloned().unwrap_or_default(),
+        )?;
         self.stats.rows = merged.rows_written;
         Ok(self.stats)
     }

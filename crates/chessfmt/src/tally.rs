@@ -24,7 +24,7 @@ pub struct TallyArgs {
 #[derive(Debug, Subcommand)]
 pub enum TallyCommand {
     /// Merge sorted tables into one, the rows of a position and move summed (bounded memory:
-    /// one row per input).
+    /// a batch of at most 4,096 rows per input).
     Merge(MergeArgs),
     /// The table as one PGN game: the opening tree, the most played move as the main line and
     /// the others as variations, each move with its games and results as a comment.
@@ -239,7 +239,10 @@ fn merge(args: &MergeArgs) -> CliResult {
     let start = std::time::Instant::now();
     let mut readers = Vec::new();
     for p in &args.parts {
-        readers.push(table_rows(p)?);
+        readers.push(
+            chessfmt_tally::table::open_batches_one_thread(p)
+                .map_err(|e| CliError(e.to_string()))?,
+        );
     }
     let stats = crate::destination::write_single(
         &args.out.output,
@@ -250,9 +253,12 @@ fn merge(args: &MergeArgs) -> CliResult {
             let w = std::io::BufWriter::with_capacity(1 << 20, w);
             let mut table =
                 TableWriter::new(TableFormat::of_path(&args.out.output), w).map_err(table_error)?;
-            let stats =
-                chessfmt_tally::merge(readers, |r| table.write(&r), |i| args.parts[i].clone())
-                    .map_err(table_error)?;
+            let stats = chessfmt_tally::merge_batches(
+                readers,
+                |r| table.write_ref(r),
+                |i| args.parts[i].clone(),
+            )
+            .map_err(table_error)?;
             table.finish().map_err(table_error)?;
             Ok(stats)
         },
