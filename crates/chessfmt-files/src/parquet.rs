@@ -461,15 +461,19 @@ impl Texts {
         if let Some(v) = value {
             self.text.push_str(v);
         }
-        if value.is_none() && self.nulls.is_empty() {
-            self.nulls = vec![false; self.ends.len()];
-        }
-        if !self.nulls.is_empty() {
-            self.nulls.push(value.is_none());
-        }
         // The buffer of one batch stays under a row group's bound (1 GiB).
-        self.ends
-            .push(u32::try_from(self.text.len()).unwrap_or(u32::MAX));
+        let end = u32::try_from(self.text.len()).unwrap_or(u32::MAX);
+        self.push_end(end, value.is_none());
+    }
+
+    /// Appends a row ending at `end` of the text (null or not); `nulls` is kept only once a
+    /// row is null.
+    fn push_end(&mut self, end: u32, null: bool) {
+        if null || !self.nulls.is_empty() {
+            self.nulls.resize(self.ends.len(), false);
+            self.nulls.push(null);
+        }
+        self.ends.push(end);
     }
 }
 
@@ -825,43 +829,32 @@ fn read_cells(
             read_all(n, &mut levels, |l, max| {
                 r.read_records(max, Some(l), None, &mut values)
             })?;
-            let bytes: usize = values.iter().map(|v| v.len()).sum();
+            let cells =
+                spread(values.iter().map(|v| v.data()).collect(), &levels, n).ok_or_else(short)?;
+            let bytes: usize = cells.iter().flatten().map(|v| v.len()).sum();
             if bytes > MAX_ROW_GROUP_BYTES as usize {
                 return Err(format!("column {column}: over {MAX_ROW_GROUP_BYTES} bytes"));
             }
-            // The values one after another, checked as UTF-8 in one pass at the end (with a
-            // char boundary at each value's end, each value is UTF-8 too).
+            // The values one after another (a null repeats the end before it), checked as
+            // UTF-8 in one pass at the end: with a char boundary at each end, each value is
+            // UTF-8 too.
             let mut data = Vec::with_capacity(bytes);
-            let mut ends = Vec::with_capacity(n);
-            let mut nulls = Vec::new();
-            if levels.is_empty() {
-                if values.len() != n {
-                    return Err(short());
+            let mut texts = Texts::default();
+            for cell in &cells {
+                if let Some(v) = cell {
+                    data.extend_from_slice(v);
                 }
-                for v in &values {
-                    data.extend_from_slice(v.data());
-                    ends.push(data.len() as u32);
-                }
-            } else {
-                if levels.len() != n {
-                    return Err(short());
-                }
-                nulls.reserve(n);
-                let mut values = values.iter();
-                for &l in &levels {
-                    if l > 0 {
-                        data.extend_from_slice(values.next().ok_or_else(short)?.data());
-                    }
-                    ends.push(data.len() as u32);
-                    nulls.push(l <= 0);
-                }
+                texts.push_end(data.len() as u32, cell.is_none());
             }
             let not_utf8 = || format!("column {column}: a value that is not UTF-8");
-            let text = String::from_utf8(data).map_err(|_| not_utf8())?;
-            if !ends.iter().all(|&e| text.is_char_boundary(e as usize)) {
+            texts.text = String::from_utf8(data).map_err(|_| not_utf8())?;
+            if !texts
+                .ends
+                .iter()
+                .all(|&e| texts.text.is_char_boundary(e as usize))
+            {
                 return Err(not_utf8());
             }
-            let texts = Texts { text, ends, nulls };
             Ok(Cells::Text(texts))
         }
         _ => Err(format!("column {column}: not integers or strings")),
@@ -976,6 +969,19 @@ mod tests {
             rebuilt.push(*t);
         }
         assert_eq!(&rebuilt, texts);
+        // A null first, and none at all.
+        let mut t = Texts::default();
+        for v in [None, Some("a"), None, Some("bc")] {
+            t.push(v);
+        }
+        assert_eq!(
+            t.iter().collect::<Vec<_>>(),
+            [None, Some("a"), None, Some("bc")]
+        );
+        let mut t = Texts::default();
+        t.push(Some("x"));
+        t.push(Some(""));
+        assert_eq!(t.iter().collect::<Vec<_>>(), [Some("x"), Some("")]);
         let mut cursor = source.cursor(0, &[1]).unwrap();
         let e = cursor.next_batch(10).unwrap_err().to_string();
         assert!(e.contains("not UTF-8"), "{e}");
