@@ -38,7 +38,7 @@ impl<I: Iterator<Item = Result<RowBatch, Error>>> Cursor<I> {
             stats.rows_read += 1;
             let (before, now) = (self.batch.get(self.at - 1), self.batch.get(self.at));
             if let (Some(b), Some(n)) = (before, now)
-                && cmp_rows(n, b) == Ordering::Less
+                && n.cmp_position_move(b) == Ordering::Less
             {
                 return Err(Error::new(ErrorKind::Unsorted, 0, 0));
             }
@@ -60,7 +60,7 @@ impl<I: Iterator<Item = Result<RowBatch, Error>>> Cursor<I> {
                     .checked_sub(1)
                     .and_then(|i| self.batch.get(i)),
                 next.get(0),
-            ) && cmp_rows(first, last) == Ordering::Less
+            ) && first.cmp_position_move(last) == Ordering::Less
             {
                 return Err(Error::new(ErrorKind::Unsorted, 0, 0));
             }
@@ -72,17 +72,9 @@ impl<I: Iterator<Item = Result<RowBatch, Error>>> Cursor<I> {
     }
 }
 
-/// The table's order ([`Row::cmp_position_move`]) of borrowed rows.
-fn cmp_rows(a: RowRef<'_>, b: RowRef<'_>) -> Ordering {
-    a.key
-        .cmp(&b.key)
-        .then_with(|| a.epd.cmp(b.epd))
-        .then_with(|| a.uci.cmp(b.uci))
-}
-
 /// Merges sorted tables (each an iterator of rows, e.g. a [`crate::CsvReader`]) into `out`,
 /// sorted, with the rows of one position and move summed ([`crate::Counts::merge`]). Memory
-/// holds one row per input. An input out of order is an error naming its row; so is any error
+/// holds one row per input. An input out of order is an error naming its input; so is any error
 /// an input yields (`name(i)` says which input it was, for the message).
 pub fn merge<I>(
     inputs: Vec<I>,
@@ -143,13 +135,13 @@ where
         for &i in &tied[1..] {
             let (a, b) = (cursors[i].row(), cursors[best].row());
             if let (Some(a), Some(b)) = (a, b)
-                && cmp_rows(a, b).then(i.cmp(&best)) == Ordering::Less
+                && a.cmp_position_move(b).then(i.cmp(&best)) == Ordering::Less
             {
                 best = i;
             }
         }
         if let Some(row) = cursors[best].row() {
-            if have && row.key == current.key && row.uci == current.uci && row.epd == current.epd {
+            if have && row.same_position_move(current.as_ref()) {
                 current.counts.merge(row.counts);
             } else {
                 if have {

@@ -495,12 +495,11 @@ impl ParquetReader {
 /// group.
 type Decoded = Result<(usize, RowBatch), (usize, Error)>;
 
-/// Batches of the readers' table (each reader the same file, opened apart) decoded by one
-/// thread per reader: reader `j` of `k` decodes row groups `j`, `j + k`, … and the batches
-/// come out in the table's order (the same batches and errors as one reader's). Each thread
-/// runs at most 64 batches (a row group as this crate writes them) ahead of the caller. Where
-/// a thread cannot be started, the readers left read on the threads started (or in the
-/// caller's, with one reader).
+/// Batches of the readers' table (each reader a clone of one, [`ParquetReader::try_clone`])
+/// decoded by one thread per reader: reader `j` of `k` decodes row groups `j`, `j + k`, …
+/// and the batches come out in the table's order (the same batches and errors as one
+/// reader's). Each thread runs at most 64 batches (a row group as this crate writes them)
+/// ahead of the caller. A thread that cannot be started makes its first row group an error.
 pub(crate) fn decode_in_parallel(
     readers: Vec<ParquetReader>,
 ) -> impl Iterator<Item = Result<RowBatch, Error>> + Send {
@@ -538,20 +537,13 @@ pub(crate) fn decode_in_parallel(
         receivers.push(rx);
     }
     let mut pending: Vec<Option<Decoded>> = (0..k).map(|_| None).collect();
-    let mut closed = vec![false; k];
     let mut g = 0;
     let mut done = false;
     std::iter::from_fn(move || {
         while !done && g < groups {
             let j = g % k;
-            let item = match pending[j].take() {
-                Some(item) => Some(item),
-                None if closed[j] => None,
-                None => receivers[j].recv().ok(),
-            };
-            let Some(item) = item else {
-                // The thread of group g is done: no more of its batches.
-                closed[j] = true;
+            // A thread that is done (its channel empty and closed) has no more of group g.
+            let Some(item) = pending[j].take().or_else(|| receivers[j].recv().ok()) else {
                 g += 1;
                 continue;
             };

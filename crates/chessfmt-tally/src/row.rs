@@ -246,19 +246,14 @@ impl Row {
 
     /// The table's order: key, then EPD, then move.
     pub fn cmp_position_move(&self, other: &Row) -> Ordering {
-        self.key
-            .cmp(&other.key)
-            .then_with(|| self.epd.cmp(&other.epd))
-            .then_with(|| self.uci.cmp(&other.uci))
+        self.as_ref().cmp_position_move(other.as_ref())
     }
 
     /// Whether `other` is the same position and move.
     pub fn same_position_move(&self, other: &Row) -> bool {
-        self.key == other.key && self.uci == other.uci && self.epd == other.epd
+        self.as_ref().same_position_move(other.as_ref())
     }
-}
 
-impl Row {
     /// The row as a [`RowRef`].
     pub fn as_ref(&self) -> RowRef<'_> {
         RowRef {
@@ -285,6 +280,19 @@ pub struct RowRef<'a> {
 }
 
 impl RowRef<'_> {
+    /// The table's order: key, then EPD, then move ([`Row::cmp_position_move`]).
+    pub fn cmp_position_move(&self, other: RowRef<'_>) -> Ordering {
+        self.key
+            .cmp(&other.key)
+            .then_with(|| self.epd.cmp(other.epd))
+            .then_with(|| self.uci.cmp(other.uci))
+    }
+
+    /// Whether `other` is the same position and move.
+    pub fn same_position_move(&self, other: RowRef<'_>) -> bool {
+        self.key == other.key && self.uci == other.uci && self.epd == other.epd
+    }
+
     /// The row, owned.
     pub fn to_row(&self) -> Row {
         Row {

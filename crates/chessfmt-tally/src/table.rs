@@ -120,8 +120,8 @@ const AHEAD_BATCH: usize = 4096;
 /// batches ahead of the caller: decoding a table (Parquet's pages, the rows' text) overlaps
 /// whatever the caller does with the rows (a book writer's work). The same rows and errors,
 /// in the same order; the thread stops at the end of the input or when the rows are dropped.
-/// For one table at a time: a merge of many tables reads each in place instead (one row of
-/// each in memory).
+/// For one table at a time: a merge of many tables reads each in place instead
+/// ([`open_batches_one_thread`]).
 pub fn read_ahead(rows: TableRows) -> TableRows {
     let mut rows = rows;
     let chunks = std::iter::from_fn(move || {
@@ -201,8 +201,11 @@ pub fn is_parquet(head: &[u8]) -> bool {
 
 /// Threads that decode a Parquet table's row groups at once for [`open_batches`]: with three,
 /// decoding keeps ahead of a book writer's work on the rows.
-#[cfg(feature = "parquet")]
 const DECODERS: usize = 3;
+
+/// CSV rows gathered into a batch for a merge of many tables ([`open_batches_one_thread`], a
+/// tally's spilled runs).
+pub(crate) const MERGE_BATCH: usize = 64;
 
 /// A table opened: CSV rows, or a Parquet reader (which also reads in batches).
 enum Opened {
@@ -221,8 +224,8 @@ impl Opened {
     }
 
     /// Batches of `rows` rows (CSV), Parquet's row groups on up to `decoders` threads.
+    #[cfg_attr(not(feature = "parquet"), allow(unused_variables))]
     fn batches(self, rows: usize, decoders: usize) -> TableBatches {
-        let _ = decoders;
         match self {
             Opened::Rows(r) => Box::new(batches_of(r, rows)),
             #[cfg(feature = "parquet")]
@@ -270,14 +273,18 @@ pub fn open(path: &Path) -> Result<TableRows, Error> {
 /// [`open`] a batch at a time ([`TableBatches`]): a Parquet table's columns go straight into
 /// the batches; CSV rows are gathered ([`batches`]).
 pub fn open_batches(path: &Path) -> Result<TableBatches, Error> {
-    open_batches_sized(path, AHEAD_BATCH, decoders())
+    open_batches_sized(
+        path,
+        AHEAD_BATCH,
+        DECODERS.min(rayon::current_num_threads()),
+    )
 }
 
 /// [`open_batches`] for reading many tables at once (a merge): CSV rows gathered 64 at a
 /// time, a Parquet table read on the caller's thread (its batches are its reader's, at most
 /// 4,096 rows).
 pub fn open_batches_one_thread(path: &Path) -> Result<TableBatches, Error> {
-    open_batches_sized(path, 64, 1)
+    open_batches_sized(path, MERGE_BATCH, 1)
 }
 
 fn open_batches_sized(path: &Path, rows: usize, decoders: usize) -> Result<TableBatches, Error> {
@@ -288,17 +295,6 @@ fn open_batches_sized(path: &Path, rows: usize, decoders: usize) -> Result<Table
     Ok(Box::new(
         batches.map(move |b| b.map_err(|e| e.in_file(&name))),
     ))
-}
-
-/// Threads that decode a Parquet table for [`open_batches`].
-#[cfg(feature = "parquet")]
-fn decoders() -> usize {
-    DECODERS.min(rayon::current_num_threads())
-}
-
-#[cfg(not(feature = "parquet"))]
-fn decoders() -> usize {
-    1
 }
 
 fn open_unnamed(path: &Path) -> Result<Opened, Error> {

@@ -442,7 +442,7 @@ impl Tally {
         for run in &self.runs {
             let f = File::open(run.path()).map_err(|e| Error::from(e).in_file(run.path()))?;
             let rows = CsvReader::new(BufReader::with_capacity(1 << 16, f));
-            inputs.push(crate::table::batches_of(rows, 64));
+            inputs.push(crate::table::batches_of(rows, crate::table::MERGE_BATCH));
         }
         let paths: Vec<_> = self.runs.iter().map(|r| r.path().to_path_buf()).collect();
         let merged = crate::merge_batches(
