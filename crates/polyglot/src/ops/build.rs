@@ -512,6 +512,66 @@ impl Builder {
         shards.concat()
     }
 
+    /// Writes the book of the in-memory pairs (all of them: nothing was spilled) to `w`, with
+    /// the statistics recorded: a shard's entries are sorted and laid out as bytes on the pool
+    /// and written here, in order, as soon as those before it are, so the write overlaps the
+    /// sorting of the shards after it and the book is never copied whole (a build's serial
+    /// tail: 0.43 s of a 4 s build of 343 MB with two threads, the entries copied into one
+    /// vector and then written). On a thread of the pool itself, where waiting here could
+    /// starve the pool, the shards are sorted first and then written.
+    fn write_resident(&mut self, w: &mut dyn Write) -> io::Result<()> {
+        self.stats.pairs = self.shards.iter().map(Table::len).sum();
+        let this = &*self;
+        let shard_bytes = |t: &Table| -> (usize, Vec<u8>) {
+            let mut entries: Vec<Entry> = t
+                .pairs
+                .iter()
+                .filter_map(|p| this.entry(p.key(), p.mv, p.n, p.sum))
+                .collect();
+            sort_entries(&mut entries);
+            let mut bytes = Vec::with_capacity(entries.len() * crate::ENTRY_SIZE);
+            for e in &entries {
+                bytes.extend_from_slice(&e.to_bytes());
+            }
+            (entries.len(), bytes)
+        };
+        let mut entries = 0;
+        if rayon::current_thread_index().is_some() {
+            let shards: Vec<(usize, Vec<u8>)> = self.shards.par_iter().map(shard_bytes).collect();
+            for (n, bytes) in shards {
+                w.write_all(&bytes)?;
+                entries += n;
+            }
+        } else {
+            let written = std::thread::scope(|scope| -> io::Result<usize> {
+                let (tx, rx) = std::sync::mpsc::channel();
+                scope.spawn(move || {
+                    this.shards
+                        .par_iter()
+                        .enumerate()
+                        .for_each_with(tx, |tx, (i, t)| {
+                            // The receiver gone (a write failed): nothing left to do.
+                            let _ = tx.send((i, shard_bytes(t)));
+                        });
+                });
+                let mut waiting = std::collections::BTreeMap::new();
+                let (mut next, mut entries) = (0, 0);
+                for (i, shard) in rx {
+                    waiting.insert(i, shard);
+                    while let Some((n, bytes)) = waiting.remove(&next) {
+                        w.write_all(&bytes)?;
+                        entries += n;
+                        next += 1;
+                    }
+                }
+                Ok(entries)
+            })?;
+            entries = written;
+        }
+        self.stats.entries = entries;
+        Ok(())
+    }
+
     /// Adds one game (replayed here; [`Builder::add_pgn`] replays in parallel). A game
     /// that cannot be replayed is counted in [`BuildStats::skipped`] and left out.
     pub fn add_game(&mut self, game: &RawGame) {
@@ -560,8 +620,7 @@ impl Builder {
             return Err(e);
         }
         let Some(mut spill) = self.spill.take() else {
-            let entries = self.finish_in_memory();
-            crate::write::write_entries(w, &entries)?;
+            self.write_resident(w)?;
             return Ok(self.stats);
         };
         if !spill.has_runs() {
@@ -569,8 +628,7 @@ impl Builder {
             for p in std::mem::take(&mut spill.buffer) {
                 self.shards[shard_of(p.key)].count(Counted::spilled(&p));
             }
-            let entries = self.finish_in_memory();
-            crate::write::write_entries(w, &entries)?;
+            self.write_resident(w)?;
             return Ok(self.stats);
         }
         if !spill.buffer.is_empty() {
@@ -786,6 +844,58 @@ mod tests {
         assert!((15_000..30_000).contains(&two), "{two}");
         // The temporary runs are gone.
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    /// The book written shard by shard as the pool sorts them is the book `finish` gives,
+    /// whether `write_to` is called from outside the pool or on one of its threads (one and
+    /// two threads), and a failing writer's error comes back (the sorting still ends).
+    #[test]
+    fn written_book_is_the_finished_book() {
+        let options = BuildOptions {
+            min_game: 1,
+            ..Default::default()
+        };
+        let games = synthetic_games();
+        let built = || {
+            let mut b = Builder::new(options.clone());
+            for g in &games {
+                b.add(g);
+            }
+            b
+        };
+        let (entries, stats) = built().finish().unwrap();
+        let mut want = Vec::new();
+        crate::write::write_entries(&mut want, &entries).unwrap();
+        assert!(entries.len() > 1000, "{}", entries.len());
+        let mut outside = Vec::new();
+        let s = built().write_to(&mut outside).unwrap();
+        assert!(outside == want, "written outside the pool");
+        assert_eq!((s.entries, s.pairs), (stats.entries, stats.pairs));
+        for threads in [1, 2] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let mut inside = Vec::new();
+            let s = pool.install(|| built().write_to(&mut inside)).unwrap();
+            assert!(inside == want, "written on a pool of {threads}");
+            assert_eq!(s.entries, stats.entries);
+        }
+        struct Full(usize);
+        impl Write for Full {
+            fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+                if self.0 + buf.len() > 4096 {
+                    return Err(io::Error::new(io::ErrorKind::StorageFull, "full"));
+                }
+                self.0 += buf.len();
+                Ok(buf.len())
+            }
+            fn flush(&mut self) -> io::Result<()> {
+                Ok(())
+            }
+        }
+        let e = built().write_to(&mut Full(0)).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::StorageFull);
     }
 
     /// A memory-limited build whose temporary folder is gone reports the error from
