@@ -97,7 +97,7 @@ impl<'a> PgnBytes<'a> {
     pub fn pieces(&self) -> Vec<std::ops::Range<usize>> {
         let finder = memchr::memmem::Finder::new(b"\n[Event ");
         let mut out = Vec::new();
-        let mut start = 0;
+        let (mut start, mut behind) = (0, 0);
         while start < self.data.len() {
             let mut from = (start + self.piece).min(self.data.len());
             let cut = loop {
@@ -124,8 +124,11 @@ impl<'a> PgnBytes<'a> {
             out.push(start..cut);
             // Released as it goes: a touched page can map a whole large folio of the file
             // (a freshly written one is all large folios), so releasing only at the end let
-            // the scan map the whole file for a moment.
-            self.release(start..cut);
+            // the scan map the whole file for a moment. From the previous piece's start: a
+            // release keeps the blocks a range only partly covers, and a small piece (a
+            // memory-limited build's) may cover none whole.
+            self.release(behind..cut);
+            behind = start;
             start = cut;
         }
         self.release(0..self.data.len());

@@ -191,7 +191,7 @@ fn replay_bytes<T: Send>(
             sink(mapped)
         }
     };
-    let mut at = 0;
+    let (mut at, mut behind) = (0, 0);
     while at < pieces.len() {
         let base = next_index;
         let group_end = (at + group_size).min(pieces.len());
@@ -240,7 +240,10 @@ fn replay_bytes<T: Send>(
                 (mapped, games.len(), skipped, index)
             },
         );
-        bytes.release(pieces[at].start..pieces[next_piece - 1].end);
+        // From the previous group's start: a release keeps the blocks a range only partly
+        // covers (see `PgnBytes::pieces`).
+        bytes.release(behind..pieces[next_piece - 1].end);
+        behind = pieces[at].start;
         at = next_piece;
         read += games_read as u64;
         next_index = used;

@@ -137,12 +137,21 @@ fn released_ranges_follow_the_reading_and_cover_the_input() {
         released.len() > 1,
         "released a group at a time: {released:?}"
     );
-    // Then in order, each range right after the one before, the whole input in the end.
-    assert_eq!(released[0].start, 0);
+    // Then in order, each range from the start of the group before it (a release keeps the
+    // blocks a range only partly covers: the next one covers them again), the whole input in
+    // the end.
+    assert_eq!((released[0].start, released[1].start), (0, 0));
     for w in released.windows(2) {
-        assert_eq!(w[0].end, w[1].start);
+        assert!(w[0].end < w[1].end, "{w:?}");
+    }
+    for w in released.windows(3) {
+        assert_eq!(w[2].start, w[0].end, "{w:?}");
     }
     assert_eq!(released.last().unwrap().end, text.len());
+    // Cutting likewise: each range from the previous piece's start.
+    for w in cutting[..cutting.len() - 1].windows(3) {
+        assert_eq!(w[2].start, w[0].end, "{w:?}");
+    }
 }
 
 #[test]

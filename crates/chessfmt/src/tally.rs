@@ -53,9 +53,9 @@ pub struct MapArgs {
     /// Worker threads (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
-    /// Keep the table near MIB mebibytes: it is written to sorted runs in temporary files
-    /// beside OUT and merged at the end (the same table). The games in flight come on top, per
-    /// worker thread: on full games `--memory-limit 32` peaks at 65 MB with one, 125 with two.
+    /// Keep memory near MIB mebibytes: the table is written to sorted runs in temporary files
+    /// beside OUT and merged at the end (the same table), and a mapped PGN is read in pieces
+    /// small enough for the games in flight to take a sixth of the limit.
     #[arg(long, value_name = "MIB")]
     memory_limit: Option<usize>,
     /// All or nothing: any game left out is an error and nothing is written.

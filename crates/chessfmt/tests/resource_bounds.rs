@@ -370,3 +370,61 @@ fn tally_merge_holds_batches() {
 fn tally_merge_holds_batches_full_size() {
     merge_bound(600_000);
 }
+
+/// `tally --memory-limit` keeps the table near the limit and the games in flight to a share of
+/// it: a tally of `copies` times the 10,000-game gnuchess PGN (full games, 0.6 M rows a copy)
+/// under a 16 MiB limit peaks under the binary plus 16 MiB, with two threads and with one,
+/// and gives the table the unlimited tally gives. Before (session 24): 117 MB for one copy,
+/// 125 MB for the whole gnuchess PGN at `--memory-limit 32` with two threads — a batch of
+/// games in flight took about 60 MB a thread whatever the limit, and finding the cuts of
+/// small pieces mapped the whole PGN for a moment.
+fn tally_limit_bound(copies: usize) {
+    let pgn = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/corpus/polyglot/pgn/gnuchess-book_1.02-first10000.pgn");
+    let text = std::fs::read(&pgn).expect("the 10,000-game gnuchess PGN (../shared/corpus)");
+    let dir = scratch();
+    let games = dir.path().join("games.pgn");
+    std::fs::write(&games, text.repeat(copies)).unwrap();
+    let p = |n: &str| dir.path().join(n).to_str().unwrap().to_string();
+    let m = measured(&["tally", &p("games.pgn"), "-o", &p("all.csv")]);
+    assert_eq!(m.code, 0, "{}", m.stderr);
+    for threads in ["2", "1"] {
+        let args = [
+            "tally",
+            &p("games.pgn"),
+            "-o",
+            &p("limited.csv"),
+            "--force",
+            "--memory-limit",
+            "16",
+            "--threads",
+            threads,
+        ];
+        let m = measured(&args);
+        assert_eq!(m.code, 0, "{}", m.stderr);
+        let what =
+            format!("tally --memory-limit 16 --threads {threads} of {copies} x 10,000 games");
+        eprintln!("{what}: {} KiB, {:.2} s", m.peak_kib, m.secs);
+        assert!(
+            m.peak_kib < BASE_KIB + 16 * 1024,
+            "{what}: peak {} KiB (bound {BASE_KIB} + 16 MiB)",
+            m.peak_kib
+        );
+        assert!(
+            std::fs::read(dir.path().join("all.csv")).unwrap()
+                == std::fs::read(dir.path().join("limited.csv")).unwrap(),
+            "{what}: not the unlimited table"
+        );
+    }
+}
+
+#[test]
+fn tally_keeps_its_memory_limit() {
+    tally_limit_bound(1);
+}
+
+#[test]
+#[ignore = "full size: run by cargo xtask test in a release build"]
+fn tally_keeps_its_memory_limit_full_size() {
+    tally_limit_bound(5);
+}
