@@ -21,7 +21,7 @@
 //! no place in a table and are counted.
 
 use chessfmt_tally::{Counts, Error as TallyError, Row};
-use foldhash::{HashMap, HashMapExt};
+use foldhash::HashMap;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position, fen::Epd};
 
 use chess_core::normalize::normalize;
@@ -89,6 +89,28 @@ impl Acc {
         self.r2 = (self.r2.0 + other.0, self.r2.1 + other.1);
     }
 
+    /// Adds `games` plays of the move coded `code`.
+    fn add_move(&mut self, code: u8, games: u64) {
+        match self.moves.iter_mut().find(|(c, _)| *c == code) {
+            Some((_, g)) => *g += games,
+            None => self.moves.push((code, games)),
+        }
+    }
+
+    /// Adds the sums and moves of `other`.
+    fn merge(&mut self, other: Acc) {
+        self.games += other.games;
+        self.wins += other.wins;
+        self.losses += other.losses;
+        self.draws += other.draws;
+        self.unknown += other.unknown;
+        self.r1 = (self.r1.0 + other.r1.0, self.r1.1 + other.r1.1);
+        self.r2 = (self.r2.0 + other.r2.0, self.r2.1 + other.r2.1);
+        for (code, games) in other.moves {
+            self.add_move(code, games);
+        }
+    }
+
     fn record(mut self, key: &[u8], stats: &mut FromTallyStats) -> RecordData {
         let sat = |v: u64| u32::try_from(v).unwrap_or(u32::MAX);
         self.moves.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
@@ -140,51 +162,128 @@ pub fn games_of(records: &[RecordData]) -> u32 {
         .map_or(0, |r| r.stats.games)
 }
 
+/// Rows one task of [`from_tally`] resolves and codes.
+const CHUNK_ROWS: usize = 4096;
+/// Chunks gathered before they are resolved on the pool (a few tens of MB of rows).
+const WINDOW_CHUNKS: usize = 16;
+
+/// What one chunk of rows adds: the positions counted (with the moves leaving them), the
+/// positions reached, and the chunk's statistics.
+#[derive(Default)]
+struct Partial {
+    positions: HashMap<position::Key, Acc>,
+    reached: HashMap<position::Key, Acc>,
+    stats: FromTallyStats,
+}
+
+impl Partial {
+    /// Resolves and codes `rows` (a row's position parsed once per run of rows of one
+    /// position, the Huffman codes of the position and of the one after the move).
+    fn of(rows: &[Row]) -> Partial {
+        let mut part = Partial::default();
+        let stats = &mut part.stats;
+        let mut resolver = chessfmt_tally::RowResolver::new();
+        for row in rows {
+            stats.rows += 1;
+            let (p, m) = match resolver.resolve(row) {
+                Ok(r) => r,
+                Err(why) => {
+                    bad(stats, why);
+                    continue;
+                }
+            };
+            let Some(key) = position::key_of(p) else {
+                bad(stats, format!("a position CTG cannot store: {}", row.epd));
+                continue;
+            };
+            let acc = part.positions.entry(key).or_default();
+            acc.add(&row.counts, p.turn());
+            let n = normalize(p);
+            match moves::encode(&n.position, n.transform.apply_move(m)) {
+                Some(code) => acc.add_move(code, row.counts.games),
+                None => stats.uncodable_moves += 1,
+            }
+            let mut child = p.clone();
+            child.play_unchecked(m);
+            if let Some(ckey) = position::key_of(&child) {
+                part.reached
+                    .entry(ckey)
+                    .or_default()
+                    .add(&row.counts, child.turn());
+            }
+        }
+        part
+    }
+
+    /// Adds `other` (the chunk after this one's rows).
+    fn merge(&mut self, other: Partial) {
+        for (into, from) in [
+            (&mut self.positions, other.positions),
+            (&mut self.reached, other.reached),
+        ] {
+            for (key, acc) in from {
+                into.entry(key).or_default().merge(acc);
+            }
+        }
+        let (s, o) = (&mut self.stats, other.stats);
+        s.rows += o.rows;
+        s.bad_rows += o.bad_rows;
+        s.uncodable_moves += o.uncodable_moves;
+        let room = 5usize.saturating_sub(s.examples.len());
+        s.examples.extend(o.examples.into_iter().take(room));
+    }
+}
+
 /// The records of a CTG book made from a table (see the [module](self) documentation),
-/// sorted as [`crate::write::write_book`] wants them.
+/// sorted as [`crate::write::write_book`] wants them. Rows are resolved and coded in chunks
+/// on the current rayon pool and summed in order: the same records as one pass over the rows.
 pub fn from_tally(
     rows: impl IntoIterator<Item = Result<Row, TallyError>>,
 ) -> Result<(Vec<RecordData>, FromTallyStats), TallyError> {
-    let mut stats = FromTallyStats::default();
-    let mut positions: HashMap<position::Key, Acc> = HashMap::new();
-    let mut reached: HashMap<position::Key, Acc> = HashMap::new();
-    let mut resolver = chessfmt_tally::RowResolver::new();
-    for row in rows {
-        let row = row?;
-        stats.rows += 1;
-        let (p, m) = match resolver.resolve(&row) {
-            Ok(r) => r,
-            Err(why) => {
-                bad(&mut stats, why);
-                continue;
+    from_tally_in_chunks(rows, CHUNK_ROWS)
+}
+
+/// [`from_tally`] with chunks of `chunk_rows` rows (tests cut a table finely).
+fn from_tally_in_chunks(
+    rows: impl IntoIterator<Item = Result<Row, TallyError>>,
+    chunk_rows: usize,
+) -> Result<(Vec<RecordData>, FromTallyStats), TallyError> {
+    use rayon::prelude::*;
+    let chunk_rows = chunk_rows.max(1);
+    let mut all = Partial::default();
+    let mut rows = rows.into_iter();
+    loop {
+        let mut window: Vec<Vec<Row>> = Vec::with_capacity(WINDOW_CHUNKS);
+        let mut chunk = Vec::with_capacity(chunk_rows.min(CHUNK_ROWS));
+        for row in rows.by_ref() {
+            chunk.push(row?);
+            if chunk.len() == chunk_rows {
+                window.push(std::mem::replace(
+                    &mut chunk,
+                    Vec::with_capacity(chunk_rows.min(CHUNK_ROWS)),
+                ));
+                if window.len() == WINDOW_CHUNKS {
+                    break;
+                }
             }
-        };
-        let Some(key) = position::key_of(p) else {
-            bad(
-                &mut stats,
-                format!("a position CTG cannot store: {}", row.epd),
-            );
-            continue;
-        };
-        let acc = positions.entry(key).or_default();
-        acc.add(&row.counts, p.turn());
-        let n = normalize(p);
-        match moves::encode(&n.position, n.transform.apply_move(m)) {
-            Some(code) => match acc.moves.iter_mut().find(|(c, _)| *c == code) {
-                Some((_, g)) => *g += row.counts.games,
-                None => acc.moves.push((code, row.counts.games)),
-            },
-            None => stats.uncodable_moves += 1,
         }
-        let mut child = p.clone();
-        child.play_unchecked(m);
-        if let Some(ckey) = position::key_of(&child) {
-            reached
-                .entry(ckey)
-                .or_default()
-                .add(&row.counts, child.turn());
+        let last = window.len() < WINDOW_CHUNKS;
+        if !chunk.is_empty() {
+            window.push(chunk);
+        }
+        let parts: Vec<Partial> = window.par_iter().map(|rows| Partial::of(rows)).collect();
+        for part in parts {
+            all.merge(part);
+        }
+        if last {
+            break;
         }
     }
+    let Partial {
+        positions,
+        mut reached,
+        mut stats,
+    } = all;
     // A position's statistics are those of the moves reaching it (every game through it,
     // games that end there included); the start of the lines (no move reaches it) takes the
     // moves leaving it. Its moves are always those leaving it.
@@ -276,4 +375,36 @@ pub fn to_tally<D: AsRef<[u8]>>(book: &Book<D>) -> (Vec<Row>, ToTallyStats) {
     let rows = chessfmt_tally::sort_and_sum(rows);
     stats.rows = rows.len() as u64;
     (rows, stats)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Rows resolved in chunks and summed in order give the records and statistics of one
+    /// pass over the rows, however finely the table is cut (chunks of 1 to 64 rows, many
+    /// windows of chunks), bad rows included.
+    #[test]
+    fn chunks_change_nothing() {
+        let pgn = include_str!("../../../testdata/kvetka/small.pgn");
+        let mut tally = chessfmt_tally::Tally::new(chessfmt_tally::TallyOptions::default());
+        tally
+            .add_pgn(chessfmt_pgn::PgnReader::new(pgn.as_bytes()), |_| {})
+            .unwrap();
+        let (mut rows, _) = tally.finish().unwrap();
+        assert!(rows.len() > 50, "{}", rows.len());
+        for at in [3, 10, 20, 21, 22, 40] {
+            let mut bad = rows[at].clone();
+            bad.uci = "a1a8".into();
+            rows.insert(at, bad);
+        }
+        let whole = from_tally_in_chunks(rows.iter().cloned().map(Ok), usize::MAX).unwrap();
+        assert_eq!(whole.1.bad_rows, 6);
+        assert_eq!(whole.1.examples.len(), 5);
+        for chunk in [1, 2, 3, 7, 64] {
+            let cut = from_tally_in_chunks(rows.iter().cloned().map(Ok), chunk).unwrap();
+            assert_eq!(cut.1, whole.1, "chunks of {chunk}");
+            assert!(cut.0 == whole.0, "chunks of {chunk}: records differ");
+        }
+    }
 }
