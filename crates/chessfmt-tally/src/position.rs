@@ -93,39 +93,48 @@ impl PackedPosition {
         const LETTERS: [u8; 16] = *b"?PNBRQK??pnbrqk?";
         let b = &self.0;
         let occupied = u64::from_le_bytes(b[..8].try_into().unwrap_or([0; 8]));
-        let nibbles = u128::from_le_bytes(b[8..24].try_into().unwrap_or([0; 16]));
-        // The nibble of the piece on `sq` (occupied): the count of pieces below it.
-        let nibble_at = |sq: u32| {
-            let i = (occupied & ((1u64 << sq) - 1)).count_ones();
-            if i < 32 {
-                (nibbles >> (4 * i)) as u8 & 0xf
+        // Castling: K, Q, k, q for rooks in the corners with the king on its e-square.
+        let rights = u64::from(b[25]) | u64::from(b[26]) << 56;
+        let count = occupied.count_ones() as usize;
+        if count > 32 || rights & !(1 | 1 << 7 | 1 << 56 | 1 << 63) != 0 {
+            return self.write_epd_shakmaty(out);
+        }
+        // The pieces' letters in square order (a nibble each, the count of pieces below a
+        // square its index); a nibble that is no piece goes through shakmaty.
+        let mut letters = [0u8; 32];
+        for (pair, &byte) in letters.chunks_exact_mut(2).zip(&b[8..24]) {
+            pair[0] = LETTERS[usize::from(byte & 0xf)];
+            pair[1] = LETTERS[usize::from(byte >> 4)];
+        }
+        if letters[..count].contains(&b'?') {
+            return self.write_epd_shakmaty(out);
+        }
+        let letter_at = |sq: u32| {
+            let i = (occupied & ((1u64 << sq) - 1)).count_ones() as usize;
+            if occupied >> sq & 1 == 1 {
+                letters[i]
             } else {
                 0
             }
         };
-        // Castling: K, Q, k, q for rooks in the corners with the king on its e-square.
-        let rights = u64::from(b[25]) | u64::from(b[26]) << 56;
-        if occupied.count_ones() > 32 || rights & !(1 | 1 << 7 | 1 << 56 | 1 << 63) != 0 {
-            return self.write_epd_shakmaty(out);
-        }
         let mut text = [0u8; 96];
         let mut n = 0;
-        let mut odd = false;
+        // Ranks from the eighth down; the pieces of a rank come after those of the ranks below.
+        let mut above = count;
         for rank in (0..8u32).rev() {
-            let mut row = (occupied >> (8 * rank)) as u8;
-            // The pieces of this rank start after those of the ranks below.
-            let mut i = (occupied & ((1u64 << (8 * rank)) - 1)).count_ones();
+            let row = (occupied >> (8 * rank)) as u8;
+            above -= row.count_ones() as usize;
+            let mut i = above;
             let mut file = 0u32;
-            while row != 0 {
-                let f = row.trailing_zeros();
-                row &= row - 1;
+            let mut rest = row;
+            while rest != 0 {
+                let f = rest.trailing_zeros();
+                rest &= rest - 1;
                 if f > file {
                     text[n] = b'0' + (f - file) as u8;
                     n += 1;
                 }
-                let nibble = (nibbles >> (4 * i)) as u8 & 0xf;
-                odd |= matches!(nibble & 7, 0 | 7);
-                text[n] = LETTERS[usize::from(nibble)];
+                text[n] = letters[i];
                 n += 1;
                 i += 1;
                 file = f + 1;
@@ -137,23 +146,20 @@ impl PackedPosition {
             text[n] = b'/';
             n += 1;
         }
-        if odd {
-            return self.write_epd_shakmaty(out);
-        }
         // The last '/' becomes the space before the side to move.
         text[n - 1] = b' ';
         text[n] = if b[24] == 1 { b'b' } else { b'w' };
         text[n + 1] = b' ';
         n += 2;
         let castling = n;
-        for (rook, king, letter, king_nibble) in [
-            (7, 4, b'K', 6),
-            (0, 4, b'Q', 6),
-            (63, 60, b'k', 14),
-            (56, 60, b'q', 14),
+        for (rook, king, letter, king_letter) in [
+            (7, 4, b'K', b'K'),
+            (0, 4, b'Q', b'K'),
+            (63, 60, b'k', b'k'),
+            (56, 60, b'q', b'k'),
         ] {
             if rights >> rook & 1 == 1 {
-                if occupied >> king & 1 == 0 || nibble_at(king) != king_nibble {
+                if letter_at(king) != king_letter {
                     return self.write_epd_shakmaty(out);
                 }
                 text[n] = letter;
