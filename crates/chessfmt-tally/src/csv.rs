@@ -205,19 +205,13 @@ pub(crate) fn format_row(out: &mut Vec<u8>, key: u64, epd: &str, uci: &str, c: &
     out.push(b'\n');
 }
 
-/// Appends `n` in decimal.
-fn push_u64(out: &mut Vec<u8>, mut n: u64) {
-    let mut digits = [0u8; 20];
-    let mut i = digits.len();
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
+/// Appends `n` in decimal (most counts are a single digit).
+fn push_u64(out: &mut Vec<u8>, n: u64) {
+    if n < 10 {
+        out.push(b'0' + n as u8);
+    } else {
+        out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
     }
-    out.extend_from_slice(&digits[i..]);
 }
 
 type FieldError<'a> = (&'static str, &'static str, &'a str);
