@@ -47,6 +47,7 @@
 
 #![forbid(unsafe_code)]
 
+mod chunks;
 mod counting;
 pub mod csv;
 mod error;
@@ -63,6 +64,7 @@ pub mod table;
 mod tally;
 pub mod tree;
 
+pub use chunks::map_chunks;
 pub use csv::{CsvReader, CsvWriter};
 pub use error::{Error, ErrorKind};
 pub use merge::{MergeStats, merge, merge_batches, sort_and_sum};

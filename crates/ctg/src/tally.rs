@@ -164,8 +164,6 @@ pub fn games_of(records: &[RecordData]) -> u32 {
 
 /// Rows one task of [`from_tally`] resolves and codes.
 const CHUNK_ROWS: usize = 4096;
-/// Chunks gathered before they are resolved on the pool (a few tens of MB of rows).
-const WINDOW_CHUNKS: usize = 16;
 
 /// What one chunk of rows adds: the positions counted (with the moves leaving them), the
 /// positions reached, and the chunk's statistics.
@@ -248,37 +246,8 @@ fn from_tally_in_chunks(
     rows: impl IntoIterator<Item = Result<Row, TallyError>>,
     chunk_rows: usize,
 ) -> Result<(Vec<RecordData>, FromTallyStats), TallyError> {
-    use rayon::prelude::*;
-    let chunk_rows = chunk_rows.max(1);
     let mut all = Partial::default();
-    let mut rows = rows.into_iter();
-    loop {
-        let mut window: Vec<Vec<Row>> = Vec::with_capacity(WINDOW_CHUNKS);
-        let mut chunk = Vec::with_capacity(chunk_rows.min(CHUNK_ROWS));
-        for row in rows.by_ref() {
-            chunk.push(row?);
-            if chunk.len() == chunk_rows {
-                window.push(std::mem::replace(
-                    &mut chunk,
-                    Vec::with_capacity(chunk_rows.min(CHUNK_ROWS)),
-                ));
-                if window.len() == WINDOW_CHUNKS {
-                    break;
-                }
-            }
-        }
-        let last = window.len() < WINDOW_CHUNKS;
-        if !chunk.is_empty() {
-            window.push(chunk);
-        }
-        let parts: Vec<Partial> = window.par_iter().map(|rows| Partial::of(rows)).collect();
-        for part in parts {
-            all.merge(part);
-        }
-        if last {
-            break;
-        }
-    }
+    chessfmt_tally::map_chunks(rows, chunk_rows, Partial::of, |part| all.merge(part))?;
     let Partial {
         positions,
         mut reached,
@@ -377,7 +346,7 @@ pub fn to_tally<D: AsRef<[u8]>>(book: &Book<D>) -> (Vec<Row>, ToTallyStats) {
     (rows, stats)
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "pgn"))]
 mod tests {
     use super::*;
 

@@ -77,53 +77,112 @@ fn bad(stats: &mut FromTallyStats, message: String) {
     }
 }
 
+impl Gathered {
+    /// Adds a play of the move coded `code`, first played at `first_seen`.
+    fn add_move(&mut self, first_seen: u64, code: u8) {
+        match self.moves.iter_mut().find(|(_, k)| *k == code) {
+            Some(e) => e.0 = e.0.min(first_seen),
+            None => self.moves.push((first_seen, code)),
+        }
+    }
+
+    /// Adds `other` (gathered from rows after this one's).
+    fn merge(&mut self, other: Gathered) {
+        add(&mut self.out, other.out);
+        add(&mut self.into, other.into);
+        self.rows_in |= other.rows_in;
+        for (first_seen, code) in other.moves {
+            self.add_move(first_seen, code);
+        }
+    }
+}
+
+/// What one chunk of rows adds ([`chessfmt_tally::map_chunks`]).
+#[derive(Default)]
+struct Partial {
+    elements: HashMap<Key, Gathered>,
+    stats: FromTallyStats,
+}
+
+impl Partial {
+    /// Resolves and codes `rows` (a position parsed once per run of rows of one position).
+    fn of(rows: &[Row]) -> Partial {
+        let mut part = Partial::default();
+        let (elements, stats) = (&mut part.elements, &mut part.stats);
+        let mut resolver = chessfmt_tally::RowResolver::new();
+        for row in rows {
+            stats.rows += 1;
+            let (p, m) = match resolver.resolve(row) {
+                Ok(r) => r,
+                Err(why) => {
+                    bad(stats, why);
+                    continue;
+                }
+            };
+            let Some(key) = position::key_of(p) else {
+                bad(stats, format!("a position Kvetka cannot key: {}", row.epd));
+                continue;
+            };
+            let c = &row.counts;
+            if c.white + c.draws + c.black == 0 {
+                stats.without_result += 1;
+                continue;
+            }
+            let g = elements.entry(key).or_default();
+            add(&mut g.out, wdl(c, p.turn()));
+            match moves::encode_real(p, m) {
+                Some(code) => g.add_move(c.first_seen, code),
+                None => stats.uncodable_moves += 1,
+            }
+            let mut child = p.clone();
+            child.play_unchecked(m);
+            if let Some(ckey) = position::key_of(&child) {
+                let g = elements.entry(ckey).or_default();
+                add(&mut g.into, wdl(c, child.turn()));
+                g.rows_in = true;
+            }
+        }
+        part
+    }
+
+    /// Adds `other` (the chunk after this one's rows).
+    fn merge(&mut self, other: Partial) {
+        for (key, g) in other.elements {
+            self.elements.entry(key).or_default().merge(g);
+        }
+        let (s, o) = (&mut self.stats, other.stats);
+        s.rows += o.rows;
+        s.bad_rows += o.bad_rows;
+        s.uncodable_moves += o.uncodable_moves;
+        s.without_result += o.without_result;
+        let room = 5usize.saturating_sub(s.examples.len());
+        s.examples.extend(o.examples.into_iter().take(room));
+    }
+}
+
+/// Rows one task of [`from_tally`] resolves and codes.
+const CHUNK_ROWS: usize = 4096;
+
 /// The elements of a Kvetka book made from a table (see the [module](self) documentation),
-/// sorted by key.
+/// sorted by key. Rows are resolved and coded in chunks on the current rayon pool and summed
+/// in order: the same elements as one pass over the rows.
 pub fn from_tally(
     rows: impl IntoIterator<Item = Result<Row, TallyError>>,
 ) -> Result<(Vec<Element>, FromTallyStats), TallyError> {
-    let mut stats = FromTallyStats::default();
-    let mut elements: HashMap<Key, Gathered> = HashMap::new();
-    let mut resolver = chessfmt_tally::RowResolver::new();
-    for row in rows {
-        let row = row?;
-        stats.rows += 1;
-        let (p, m) = match resolver.resolve(&row) {
-            Ok(r) => r,
-            Err(why) => {
-                bad(&mut stats, why);
-                continue;
-            }
-        };
-        let Some(key) = position::key_of(p) else {
-            bad(
-                &mut stats,
-                format!("a position Kvetka cannot key: {}", row.epd),
-            );
-            continue;
-        };
-        let c = &row.counts;
-        if c.white + c.draws + c.black == 0 {
-            stats.without_result += 1;
-            continue;
-        }
-        let g = elements.entry(key).or_default();
-        add(&mut g.out, wdl(c, p.turn()));
-        match moves::encode_real(p, m) {
-            Some(code) => match g.moves.iter_mut().find(|(_, k)| *k == code) {
-                Some(e) => e.0 = e.0.min(c.first_seen),
-                None => g.moves.push((c.first_seen, code)),
-            },
-            None => stats.uncodable_moves += 1,
-        }
-        let mut child = p.clone();
-        child.play_unchecked(m);
-        if let Some(ckey) = position::key_of(&child) {
-            let g = elements.entry(ckey).or_default();
-            add(&mut g.into, wdl(c, child.turn()));
-            g.rows_in = true;
-        }
-    }
+    from_tally_in_chunks(rows, CHUNK_ROWS)
+}
+
+/// [`from_tally`] with chunks of `chunk_rows` rows (tests cut a table finely).
+fn from_tally_in_chunks(
+    rows: impl IntoIterator<Item = Result<Row, TallyError>>,
+    chunk_rows: usize,
+) -> Result<(Vec<Element>, FromTallyStats), TallyError> {
+    let mut all = Partial::default();
+    chessfmt_tally::map_chunks(rows, chunk_rows, Partial::of, |part| all.merge(part))?;
+    let Partial {
+        elements,
+        mut stats,
+    } = all;
     let mut out: Vec<Element> = elements
         .into_iter()
         .map(|(key, mut g)| {
@@ -206,4 +265,35 @@ pub fn to_tally<D: AsRef<[u8]>>(book: &Book<D>) -> (Vec<Row>, ToTallyStats) {
     let rows = chessfmt_tally::sort_and_sum(rows);
     stats.rows = rows.len() as u64;
     (rows, stats)
+}
+
+#[cfg(all(test, feature = "pgn"))]
+mod tests {
+    use super::*;
+
+    /// Rows resolved in chunks and summed in order give the elements and statistics of one
+    /// pass over the rows, however finely the table is cut, bad rows included.
+    #[test]
+    fn chunks_change_nothing() {
+        let pgn = include_str!("../../../testdata/kvetka/small.pgn");
+        let mut tally = chessfmt_tally::Tally::new(chessfmt_tally::TallyOptions::default());
+        tally
+            .add_pgn(chessfmt_pgn::PgnReader::new(pgn.as_bytes()), |_| {})
+            .unwrap();
+        let (mut rows, _) = tally.finish().unwrap();
+        assert!(rows.len() > 50, "{}", rows.len());
+        for at in [3, 10, 20, 21, 22, 40] {
+            let mut bad = rows[at].clone();
+            bad.uci = "a1a8".into();
+            rows.insert(at, bad);
+        }
+        let whole = from_tally_in_chunks(rows.iter().cloned().map(Ok), usize::MAX).unwrap();
+        assert_eq!(whole.1.bad_rows, 6);
+        assert_eq!(whole.1.examples.len(), 5);
+        for chunk in [1, 2, 3, 7, 64] {
+            let cut = from_tally_in_chunks(rows.iter().cloned().map(Ok), chunk).unwrap();
+            assert_eq!(cut.1, whole.1, "chunks of {chunk}");
+            assert!(cut.0 == whole.0, "chunks of {chunk}: elements differ");
+        }
+    }
 }
