@@ -108,3 +108,29 @@ fn parquet(data: &[u8], mut rows: Vec<Row>) -> Vec<Row> {
     );
     rows
 }
+
+/// A book writer's reduction of a table cut into chunks (`from(rows, chunk_rows)`, as
+/// [`crate::map_chunks`] cuts it) gives what one chunk gives, for chunks of 1, 2, 3, 7 and 64
+/// rows: checked on the table of `pgn` (every game counted) with six rows of an illegal move
+/// among its rows. Returns the output of one chunk.
+pub fn check_chunks_change_nothing<T: PartialEq + std::fmt::Debug>(
+    pgn: &str,
+    from: impl Fn(&[Row], usize) -> T,
+) -> T {
+    let mut tally = crate::Tally::new(crate::TallyOptions::default());
+    tally
+        .add_pgn(chessfmt_pgn::PgnReader::new(pgn.as_bytes()), |_| {})
+        .expect("a PGN in memory");
+    let (mut rows, _) = tally.finish().expect("a table in memory");
+    assert!(rows.len() > 50, "{} rows", rows.len());
+    for at in [3, 10, 20, 21, 22, 40] {
+        let mut bad = rows[at].clone();
+        bad.uci = "a1a8".into();
+        rows.insert(at, bad);
+    }
+    let whole = from(&rows, usize::MAX);
+    for chunk in [1, 2, 3, 7, 64] {
+        assert_eq!(from(&rows, chunk), whole, "chunks of {chunk}");
+    }
+    whole
+}
