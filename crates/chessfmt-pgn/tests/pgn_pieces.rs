@@ -56,7 +56,8 @@ fn leak(v: Vec<u8>) -> &'static [u8] {
 #[test]
 fn pieces_read_as_one_stream() {
     // Games separated by empty lines, without them, with CRLF, a BOM, an illegal game, an
-    // oversized one, comments holding "[Event", and a cut-off last game.
+    // oversized one, one with a 2 KB tag line, comments holding "[Event", and a cut-off last
+    // game.
     let mut text = String::from("\u{feff}");
     for i in 0..300 {
         match i % 7 {
@@ -74,6 +75,13 @@ fn pieces_read_as_one_stream() {
                 );
             }
             4 => text += &format!("[Event \"g{i}\"]\n1. Nf3 *\n[Event \"h{i}\"]\n\n1. g3 *\n\n"),
+            // A tag line over the 1 KiB a piece is first read with, under the 64 KiB limit.
+            5 if i % 3 == 0 => {
+                text += &format!(
+                    "[Event \"g{i}\"]\n[Annotator \"{}\"]\n\n1. e4 *\n\n",
+                    "y".repeat(2_000)
+                );
+            }
             _ => text += &format!("[Event \"g{i}\"]\n\n1. e4 c5 2. Nf3 d6 3. d4 cxd4 *\n\n"),
         }
     }
