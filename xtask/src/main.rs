@@ -412,6 +412,8 @@ fn test(_args: &[String]) -> bool {
                 "--test",
                 "resource_bounds",
                 "--test",
+                "tally_bounds",
+                "--test",
                 "fuzz_findings",
                 "--test",
                 "fuzz_findings_cbh",

@@ -130,3 +130,13 @@ pub fn measured(args: &[&str]) -> Measured {
         stderr,
     }
 }
+
+/// The binary alone (runtime, mapped code, thread stacks) stays under this many KiB (the
+/// memory bounds of `resource_bounds.rs` and `tally_bounds.rs`).
+pub const BASE_KIB: i64 = 32 * 1024;
+
+/// A scratch directory beside the build (`CARGO_TARGET_TMPDIR`), not in `/tmp`: the full
+/// sizes write hundreds of megabytes, more than a small `/tmp` holds.
+pub fn scratch() -> tempfile::TempDir {
+    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
+}
