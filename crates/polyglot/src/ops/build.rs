@@ -499,17 +499,20 @@ impl Builder {
         let shards: Vec<Vec<Entry>> = self
             .shards
             .par_iter()
-            .map(|t| {
-                let mut entries: Vec<Entry> = t
-                    .pairs
-                    .iter()
-                    .filter_map(|p| self.entry(p.key(), p.mv, p.n, p.sum))
-                    .collect();
-                sort_entries(&mut entries);
-                entries
-            })
+            .map(|t| self.shard_entries(t))
             .collect();
         shards.concat()
+    }
+
+    /// The entries of one shard's pairs that survive the filters, sorted.
+    fn shard_entries(&self, t: &Table) -> Vec<Entry> {
+        let mut entries: Vec<Entry> = t
+            .pairs
+            .iter()
+            .filter_map(|p| self.entry(p.key(), p.mv, p.n, p.sum))
+            .collect();
+        sort_entries(&mut entries);
+        entries
     }
 
     /// Writes the book of the in-memory pairs (all of them: nothing was spilled) to `w`, with
@@ -523,16 +526,10 @@ impl Builder {
         self.stats.pairs = self.shards.iter().map(Table::len).sum();
         let this = &*self;
         let shard_bytes = |t: &Table| -> (usize, Vec<u8>) {
-            let mut entries: Vec<Entry> = t
-                .pairs
-                .iter()
-                .filter_map(|p| this.entry(p.key(), p.mv, p.n, p.sum))
-                .collect();
-            sort_entries(&mut entries);
+            let entries = this.shard_entries(t);
             let mut bytes = Vec::with_capacity(entries.len() * crate::ENTRY_SIZE);
-            for e in &entries {
-                bytes.extend_from_slice(&e.to_bytes());
-            }
+            // Writing to memory cannot fail.
+            let _ = crate::write::write_entries(&mut bytes, &entries);
             (entries.len(), bytes)
         };
         let mut entries = 0;
