@@ -142,7 +142,6 @@ impl<'a> PgnBytes<'a> {
 
     /// Tokenises one piece: its games and skipped games numbered from 0 at its start, and how
     /// many game numbers it used.
-    #[cfg_attr(not(feature = "parallel"), allow(dead_code))]
     ///
     /// A piece is read first with tag lines of up to [`QUICK_TAG_LINE`] bytes: pgn-reader asks
     /// for a whole tag line's worth of bytes before each tag line and moves what it holds to
@@ -150,6 +149,7 @@ impl<'a> PgnBytes<'a> {
     /// tag line (with the 64 KiB default limit that was 3.7 % of a one-thread Polyglot build).
     /// A piece where that pass left a game out over a limit, or found one cut off, is read
     /// again under the limits as given, so the games are those of the second pass alone.
+    #[cfg_attr(not(feature = "parallel"), allow(dead_code))]
     pub(crate) fn tokenise(&self, range: std::ops::Range<usize>) -> (Vec<RawGame>, SkipStats, u64) {
         if self.limits.pgn_tag_line > QUICK_TAG_LINE {
             let quick = Limits {
