@@ -142,9 +142,12 @@ impl Acc {
     }
 }
 
+/// Bad rows kept as examples ([`FromTallyStats::examples`]).
+const EXAMPLES: usize = 5;
+
 fn bad(stats: &mut FromTallyStats, message: String) {
     stats.bad_rows += 1;
-    if stats.examples.len() < 5 {
+    if stats.examples.len() < EXAMPLES {
         stats.examples.push(message);
     }
 }
@@ -227,7 +230,7 @@ impl Partial {
         s.rows += o.rows;
         s.bad_rows += o.bad_rows;
         s.uncodable_moves += o.uncodable_moves;
-        let room = 5usize.saturating_sub(s.examples.len());
+        let room = EXAMPLES.saturating_sub(s.examples.len());
         s.examples.extend(o.examples.into_iter().take(room));
     }
 }

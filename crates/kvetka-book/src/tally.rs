@@ -70,9 +70,12 @@ fn add(a: &mut (u64, u64, u64), b: (u64, u64, u64)) {
     a.2 += b.2;
 }
 
+/// Bad rows kept as examples ([`FromTallyStats::examples`]).
+const EXAMPLES: usize = 5;
+
 fn bad(stats: &mut FromTallyStats, message: String) {
     stats.bad_rows += 1;
-    if stats.examples.len() < 5 {
+    if stats.examples.len() < EXAMPLES {
         stats.examples.push(message);
     }
 }
@@ -155,7 +158,7 @@ impl Partial {
         s.bad_rows += o.bad_rows;
         s.uncodable_moves += o.uncodable_moves;
         s.without_result += o.without_result;
-        let room = 5usize.saturating_sub(s.examples.len());
+        let room = EXAMPLES.saturating_sub(s.examples.len());
         s.examples.extend(o.examples.into_iter().take(room));
     }
 }
