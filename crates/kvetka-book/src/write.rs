@@ -120,25 +120,41 @@ impl BlockPacker {
     where
         E: From<Error>,
     {
-        if self.prev.is_some_and(|p| p >= e.key) {
+        self.stats.count_trim(e.fit(self.games));
+        let mut buf = std::mem::take(&mut self.buf);
+        buf.clear();
+        e.write(self.games, &mut buf);
+        let pushed = self.push_encoded(e.key, &buf, sink);
+        self.buf = buf;
+        pushed
+    }
+
+    /// Packs an element already fitted and encoded (`bytes`, the element of `key`).
+    fn push_encoded<E>(
+        &mut self,
+        key: Key,
+        bytes: &[u8],
+        sink: &mut impl FnMut(Vec<u8>, Key) -> Result<(), E>,
+    ) -> Result<(), E>
+    where
+        E: From<Error>,
+    {
+        if self.prev.is_some_and(|p| p >= key) {
             return Err(Error::from(WriteError::Unsorted).into());
         }
-        self.prev = Some(e.key);
-        self.stats.count_trim(e.fit(self.games));
-        self.buf.clear();
-        e.write(self.games, &mut self.buf);
-        if self.buf.len() > MAX_ELEMENT_SIZE {
+        self.prev = Some(key);
+        if bytes.len() > MAX_ELEMENT_SIZE {
             return Err(Error::from(WriteError::ElementTooLarge {
-                size: self.buf.len(),
+                size: bytes.len(),
                 max: MAX_ELEMENT_SIZE,
             })
             .into());
         }
-        if self.current.len() + self.buf.len() > BLOCK_ROOM {
+        if self.current.len() + bytes.len() > BLOCK_ROOM {
             self.flush(sink)?;
         }
-        self.first.get_or_insert(e.key);
-        self.current.extend_from_slice(&self.buf);
+        self.first.get_or_insert(key);
+        self.current.extend_from_slice(bytes);
         self.stats.elements += 1;
         Ok(())
     }
@@ -151,6 +167,43 @@ impl BlockPacker {
             sink(block, self.first.take().unwrap_or_default())?;
         }
         Ok(())
+    }
+}
+
+/// Elements fitted and encoded ahead of packing (on other threads: a range of a parallel
+/// merge), their bytes one after another; [`StreamWriter::push_encoded`] packs them.
+#[cfg(feature = "pgn")]
+#[derive(Debug, Default)]
+pub(crate) struct EncodedElements {
+    bytes: Vec<u8>,
+    /// Where each element's bytes end.
+    ends: Vec<u32>,
+    /// What fitting trimmed (the trim counts only).
+    trimmed: WriteStats,
+}
+
+#[cfg(feature = "pgn")]
+impl EncodedElements {
+    /// Fits `e` to 682 bytes ([`Element::fit`]) and appends its encoding.
+    pub(crate) fn push(&mut self, mut e: Element, stores_games: bool) {
+        self.trimmed.count_trim(e.fit(stores_games));
+        e.write(stores_games, &mut self.bytes);
+        self.ends.push(self.bytes.len() as u32);
+    }
+
+    /// Each element's key and bytes, in order.
+    fn elements(&self) -> impl Iterator<Item = (Key, &[u8])> {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        starts.zip(&self.ends).map(|(start, &end)| {
+            let bytes = &self.bytes[start as usize..end as usize];
+            // An element starts with its length (a CompactInt), then its key.
+            let at = crate::codec::peek_compact(bytes).map_or(0, |(_, n)| n);
+            let mut key = [0; crate::raw::KEY_LEN];
+            if let Some(k) = bytes.get(at..at + key.len()) {
+                key.copy_from_slice(k);
+            }
+            (key, bytes)
+        })
     }
 }
 
@@ -414,6 +467,26 @@ impl StreamWriter {
         })?;
         for (b, k) in blocks {
             self.add_block(b, k)?;
+        }
+        Ok(())
+    }
+
+    /// Adds elements encoded ahead ([`EncodedElements`]), following the elements pushed
+    /// before (keys strictly ascending).
+    #[cfg(feature = "pgn")]
+    pub(crate) fn push_encoded(&mut self, elements: &EncodedElements) -> Result<(), Error> {
+        let t = &elements.trimmed;
+        self.packer.stats.trimmed_links += t.trimmed_links;
+        self.packer.stats.trimmed_comments += t.trimmed_comments;
+        let mut blocks = Vec::new();
+        for (key, bytes) in elements.elements() {
+            self.packer.push_encoded(key, bytes, &mut |b, k| {
+                blocks.push((b, k));
+                Ok::<(), Error>(())
+            })?;
+            for (b, k) in blocks.drain(..) {
+                self.add_block(b, k)?;
+            }
         }
         Ok(())
     }

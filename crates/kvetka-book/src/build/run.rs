@@ -252,21 +252,21 @@ fn range_of(run: &Run, lo: Option<Key>, hi: Option<Key>) -> Source<'_> {
 /// 65,536 records of the runs.
 pub(super) const RANGE_SAMPLES: usize = 256;
 
-/// Memory a merged range may take at most: its records (at most `RANGE_SAMPLES *
-/// INDEX_EVERY` positions, fewer when the runs share positions) at 128 bytes each.
-pub(super) const RANGE_BYTES: usize = RANGE_SAMPLES * INDEX_EVERY * 128;
+/// Records of the runs a range of [`merge_parallel`] spans, about: what one range folds.
+pub(super) const RANGE_RECORDS: usize = RANGE_SAMPLES * INDEX_EVERY;
 
-/// [`merge`] cut into ranges of keys merged in parallel, `width` at a time, each range's
-/// positions handed to `sink` in order (on this thread, while the next ranges are
-/// merged). The ranges are cut at keys of the runs' indexes, `samples` index entries a
-/// range.
+/// [`merge`] cut into ranges of keys merged in parallel, `width` at a time: each range's
+/// positions, in order, folded into a `T` (`fold`, on the pool), and the ranges' `T`s
+/// handed to `sink` in order (on this thread, while the next ranges are merged). The
+/// ranges are cut at keys of the runs' indexes, `samples` index entries a range.
 #[cfg(any(unix, windows))]
-pub(super) fn merge_parallel(
+pub(super) fn merge_parallel<T: Default + Send>(
     runs: Vec<Run>,
     last: Vec<(Key, Acc)>,
     samples: usize,
     width: usize,
-    mut sink: impl FnMut(Key, Acc) -> Result<(), Error> + Send,
+    fold: impl Fn(&mut T, Key, Acc) + Sync,
+    mut sink: impl FnMut(T) -> Result<(), Error> + Send,
 ) -> Result<(), MergeError> {
     let mut sample: Vec<Key> = runs
         .iter()
@@ -290,19 +290,19 @@ pub(super) fn merge_parallel(
         lasts.push(part);
     }
     lasts.push(rest.collect());
-    let merge_range = |i: usize, last: Vec<(Key, Acc)>| -> Result<Vec<(Key, Acc)>, MergeError> {
+    let merge_range = |i: usize, last: Vec<(Key, Acc)>| -> Result<T, MergeError> {
         let (lo, hi) = (i.checked_sub(1).map(|j| bounds[j]), bounds.get(i).copied());
         let mut sources: Vec<Source<'_>> = runs.iter().map(|r| range_of(r, lo, hi)).collect();
         sources.push(Box::new(last.into_iter().map(Ok)));
-        let mut out = Vec::new();
+        let mut out = T::default();
         merge_sources(sources, |k, a| {
-            out.push((k, a));
+            fold(&mut out, k, a);
             Ok(())
         })?;
         Ok(out)
     };
     let width = width.max(1);
-    let mut pending: Vec<Vec<(Key, Acc)>> = Vec::new();
+    let mut pending: Vec<T> = Vec::new();
     let mut lasts = lasts.into_iter().enumerate();
     loop {
         let group: Vec<(usize, Vec<(Key, Acc)>)> = lasts.by_ref().take(width).collect();
@@ -312,8 +312,8 @@ pub(super) fn merge_parallel(
         let to_sink = std::mem::take(&mut pending);
         let (sunk, merged) = rayon::join(
             || -> Result<(), MergeError> {
-                for (k, a) in to_sink.into_iter().flatten() {
-                    sink(k, a).map_err(MergeError::Sink)?;
+                for t in to_sink {
+                    sink(t).map_err(MergeError::Sink)?;
                 }
                 Ok(())
             },
@@ -468,10 +468,17 @@ mod tests {
         assert!(one.windows(2).all(|w| w[0].0 < w[1].0));
         for samples in [1, 3, 1024] {
             let mut many = Vec::new();
-            merge_parallel(runs(&tables), last.clone(), samples, 3, |k, a| {
-                many.push((k, a));
-                Ok(())
-            })
+            merge_parallel(
+                runs(&tables),
+                last.clone(),
+                samples,
+                3,
+                |range: &mut Vec<(Key, Acc)>, k, a| range.push((k, a)),
+                |range| {
+                    many.extend(range);
+                    Ok(())
+                },
+            )
             .ok()
             .unwrap();
             assert!(many == one, "{samples} samples a range");
