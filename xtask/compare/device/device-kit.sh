@@ -7,6 +7,8 @@
 # itself. About 28 MB: under the device's 64 MiB for what travels.
 #
 # usage: device-kit.sh [KIT]   (default target/device-kit, ignored by git)
+# env: BUILDS_ONLY=1 (chessfmt and the PGN only: for `BUILDS_ONLY=1 scaling-threads.sh`),
+#   OLD_BIN=PATH (an older chessfmt, copied stripped as `chessfmt-old`: for `OLD=chessfmt-old`).
 # then, with the device tool: run with carry ["target/device-kit"] and the command
 #   bash target/device-kit/scaling-threads.sh target/device-kit
 set -euo pipefail
@@ -17,15 +19,19 @@ twic=$corpus/chessbase/uncbv-tests/twic1134
 pgn=$corpus/polyglot/pgn/gnuchess-book_1.02.pgn.xz
 [ -d "$twic" ] && [ -f "$pgn" ] || { echo "device-kit: ../shared/corpus absent" >&2; exit 1; }
 cargo build --release --locked -q -p chessfmt
-cargo build --release --locked -q -p chessbase-db --examples
-cargo build --release --locked -q -p selfplay-format --examples
 rm -rf "$kit"
-mkdir -p "$kit/twic1134"
+mkdir -p "$kit"
 strip -o "$kit/chessfmt" target/release/chessfmt
-for e in cbvault_export cbvault_walk repeat_database monty_generate monty_read; do
-    strip -o "$kit/$e" "target/release/examples/$e"
-done
-cp "$twic"/* "$kit/twic1134/"
+[ -z "${OLD_BIN:-}" ] || strip -o "$kit/chessfmt-old" "$OLD_BIN"
+if [ "${BUILDS_ONLY:-0}" != 1 ]; then
+    cargo build --release --locked -q -p chessbase-db --examples
+    cargo build --release --locked -q -p selfplay-format --examples
+    mkdir -p "$kit/twic1134"
+    for e in cbvault_export cbvault_walk repeat_database monty_generate monty_read; do
+        strip -o "$kit/$e" "target/release/examples/$e"
+    done
+    cp "$twic"/* "$kit/twic1134/"
+fi
 cp "$pgn" "$kit/book.pgn.xz"
 cp xtask/compare/device/scaling-threads.sh "$kit/"
 du -sh "$kit"

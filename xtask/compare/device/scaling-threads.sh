@@ -5,8 +5,10 @@
 # worker threads, the peers alternating with ours:
 #   - `chessfmt cbh export` against cbvault 0.1.6 on 611,700 games (twic1134 x100), and the
 #     main-line walk of both (one thread);
-#   - `chessfmt polyglot build`, `ctg build`, `kvetka build` on gnuchess `book_1.02.pgn`
-#     (and on it repeated 12 times, 1 GB, with BIG=1), books compared across thread counts;
+#   - `chessfmt polyglot build`, `ctg build`, `kvetka build` and `tally` on gnuchess
+#     `book_1.02.pgn` (and on it repeated 12 times, 1 GB, with BIG=1), books and tables
+#     compared across thread counts; with OLD, the same jobs (not the tally) by an older
+#     chessfmt too, alternating, and its books compared with ours;
 #   - `chessfmt selfplay validate` on a file montyformat wrote (`monty_generate`), and
 #     montyformat's own read of it (`monty_read`, one thread).
 #
@@ -14,7 +16,8 @@
 #   KIT: a folder made by `xtask/compare/device/device-kit.sh` (stripped binaries and the inputs);
 #   THREADS: default 1 2 4 8 16 (those above the number of cores are left out).
 # env: BIG=1 (the 1 GB builds too), MONTY_GAMES (default 100000), WORK (scratch folder,
-#   default a temporary one; needs about 2 GB with BIG=1).
+#   default a temporary one; needs about 2 GB with BIG=1), BUILDS_ONLY=1 (no export, no
+#   self-play), OLD (the name of an older chessfmt binary in KIT to alternate with).
 set -euo pipefail
 kit=$(cd "${1:?usage: scaling-threads.sh KIT [THREADS...]}" && pwd)
 shift
@@ -42,8 +45,12 @@ pin() { taskset -c "0-$(($1 - 1))" "${@:2}"; }
 
 echo "machine: $cores cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(date -u +%F)"
 echo "threads: ${threads[*]}"
-"$kit/repeat_database" "$kit/twic1134/twic1134.cbh" 100 "$work/db" >>"$work/log"
-db=$(ls "$work"/db/*.cbh)
+builds_only=${BUILDS_ONLY:-0}
+old=${OLD:+$kit/$OLD}
+if [ "$builds_only" != 1 ]; then
+    "$kit/repeat_database" "$kit/twic1134/twic1134.cbh" 100 "$work/db" >>"$work/log"
+    db=$(ls "$work"/db/*.cbh)
+fi
 if command -v xz >/dev/null; then
     xz -dc "$kit/book.pgn.xz" >"$work/book.pgn"
 else
@@ -55,32 +62,59 @@ if [ "${BIG:-0}" = 1 ]; then
     for _ in $(seq 12); do cat "$work/book.pgn"; done >"$work/big.pgn"
     inputs+=(big)
 fi
-"$kit/monty_generate" "$work/monty.bin" "${MONTY_GAMES:-100000}" >>"$work/log"
+[ "$builds_only" = 1 ] || "$kit/monty_generate" "$work/monty.bin" "${MONTY_GAMES:-100000}" >>"$work/log"
+
+# `builds SUFFIX BINARY THREADS INPUT`: the PGN builds of one binary (SUFFIX: "" for ours,
+# "-old" for OLD's, in the labels and the books' names).
+builds() {
+    local who=$1 b=$2 t=$3 input=$4
+    local pgn=$work/$input.pgn
+    timed "polyglot build $input$who" pin "$t" "$b" polyglot build "$pgn" -o "$work/pg-$input-$t$who.bin" --threads "$t" --force
+    timed "ctg build $input$who" env RAYON_NUM_THREADS="$t" taskset -c "0-$((t - 1))" "$b" ctg build "$pgn" -o "$work/ctg-$input-$t$who.ctg" --force
+    timed "kvetka build $input$who" env RAYON_NUM_THREADS="$t" taskset -c "0-$((t - 1))" "$b" kvetka build "$pgn" -o "$work/kv-$input-$t$who.kob" --force
+}
 
 for t in "${threads[@]}"; do
     echo "== $t thread(s)"
-    timed "cbh export, chessfmt" pin "$t" "$bin" cbh export "$db" --threads "$t" -o /dev/null
-    timed "cbh export, cbvault" pin "$t" "$kit/cbvault_export" "$db" "$t"
-    if [ "$t" = 1 ]; then
-        timed "main-line walk, chessfmt" pin 1 "$kit/cbvault_walk" "$db" ours
-        timed "main-line walk, cbvault" pin 1 "$kit/cbvault_walk" "$db" cbvault
-        timed "selfplay read, montyformat" pin 1 "$kit/monty_read" "$work/monty.bin"
+    if [ "$builds_only" != 1 ]; then
+        timed "cbh export, chessfmt" pin "$t" "$bin" cbh export "$db" --threads "$t" -o /dev/null
+        timed "cbh export, cbvault" pin "$t" "$kit/cbvault_export" "$db" "$t"
+        if [ "$t" = 1 ]; then
+            timed "main-line walk, chessfmt" pin 1 "$kit/cbvault_walk" "$db" ours
+            timed "main-line walk, cbvault" pin 1 "$kit/cbvault_walk" "$db" cbvault
+            timed "selfplay read, montyformat" pin 1 "$kit/monty_read" "$work/monty.bin"
+        fi
+        timed "selfplay validate, chessfmt" pin "$t" "$bin" selfplay validate "$work/monty.bin" --threads "$t"
     fi
-    timed "selfplay validate, chessfmt" pin "$t" "$bin" selfplay validate "$work/monty.bin" --threads "$t"
     for input in "${inputs[@]}"; do
-        pgn=$work/$input.pgn
-        timed "polyglot build $input" pin "$t" "$bin" polyglot build "$pgn" -o "$work/pg-$input-$t.bin" --threads "$t" --force
-        timed "ctg build $input" env RAYON_NUM_THREADS="$t" taskset -c "0-$((t - 1))" "$bin" ctg build "$pgn" -o "$work/ctg-$input-$t.ctg" --force
-        timed "kvetka build $input" env RAYON_NUM_THREADS="$t" taskset -c "0-$((t - 1))" "$bin" kvetka build "$pgn" -o "$work/kv-$input-$t.kob" --force
+        [ -z "$old" ] || builds -old "$old" "$t" "$input"
+        builds "" "$bin" "$t" "$input"
+        timed "tally $input" pin "$t" "$bin" tally "$work/$input.pgn" -o "$work/t-$input-$t.parquet" --threads "$t" --force
     done
 done
 
 first=${threads[0]}
-for t in "${threads[@]:1}"; do
+same=yes
+for t in "${threads[@]}"; do
     for input in "${inputs[@]}"; do
-        cmp "$work/pg-$input-$first.bin" "$work/pg-$input-$t.bin"
-        for e in ctg cto ctb; do cmp "$work/ctg-$input-$first.$e" "$work/ctg-$input-$t.$e"; done
-        for f in "$work"/kv-"$input"-"$first"[._]*; do cmp "$f" "${f/kv-$input-$first/kv-$input-$t}"; done
+        pairs=("pg-$input-$first.bin pg-$input-$t.bin" "t-$input-$first.parquet t-$input-$t.parquet")
+        for e in ctg cto ctb; do pairs+=("ctg-$input-$first.$e ctg-$input-$t.$e"); done
+        for f in "$work"/kv-"$input"-"$first"[._]*; do
+            f=${f##*/}
+            pairs+=("$f ${f/kv-$input-$first/kv-$input-$t}")
+        done
+        if [ -n "$old" ]; then
+            pairs+=("pg-$input-$t.bin pg-$input-$t-old.bin")
+            for e in ctg cto ctb; do pairs+=("ctg-$input-$t.$e ctg-$input-$t-old.$e"); done
+            for f in "$work"/kv-"$input"-"$t"[._]*; do
+                f=${f##*/}
+                pairs+=("$f ${f/kv-$input-$t/kv-$input-$t-old}")
+            done
+        fi
+        for p in "${pairs[@]}"; do
+            a=${p%% *} b=${p#* }
+            cmp -s "$work/$a" "$work/$b" || { echo "DIFFER: $a $b"; same=no; }
+        done
     done
 done
-echo "books byte-identical across thread counts"
+echo "books and tables byte-identical across thread counts${old:+ and binaries}: $same"
