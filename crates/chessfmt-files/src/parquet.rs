@@ -248,6 +248,25 @@ impl<W: Write> ParquetFile<W> {
         self.out.write_all(&bytes)
     }
 
+    /// Passes what the encoder has made on to the output (on this thread) while `work` runs
+    /// with the encoder on the rayon pool (encoding the next row groups, say); returns what
+    /// `work` returns. The output is written once `work`'s task is spawned, so writing and
+    /// encoding overlap.
+    pub fn pass_on_while<R: Send>(
+        &mut self,
+        work: impl FnOnce(&mut Encoder) -> R + Send,
+    ) -> io::Result<R> {
+        let bytes = self.encoder.bytes.take();
+        let (out, encoder) = (&mut self.out, &mut self.encoder);
+        let mut result = None;
+        let written = rayon::in_place_scope(|s| {
+            s.spawn(|_| result = Some(work(encoder)));
+            out.write_all(&bytes)
+        });
+        written?;
+        result.ok_or_else(|| io::Error::other("Parquet: the encoding task did not run"))
+    }
+
     /// Writes one row group (see [`Encoder::write_row_group`]) and passes it on.
     pub fn write_row_group(&mut self, columns: Vec<Column>) -> io::Result<()> {
         self.encoder.write_row_group(columns)?;
@@ -301,6 +320,40 @@ impl Encoder {
         self.splice(encoded)
     }
 
+    /// Encodes row groups, each given in parts (a part: the schema's leaves in order, for
+    /// some of the group's rows; the parts' rows one after another), every column chunk of
+    /// every group at once on the rayon pool, then splices them in order. The parts are
+    /// encoded as they are, never joined into one buffer.
+    pub fn write_row_groups_on_pool(&mut self, groups: Vec<Vec<Vec<Column>>>) -> io::Result<()> {
+        use rayon::prelude::*;
+        let leaves = self.writer.schema_descr().num_columns();
+        let descriptions = self.descriptions(leaves)?;
+        let mut chunks: Vec<Vec<Column>> = Vec::with_capacity(groups.len() * leaves);
+        for parts in groups {
+            let mut columns: Vec<Vec<Column>> = (0..leaves).map(|_| Vec::new()).collect();
+            for part in parts {
+                self.descriptions(part.len())?;
+                for (pieces, c) in columns.iter_mut().zip(part) {
+                    pieces.push(c);
+                }
+            }
+            chunks.extend(columns);
+        }
+        let props = self.writer.properties().clone();
+        let mut encoded = chunks
+            .into_par_iter()
+            .enumerate()
+            .map(|(i, pieces)| {
+                encode_pieces(pieces, descriptions[i % leaves].clone(), props.clone())
+            })
+            .collect::<Vec<_>>()
+            .into_iter();
+        while encoded.len() > 0 {
+            self.splice(encoded.by_ref().take(leaves))?;
+        }
+        Ok(())
+    }
+
     /// The descriptions of the schema's leaves, which must be `columns` in number.
     fn descriptions(
         &self,
@@ -342,6 +395,16 @@ fn encode_column(
     description: parquet::schema::types::ColumnDescPtr,
     props: parquet::file::properties::WriterPropertiesPtr,
 ) -> parquet::errors::Result<EncodedColumn> {
+    encode_pieces(vec![c], description, props)
+}
+
+/// One column chunk, given in pieces (its rows one piece after another), encoded and
+/// compressed into memory.
+fn encode_pieces(
+    pieces: Vec<Column>,
+    description: parquet::schema::types::ColumnDescPtr,
+    props: parquet::file::properties::WriterPropertiesPtr,
+) -> parquet::errors::Result<EncodedColumn> {
     use parquet::{
         column::writer::{ColumnWriter, get_column_writer},
         errors::ParquetError,
@@ -351,19 +414,29 @@ fn encode_column(
     let close = {
         let pages = SerializedPageWriter::new(&mut sink);
         let mut writer = get_column_writer(description, props, Box::new(pages));
-        let (def, rep) = (c.def_levels.as_deref(), c.rep_levels.as_deref());
-        match (&mut writer, c.values) {
-            (ColumnWriter::Int64ColumnWriter(w), Values::Int64(v)) => w.write_batch(&v, def, rep),
-            (ColumnWriter::Int32ColumnWriter(w), Values::Int32(v)) => w.write_batch(&v, def, rep),
-            (ColumnWriter::FloatColumnWriter(w), Values::Float(v)) => w.write_batch(&v, def, rep),
-            (ColumnWriter::BoolColumnWriter(w), Values::Boolean(v)) => w.write_batch(&v, def, rep),
-            (ColumnWriter::ByteArrayColumnWriter(w), Values::Text(t)) => {
-                w.write_batch(&t.byte_arrays(), def, rep)
-            }
-            _ => Err(ParquetError::General(
-                "a column's values are not of the schema's type".into(),
-            )),
-        }?;
+        for c in pieces {
+            let (def, rep) = (c.def_levels.as_deref(), c.rep_levels.as_deref());
+            match (&mut writer, c.values) {
+                (ColumnWriter::Int64ColumnWriter(w), Values::Int64(v)) => {
+                    w.write_batch(&v, def, rep)
+                }
+                (ColumnWriter::Int32ColumnWriter(w), Values::Int32(v)) => {
+                    w.write_batch(&v, def, rep)
+                }
+                (ColumnWriter::FloatColumnWriter(w), Values::Float(v)) => {
+                    w.write_batch(&v, def, rep)
+                }
+                (ColumnWriter::BoolColumnWriter(w), Values::Boolean(v)) => {
+                    w.write_batch(&v, def, rep)
+                }
+                (ColumnWriter::ByteArrayColumnWriter(w), Values::Text(t)) => {
+                    w.write_batch(&t.byte_arrays(), def, rep)
+                }
+                _ => Err(ParquetError::General(
+                    "a column's values are not of the schema's type".into(),
+                )),
+            }?;
+        }
         writer.close()?
     };
     Ok((bytes::Bytes::from(sink.into_inner()?), close))

@@ -133,22 +133,6 @@ impl Columns {
         }
     }
 
-    /// Appends the rows of `other`.
-    pub(crate) fn append(&mut self, other: &Columns) {
-        self.key.extend_from_slice(&other.key);
-        self.epd.append(&other.epd);
-        self.uci.append(&other.uci);
-        for (a, b) in self.counts.iter_mut().zip(&other.counts) {
-            a.extend_from_slice(b);
-        }
-        for (a, b) in self.years.iter_mut().zip(&other.years) {
-            a.extend_from_slice(b);
-        }
-        self.first_seen.extend_from_slice(&other.first_seen);
-        self.first_seen_levels
-            .extend_from_slice(&other.first_seen_levels);
-    }
-
     /// The leaves in the schema's order.
     fn into_columns(self) -> Vec<Column> {
         let mut out = vec![
@@ -225,40 +209,60 @@ impl<W: Write> ParquetWriter<W> {
     }
 
     /// Writes the rows `next` makes, a window at a time (its parts in order; `None`: no
-    /// more), each full row group encoded (its columns at once) while `next` makes the
-    /// windows of the following one (`rayon::join` on the current pool).
+    /// more), in row groups of whole windows of at least [`ROW_GROUP_ROWS`] rows. Row groups
+    /// are encoded on the pool a few at once (a quarter as many as the pool has threads,
+    /// their column chunks all at once, the windows' parts never joined) while `next` makes
+    /// the windows of the following ones and this thread writes out the ones before.
     pub(crate) fn write_windows(
         &mut self,
         mut next: impl FnMut() -> Option<Vec<Columns>> + Send,
     ) -> Result<(), Error> {
-        let mut full: Option<Columns> = None;
+        // Rows written one by one before go first.
+        self.write_row_group()?;
+        let at_once = rayon::current_num_threads().div_ceil(4);
+        let mut full: Vec<Vec<Columns>> = Vec::new();
+        let mut more = true;
         loop {
-            let encoder = self.file.encoder();
-            let (columns, rows) = (&mut self.columns, &mut self.rows);
-            let (encoded, more) = rayon::join(
-                || match full.take() {
-                    Some(columns) => encoder.write_row_group_on_pool(columns.into_columns()),
-                    None => Ok(()),
-                },
-                || {
-                    while columns.len() < ROW_GROUP_ROWS {
-                        let Some(window) = next() else {
-                            return false;
-                        };
-                        for part in &window {
-                            *rows += part.len() as u64;
-                            columns.append(part);
+            let rows = &mut self.rows;
+            let groups = std::mem::take(&mut full);
+            let (encoded, made) = self.file.pass_on_while(|encoder| {
+                rayon::join(
+                    || {
+                        encoder.write_row_groups_on_pool(
+                            groups
+                                .into_iter()
+                                .map(|parts| parts.into_iter().map(Columns::into_columns).collect())
+                                .collect(),
+                        )
+                    },
+                    || {
+                        let mut made = Vec::new();
+                        while more && made.len() < at_once {
+                            let (mut group, mut n) = (Vec::new(), 0);
+                            while n < ROW_GROUP_ROWS {
+                                let Some(window) = next() else {
+                                    more = false;
+                                    break;
+                                };
+                                for part in window {
+                                    n += part.len();
+                                    group.push(part);
+                                }
+                            }
+                            *rows += n as u64;
+                            if n > 0 {
+                                made.push(group);
+                            }
                         }
-                    }
-                    true
-                },
-            );
+                        made
+                    },
+                )
+            })?;
             encoded?;
-            self.file.pass_on()?;
-            if !more {
+            if made.is_empty() {
                 return Ok(());
             }
-            full = Some(std::mem::take(&mut self.columns));
+            full = made;
         }
     }
 
@@ -633,6 +637,46 @@ mod tests {
             },
         };
         r
+    }
+
+    /// Rows written a window at a time, row groups encoded several at once on a pool of
+    /// many threads (their parts never joined), read back as written, in row groups of
+    /// whole windows; the same bytes from a pool of one thread.
+    #[test]
+    fn windows_encoded_several_groups_at_once_round_trip() {
+        let rows: Vec<Row> = (0..3 * ROW_GROUP_ROWS as u64 + 5000).map(row).collect();
+        let write_on = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| {
+                let mut w = ParquetWriter::new(Vec::new()).unwrap();
+                // One row first, written alone: it goes before the windows.
+                w.write(&rows[0]).unwrap();
+                // Windows of 3 parts of up to 10,000 rows.
+                let mut parts = rows[1..].chunks(10_000).map(|chunk| {
+                    let mut c = Columns::default();
+                    for r in chunk {
+                        c.push_parts(r.key, &r.epd, &r.uci, &r.counts);
+                    }
+                    c
+                });
+                w.write_windows(|| {
+                    let window: Vec<Columns> = parts.by_ref().take(3).collect();
+                    (!window.is_empty()).then_some(window)
+                })
+                .unwrap();
+                assert_eq!(w.rows(), rows.len() as u64);
+                w.finish().unwrap()
+            })
+        };
+        let many = write_on(9);
+        let reader = ParquetReader::from_bytes(many.clone()).unwrap();
+        // The row alone, then groups of 27 parts (270,000 rows), then the rest.
+        assert_eq!(reader.row_groups(), 1 + 3);
+        assert_eq!(read(many.clone()), rows);
+        assert!(write_on(1) == many, "the bytes depend on the threads");
     }
 
     /// More rows than a row group: every row back as written, in order.
