@@ -443,9 +443,11 @@ impl Builder {
     /// Empties the table and the spilled runs, merged in key order: the positions of each
     /// range of keys (about [`run::RANGE_RECORDS`]) folded into a `T` by `fold` — several
     /// ranges at once on the pool where there are runs to merge — and the ranges' `T`s
-    /// handed to `sink` in key order. `bytes` is what a position takes in a `T`: as many
-    /// ranges are merged at once as the memory limit holds twice over (those being merged
-    /// and those being sunk), at most two a thread.
+    /// handed to `sink` in key order. `bytes` is what a position takes in a `T`: two ranges
+    /// a thread are merged at once, each as large as the memory limit holds them twice over
+    /// (those being merged and those being sunk), from [`run::MIN_RANGE_SAMPLES`] to
+    /// [`run::RANGE_SAMPLES`] index entries; fewer at once where even the smallest are too
+    /// many.
     fn drain_sorted_folded<T: Default + Send>(
         &mut self,
         bytes: usize,
@@ -458,11 +460,17 @@ impl Builder {
             Some(s) => (s.runs, s.dir, s.memory),
             None => (Vec::new(), std::path::PathBuf::from("."), 0),
         };
-        let width =
-            (limit / (2 * run::RANGE_RECORDS * bytes.max(1))).min(2 * rayon::current_num_threads());
+        // The memory of one range of `samples` index entries, twice over.
+        let held = |samples: usize| 2 * samples * run::INDEX_EVERY * bytes.max(1);
+        let mut width = 2 * rayon::current_num_threads();
+        let mut samples = (limit / width / held(1)).min(run::RANGE_SAMPLES);
+        if samples < run::MIN_RANGE_SAMPLES {
+            samples = run::MIN_RANGE_SAMPLES;
+            width = limit / held(samples);
+        }
         #[cfg(any(unix, windows))]
         if runs.len() > 1 && width >= 2 {
-            return run::merge_parallel(runs, last, run::RANGE_SAMPLES, width, fold, sink)
+            return run::merge_parallel(runs, last, samples, width, fold, sink)
                 .map_err(|e| e.into_error(&dir));
         }
         let (mut range, mut n) = (T::default(), 0);

@@ -248,9 +248,13 @@ fn range_of(run: &Run, lo: Option<Key>, hi: Option<Key>) -> Source<'_> {
     }))
 }
 
-/// Index entries (of all runs together) a range of [`merge_parallel`] spans: about
-/// 65,536 records of the runs.
+/// Index entries (of all runs together) a range of [`merge_parallel`] spans, at most:
+/// about 65,536 records of the runs.
 pub(super) const RANGE_SAMPLES: usize = 256;
+
+/// Index entries a range of [`merge_parallel`] spans, at least (each run is read from the
+/// index entry before a range's first key: smaller ranges read more records twice).
+pub(super) const MIN_RANGE_SAMPLES: usize = 64;
 
 /// Records of the runs a range of [`merge_parallel`] spans, about: what one range folds.
 pub(super) const RANGE_RECORDS: usize = RANGE_SAMPLES * INDEX_EVERY;
