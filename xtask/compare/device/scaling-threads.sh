@@ -7,8 +7,9 @@
 #     main-line walk of both (one thread);
 #   - `chessfmt polyglot build`, `ctg build`, `kvetka build` and `tally` on gnuchess
 #     `book_1.02.pgn` (and on it repeated 12 times, 1 GB, with BIG=1), books and tables
-#     compared across thread counts; with OLD, the same jobs (not the tally) by an older
-#     chessfmt too, alternating, and its books compared with ours;
+#     compared across thread counts; with OLD, the same jobs by an older
+#     chessfmt too, alternating, and its books compared with ours (not its tables: the
+#     rows are the same, but two versions may cut the Parquet pages differently);
 #   - `chessfmt selfplay validate` on a file montyformat wrote (`monty_generate`), and
 #     montyformat's own read of it (`monty_read`, one thread).
 #
@@ -17,7 +18,8 @@
 #   THREADS: default 1 2 4 8 16 (those above the number of cores are left out).
 # env: BIG=1 (the 1 GB builds too), MONTY_GAMES (default 100000), WORK (scratch folder,
 #   default a temporary one; needs about 2 GB with BIG=1), BUILDS_ONLY=1 (no export, no
-#   self-play), OLD (the name of an older chessfmt binary in KIT to alternate with).
+#   self-play), OLD (the name of an older chessfmt binary in KIT to alternate with), JOBS
+#   (the PGN jobs to run, of "polyglot ctg kvetka tally"; default all).
 set -euo pipefail
 kit=$(cd "${1:?usage: scaling-threads.sh KIT [THREADS...]}" && pwd)
 shift
@@ -64,14 +66,26 @@ if [ "${BIG:-0}" = 1 ]; then
 fi
 [ "$builds_only" = 1 ] || "$kit/monty_generate" "$work/monty.bin" "${MONTY_GAMES:-100000}" >>"$work/log"
 
+jobs=" ${JOBS:-polyglot ctg kvetka tally} "
+want() { [[ $jobs == *" $1 "* ]]; }
+
 # `builds SUFFIX BINARY THREADS INPUT`: the PGN builds of one binary (SUFFIX: "" for ours,
 # "-old" for OLD's, in the labels and the books' names).
 builds() {
     local who=$1 b=$2 t=$3 input=$4
     local pgn=$work/$input.pgn
-    timed "polyglot build $input$who" pin "$t" "$b" polyglot build "$pgn" -o "$work/pg-$input-$t$who.bin" --threads "$t" --force
-    timed "ctg build $input$who" env RAYON_NUM_THREADS="$t" taskset -c "0-$((t - 1))" "$b" ctg build "$pgn" -o "$work/ctg-$input-$t$who.ctg" --force
-    timed "kvetka build $input$who" env RAYON_NUM_THREADS="$t" taskset -c "0-$((t - 1))" "$b" kvetka build "$pgn" -o "$work/kv-$input-$t$who.kob" --force
+    if want polyglot; then
+        timed "polyglot build $input$who" pin "$t" "$b" polyglot build "$pgn" -o "$work/pg-$input-$t$who.bin" --threads "$t" --force
+    fi
+    if want ctg; then
+        timed "ctg build $input$who" env RAYON_NUM_THREADS="$t" taskset -c "0-$((t - 1))" "$b" ctg build "$pgn" -o "$work/ctg-$input-$t$who.ctg" --force
+    fi
+    if want kvetka; then
+        timed "kvetka build $input$who" env RAYON_NUM_THREADS="$t" taskset -c "0-$((t - 1))" "$b" kvetka build "$pgn" -o "$work/kv-$input-$t$who.kob" --force
+    fi
+    if want tally; then
+        timed "tally $input$who" pin "$t" "$b" tally "$pgn" -o "$work/t-$input-$t$who.parquet" --threads "$t" --force
+    fi
 }
 
 for t in "${threads[@]}"; do
@@ -89,7 +103,6 @@ for t in "${threads[@]}"; do
     for input in "${inputs[@]}"; do
         [ -z "$old" ] || builds -old "$old" "$t" "$input"
         builds "" "$bin" "$t" "$input"
-        timed "tally $input" pin "$t" "$bin" tally "$work/$input.pgn" -o "$work/t-$input-$t.parquet" --threads "$t" --force
     done
 done
 
@@ -113,6 +126,8 @@ for t in "${threads[@]}"; do
         fi
         for p in "${pairs[@]}"; do
             a=${p%% *} b=${p#* }
+            # A job left out (JOBS) made neither.
+            [ -e "$work/$a" ] || [ -e "$work/$b" ] || continue
             cmp -s "$work/$a" "$work/$b" || { echo "DIFFER: $a $b"; same=no; }
         done
     done
