@@ -13,6 +13,8 @@
 //!   set's readers and writers;
 //! * [`parquet`] (feature `parquet`): Parquet files written a row group at a time from
 //!   plain column vectors (the tables for data tools);
+//! * [`runs`] (feature `runs`): sorted runs of records in temporary files and their k-way
+//!   merge (reductions bounded in memory);
 //! * [`failpoint`]: test hooks, compiled only with the feature `failpoints` (off by default).
 //!
 //! ```
@@ -38,6 +40,8 @@ pub mod failpoint;
 mod files;
 #[cfg(feature = "parquet")]
 pub mod parquet;
+#[cfg(feature = "runs")]
+pub mod runs;
 #[cfg(feature = "commit")]
 pub mod set_lock;
 

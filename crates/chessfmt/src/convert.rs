@@ -158,6 +158,7 @@ pub fn run(args: &ConvertArgs) -> CliResult {
                 &args.output,
                 "",
                 args.force,
+                crate::kvetka::FROM_TALLY_MEMORY_MIB,
             )?;
             lost.insert("uncodable_moves".into(), s.uncodable_moves.into());
             lost.insert("without_result".into(), s.without_result.into());

@@ -102,6 +102,10 @@ pub enum KvetkaCommand {
         /// The book's caption.
         #[arg(long, default_value = "")]
         caption: String,
+        /// Memory for the positions being gathered, in MiB: past it, sorted runs go to
+        /// temporary files beside the output and are merged while writing (the same book).
+        #[arg(long, value_name = "MIB", default_value_t = FROM_TALLY_MEMORY_MIB)]
+        memory_limit: usize,
     },
     /// Write the book as a statistics table: the positions a walk from the start reaches,
     /// each move with the statistics of the position after it.
@@ -761,15 +765,21 @@ fn to_polyglot(path: &Path, out: &WriteArgs) -> CliResult {
     )
 }
 
+/// Memory `from-tally` and `convert` keep the elements of a book made from a table near, in
+/// MiB, unless told otherwise.
+pub(crate) const FROM_TALLY_MEMORY_MIB: usize = 64;
+
 /// Writes the Kvetka book of a table's rows to `output` (its files committed as one set;
-/// never over `source`, the rows' file), warning of rows left out and of what the book cannot
-/// hold. `from-tally` and `convert` both write through it.
+/// never over `source`, the rows' file) in memory near `memory_limit` MiB (sorted runs in
+/// temporary files beside `output` past it), warning of rows left out and of what the book
+/// cannot hold. `from-tally` and `convert` both write through it.
 pub(crate) fn write_from_rows(
     rows: impl IntoIterator<Item = Result<chessfmt_tally::Row, chessfmt_tally::Error>>,
     source: &Path,
     output: &Path,
     caption: &str,
     force: bool,
+    memory_limit: usize,
 ) -> Result<
     (
         kvetka_book::write::WriteStats,
@@ -780,8 +790,20 @@ pub(crate) fn write_from_rows(
     crate::destination::refuse_set_destination(output, "a Kvetka book (.kob/.kin/.ksf)");
     let members = book_members(output);
     crate::destination::refuse_inputs(members.iter().map(PathBuf::as_path), &[source])?;
-    let (mut elements, stats) =
-        kvetka_book::tally::from_tally(rows).map_err(|e| CliError(e.to_string()))?;
+    let header = kvetka_book::raw::Header::converted(caption);
+    let mut writer = kvetka_book::write::StreamWriter::new(
+        &BookPaths::from_any(output),
+        &header,
+        DEFAULT_SPLIT_SIZE,
+        force,
+    )?;
+    let limit = chess_core::book::MemoryLimit::new(
+        memory_limit.saturating_mul(1 << 20),
+        crate::destination::scratch_dir(output),
+    );
+    let stats = kvetka_book::tally::write_from_tally(rows, &mut writer, Some(&limit))
+        .map_err(|e| CliError(e.to_string()))?;
+    let w = writer.finish(None)?;
     for e in &stats.examples {
         crate::output::warn(format_args!("{}: left out: {e}", source.display()));
     }
@@ -797,21 +819,12 @@ pub(crate) fn write_from_rows(
             stats.without_result
         ));
     }
-    let header = kvetka_book::raw::Header::converted(caption);
-    let w = write_book(
-        &BookPaths::from_any(output),
-        &header,
-        &mut elements,
-        None,
-        DEFAULT_SPLIT_SIZE,
-        force,
-    )?;
     Ok((w, stats))
 }
 
-fn from_tally(table: &Path, out: &WriteArgs, caption: &str) -> CliResult {
+fn from_tally(table: &Path, out: &WriteArgs, caption: &str, memory_limit: usize) -> CliResult {
     let rows = crate::tally::table_rows_ahead(table)?;
-    let (w, stats) = write_from_rows(rows, table, &out.output, caption, out.force)?;
+    let (w, stats) = write_from_rows(rows, table, &out.output, caption, out.force, memory_limit)?;
     summary(
         &Shown {
             text: format!(
@@ -933,7 +946,8 @@ pub fn run(cmd: KvetkaCommand) -> CliResult {
             table,
             out,
             caption,
-        } => from_tally(&table, &out, &caption),
+            memory_limit,
+        } => from_tally(&table, &out, &caption, memory_limit),
         KvetkaCommand::ToTally { book, out } => to_tally(&book, &out),
         KvetkaCommand::FromPolyglot {
             input,

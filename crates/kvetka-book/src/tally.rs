@@ -21,7 +21,7 @@ use chessfmt_tally::{Counts, Error as TallyError, Row};
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position, fen::Epd};
 
 use crate::{
-    Book,
+    Book, Error,
     accumulate::{Acc, element_of},
     moves, position,
     raw::{Element, Key},
@@ -81,6 +81,24 @@ fn bad(stats: &mut FromTallyStats, message: String) {
 }
 
 impl Gathered {
+    /// The element of the position `key`.
+    fn element(mut self, key: Key) -> Element {
+        // The rows reaching it (every game through it, those ending there included); the
+        // start of the lines, which no row reaches, takes the rows leaving it.
+        let (wins, draws, losses) = if self.rows_in { self.into } else { self.out };
+        self.moves.sort_unstable();
+        let mut acc = Acc {
+            wins,
+            draws,
+            losses,
+            ..Acc::default()
+        };
+        for (_, code) in self.moves {
+            acc.moves.add_new(code);
+        }
+        element_of(key, acc)
+    }
+
     /// Adds a play of the move coded `code`, first played at `first_seen`.
     fn add_move(&mut self, first_seen: u64, code: u8) {
         match self.moves.iter_mut().find(|(_, k)| *k == code) {
@@ -188,26 +206,163 @@ fn from_tally_in_chunks(
     } = all;
     let mut out: Vec<Element> = elements
         .into_iter()
-        .map(|(key, mut g)| {
-            // The rows reaching it (every game through it, those ending there included); the
-            // start of the lines, which no row reaches, takes the rows leaving it.
-            let (wins, draws, losses) = if g.rows_in { g.into } else { g.out };
-            g.moves.sort_unstable();
-            let mut acc = Acc {
-                wins,
-                draws,
-                losses,
-                ..Acc::default()
-            };
-            for (_, code) in g.moves {
-                acc.moves.add_new(code);
-            }
-            element_of(key, acc)
-        })
+        .map(|(key, g)| g.element(key))
         .collect();
     out.sort_unstable_by_key(|e| e.key);
     stats.elements = out.len();
     Ok((out, stats))
+}
+
+/// Bytes of memory an element being gathered is counted for: its key, sums and moves in a
+/// hash table.
+const BYTES_PER_GATHERED: usize = 192;
+
+/// Why [`write_from_tally`] failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum FromTallyError {
+    /// The table could not be read.
+    #[error(transparent)]
+    Table(#[from] TallyError),
+    /// The book (or the temporary runs beside it) could not be written.
+    #[error(transparent)]
+    Book(#[from] Error),
+}
+
+/// An element being gathered, as a run holds it.
+struct Spilled {
+    key: Key,
+    g: Gathered,
+}
+
+impl chessfmt_files::runs::Record for Spilled {
+    type Key = Key;
+
+    fn key(&self) -> Key {
+        self.key
+    }
+
+    fn write(&self, out: &mut Vec<u8>) {
+        let g = &self.g;
+        out.extend_from_slice(&self.key);
+        for v in [g.out.0, g.out.1, g.out.2, g.into.0, g.into.1, g.into.2] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        out.push(u8::from(g.rows_in));
+        // At most one entry a move code.
+        out.push(g.moves.len() as u8);
+        for &(first_seen, code) in &g.moves {
+            out.extend_from_slice(&first_seen.to_le_bytes());
+            out.push(code);
+        }
+    }
+
+    fn read(r: &mut impl std::io::Read) -> std::io::Result<Option<Self>> {
+        let mut key = [0; crate::raw::KEY_LEN];
+        match r.read_exact(&mut key) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(None),
+            Err(e) => return Err(e),
+        }
+        let mut fixed = [0; 6 * 8 + 2];
+        r.read_exact(&mut fixed)?;
+        let n =
+            |i: usize| u64::from_le_bytes(fixed[8 * i..8 * i + 8].try_into().unwrap_or_default());
+        let mut g = Gathered {
+            out: (n(0), n(1), n(2)),
+            into: (n(3), n(4), n(5)),
+            rows_in: fixed[48] != 0,
+            moves: Vec::with_capacity(usize::from(fixed[49])),
+        };
+        for _ in 0..fixed[49] {
+            let mut m = [0; 9];
+            r.read_exact(&mut m)?;
+            let first_seen = u64::from_le_bytes(m[..8].try_into().unwrap_or_default());
+            g.moves.push((first_seen, m[8]));
+        }
+        Ok(Some(Spilled { key, g }))
+    }
+}
+
+/// [`from_tally`] written as it is made: the elements go to `writer` in key order, and with a
+/// `limit` the elements being gathered stay near it — past it they are written to sorted
+/// runs (anonymous temporary files in the limit's folder) and merged as the book is
+/// written. The book is the one [`from_tally`]'s elements make, whatever the limit.
+/// `writer` is left to be finished (or dropped: nothing is committed).
+pub fn write_from_tally(
+    rows: impl IntoIterator<Item = Result<Row, TallyError>>,
+    writer: &mut crate::write::StreamWriter,
+    limit: Option<&chess_core::book::MemoryLimit>,
+) -> Result<FromTallyStats, FromTallyError> {
+    use chessfmt_files::runs::Runs;
+    let mut all = Partial::default();
+    let mut runs = limit.map(|l| {
+        let most = (l.bytes / BYTES_PER_GATHERED).max(1024);
+        (Runs::<Spilled>::new(&l.dir), most)
+    });
+    let mut spill_error = None;
+    chessfmt_tally::map_chunks(rows, CHUNK_ROWS, Partial::of, |part| {
+        all.merge(part);
+        if let Some((runs, most)) = &mut runs
+            && all.elements.len() >= *most
+            && spill_error.is_none()
+        {
+            let mut sorted: Vec<(Key, Gathered)> = all.elements.drain().collect();
+            sorted.sort_unstable_by_key(|e| e.0);
+            let run = sorted.into_iter().map(|(key, g)| Spilled { key, g });
+            if let Err(e) = runs.write(run) {
+                spill_error = Some(Error::io(runs.dir(), e));
+            }
+        }
+    })?;
+    if let Some(e) = spill_error {
+        return Err(e.into());
+    }
+    let Partial {
+        elements,
+        mut stats,
+    } = all;
+    let mut last: Vec<(Key, Gathered)> = elements.into_iter().collect();
+    last.sort_unstable_by_key(|e| e.0);
+    let mut count = 0;
+    match runs {
+        None => {
+            for (key, g) in last {
+                writer.push(g.element(key))?;
+                count += 1;
+            }
+        }
+        Some((runs, _)) => {
+            let dir = runs.dir().to_path_buf();
+            runs.merge(
+                last.into_iter().map(|(key, g)| Spilled { key, g }),
+                |a, b| a.g.merge(b.g),
+                |s| {
+                    writer.push(s.g.element(s.key)).map_err(MergeError::Book)?;
+                    count += 1;
+                    Ok(())
+                },
+            )
+            .map_err(|e| match e {
+                MergeError::Io(e) => Error::io(&dir, e),
+                MergeError::Book(e) => e,
+            })?;
+        }
+    }
+    stats.elements = count;
+    Ok(stats)
+}
+
+/// An error of the runs' merge: reading a run, or writing the book.
+enum MergeError {
+    Io(std::io::Error),
+    Book(Error),
+}
+
+impl From<std::io::Error> for MergeError {
+    fn from(e: std::io::Error) -> Self {
+        MergeError::Io(e)
+    }
 }
 
 /// What [`to_tally`] did.
@@ -283,5 +438,61 @@ mod tests {
             |rows, chunk| from_tally_in_chunks(rows.iter().cloned().map(Ok), chunk).unwrap(),
         );
         assert_eq!((stats.bad_rows, stats.examples.len()), (6, 5));
+    }
+
+    /// A book written from a table as it is made — in memory, and under a limit that spills
+    /// runs of a thousand elements — is the book of [`from_tally`]'s elements, byte for byte.
+    #[test]
+    fn written_as_made_is_the_book() {
+        let pgn = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../../shared/corpus/polyglot/pgn/lichess-2017-09-sample1000.pgn"
+        );
+        let Ok(text) = std::fs::read_to_string(pgn) else {
+            // Missing data fails while ../shared is present: a test never passes by skipping.
+            let shared = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared");
+            assert!(!std::path::Path::new(shared).is_dir(), "{pgn} missing");
+            return;
+        };
+        let mut tally = chessfmt_tally::Tally::new(chessfmt_tally::TallyOptions::default());
+        tally
+            .add_pgn(chessfmt_pgn::PgnReader::new(text.as_bytes()), |_| {})
+            .unwrap();
+        let (rows, _) = tally.finish().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let header = crate::raw::Header::converted("table");
+        let split = 256 * 1024;
+        let files = |name: &str| -> Vec<Vec<u8>> {
+            let mut names: Vec<_> = std::fs::read_dir(dir.path())
+                .unwrap()
+                .map(|e| e.unwrap().file_name().into_string().unwrap())
+                .filter(|n| {
+                    n.starts_with(&format!("{name}.")) || n.starts_with(&format!("{name}_"))
+                })
+                .collect();
+            names.sort();
+            names
+                .iter()
+                .map(|n| std::fs::read(dir.path().join(n)).unwrap())
+                .collect()
+        };
+        let (mut elements, whole) = from_tally(rows.iter().cloned().map(Ok)).unwrap();
+        let paths = crate::read::BookPaths::from_any(dir.path().join("whole"));
+        crate::write::write_book(&paths, &header, &mut elements, None, split, false).unwrap();
+        assert!(elements.len() > 20_000, "{} elements", elements.len());
+        let limit = chess_core::book::MemoryLimit::new(1, dir.path());
+        for (name, limit) in [("memory", None), ("limited", Some(&limit))] {
+            let paths = crate::read::BookPaths::from_any(dir.path().join(name));
+            let mut w = crate::write::StreamWriter::new(&paths, &header, split, false).unwrap();
+            let stats = write_from_tally(rows.iter().cloned().map(Ok), &mut w, limit).unwrap();
+            w.finish(None).unwrap();
+            assert_eq!(stats, whole, "{name}");
+            assert!(files(name) == files("whole"), "{name}: bytes differ");
+            assert!(
+                files(name).len() >= 3,
+                "{name}: {} files",
+                files(name).len()
+            );
+        }
     }
 }

@@ -1,0 +1,372 @@
+//! Sorted runs of records in anonymous temporary files and their k-way merge (feature
+//! `runs`): what a reduction bounded in memory needs — gather records in memory up to a
+//! limit, write them out sorted, and at the end read every run back in key order with the
+//! records of one key combined. The files are gone with the process, even after a crash.
+//!
+//! ```
+//! use std::io::{self, Read};
+//! use chessfmt_files::runs::{Record, Runs};
+//!
+//! /// A word and its count.
+//! struct Count(u8, u64);
+//!
+//! impl Record for Count {
+//!     type Key = u8;
+//!     fn key(&self) -> u8 {
+//!         self.0
+//!     }
+//!     fn write(&self, out: &mut Vec<u8>) {
+//!         out.push(self.0);
+//!         out.extend_from_slice(&self.1.to_le_bytes());
+//!     }
+//!     fn read(r: &mut impl Read) -> io::Result<Option<Self>> {
+//!         let mut b = [0; 9];
+//!         match r.read_exact(&mut b) {
+//!             Ok(()) => Ok(Some(Count(b[0], u64::from_le_bytes(b[1..].try_into().unwrap())))),
+//!             Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => Ok(None),
+//!             Err(e) => Err(e),
+//!         }
+//!     }
+//! }
+//!
+//! let mut runs = Runs::new(std::env::temp_dir());
+//! runs.write([Count(1, 2), Count(3, 1)])?;
+//! runs.write([Count(1, 5), Count(2, 7)])?;
+//! let mut merged = Vec::new();
+//! runs.merge(
+//!     [Count(3, 10)],
+//!     |a, b| a.1 += b.1,
+//!     |c| {
+//!         merged.push((c.0, c.1));
+//!         Ok::<(), io::Error>(())
+//!     },
+//! )?;
+//! assert_eq!(merged, [(1, 7), (2, 7), (3, 11)]);
+//! # Ok::<(), io::Error>(())
+//! ```
+
+use std::{
+    cmp::Reverse,
+    collections::BinaryHeap,
+    fs::File,
+    io::{self, BufReader, BufWriter, Read, Seek, Write},
+    path::{Path, PathBuf},
+};
+
+/// A record of a run: its key (the order of a run) and its bytes.
+pub trait Record: Sized {
+    /// What the records are sorted and combined by.
+    type Key: Ord;
+    /// The record's key.
+    fn key(&self) -> Self::Key;
+    /// Appends the record's bytes (what [`Record::read`] reads back).
+    fn write(&self, out: &mut Vec<u8>);
+    /// The next record of a run, `None` at its end. The runs are this process's own files,
+    /// written just before by [`Record::write`]: a short read is an error.
+    fn read(r: &mut impl Read) -> io::Result<Option<Self>>;
+}
+
+/// At most this many runs are read at once: more are first merged in groups of consecutive
+/// runs, which keeps their order (small in unit tests, so that they take this path).
+const MAX_FAN_IN: usize = if cfg!(test) { 4 } else { 128 };
+
+/// Bytes of the buffer of each run read or written.
+const BUFFER: usize = 1 << 16;
+
+/// Sorted runs of `T`, in the order they were written.
+#[derive(Debug)]
+pub struct Runs<T> {
+    dir: PathBuf,
+    files: Vec<File>,
+    bytes: u64,
+    _records: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<T: Record> Runs<T> {
+    /// No runs yet; they will be written in `dir`.
+    pub fn new(dir: impl Into<PathBuf>) -> Runs<T> {
+        Runs {
+            dir: dir.into(),
+            files: Vec::new(),
+            bytes: 0,
+            _records: std::marker::PhantomData,
+        }
+    }
+
+    /// Where the runs are written.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Runs written.
+    pub fn len(&self) -> usize {
+        self.files.len()
+    }
+
+    /// Whether no run was written.
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+
+    /// Bytes written to runs.
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// Writes `sorted` (records in key order) as the next run.
+    pub fn write(&mut self, sorted: impl IntoIterator<Item = T>) -> io::Result<()> {
+        let file = tempfile::tempfile_in(&self.dir)?;
+        let (file, bytes) = write_run(file, sorted.into_iter().map(Ok))?;
+        self.bytes += bytes;
+        self.files.push(file);
+        Ok(())
+    }
+
+    /// Merges the runs, then `last` (records in key order, kept in memory), in key order:
+    /// the records of one key are combined into the first of them by `combine`, in the
+    /// order of the runs (those written first first, `last` at the end), and each combined
+    /// record goes to `sink`. Reading a run fails with `E::from` its error.
+    pub fn merge<E: From<io::Error>>(
+        self,
+        last: impl IntoIterator<Item = T>,
+        mut combine: impl FnMut(&mut T, T),
+        mut sink: impl FnMut(T) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let mut files = self.files;
+        // Fewer runs than the fan-in: consecutive groups merged into one run each.
+        while files.len() > MAX_FAN_IN {
+            let mut merged = Vec::with_capacity(files.len().div_ceil(MAX_FAN_IN));
+            let mut groups = files.into_iter().peekable();
+            while groups.peek().is_some() {
+                let group: Vec<File> = groups.by_ref().take(MAX_FAN_IN).collect();
+                let sources = readers(group)?;
+                let file = tempfile::tempfile_in(&self.dir)?;
+                let (file, _) = write_run(file, Merged::new(sources, &mut combine)?)?;
+                merged.push(file);
+            }
+            files = merged;
+        }
+        let mut sources = readers(files)?;
+        sources.push(Box::new(last.into_iter().map(Ok)));
+        for record in Merged::new(sources, &mut combine)? {
+            sink(record?)?;
+        }
+        Ok(())
+    }
+}
+
+/// Writes `records` to `file`; returns it rewound, with the bytes written.
+fn write_run<T: Record>(
+    file: File,
+    records: impl Iterator<Item = io::Result<T>>,
+) -> io::Result<(File, u64)> {
+    let mut w = BufWriter::with_capacity(BUFFER, file);
+    let (mut buf, mut bytes) = (Vec::new(), 0u64);
+    for record in records {
+        buf.clear();
+        record?.write(&mut buf);
+        w.write_all(&buf)?;
+        bytes += buf.len() as u64;
+    }
+    let mut file = w.into_inner().map_err(io::IntoInnerError::into_error)?;
+    file.rewind()?;
+    Ok((file, bytes))
+}
+
+/// A sorted source of a merge.
+type Source<'a, T> = Box<dyn Iterator<Item = io::Result<T>> + 'a>;
+
+/// The records of each file, read from its start.
+fn readers<'a, T: Record + 'a>(files: Vec<File>) -> io::Result<Vec<Source<'a, T>>> {
+    let mut out: Vec<Source<'a, T>> = Vec::with_capacity(files.len() + 1);
+    for mut file in files {
+        file.rewind()?;
+        let mut r = BufReader::with_capacity(BUFFER, file);
+        out.push(Box::new(std::iter::from_fn(move || {
+            T::read(&mut r).transpose()
+        })));
+    }
+    Ok(out)
+}
+
+/// The k-way merge of sorted sources, records of one key combined in source order.
+struct Merged<'a, 'c, T: Record, C> {
+    sources: Vec<Source<'a, T>>,
+    heads: Vec<Option<T>>,
+    /// (key, source), smallest first: equal keys come out in source order.
+    heap: BinaryHeap<Reverse<(T::Key, usize)>>,
+    combine: &'c mut C,
+    failed: bool,
+}
+
+impl<'a, 'c, T: Record, C: FnMut(&mut T, T)> Merged<'a, 'c, T, C> {
+    fn new(mut sources: Vec<Source<'a, T>>, combine: &'c mut C) -> io::Result<Self> {
+        let mut heads = Vec::with_capacity(sources.len());
+        let mut heap = BinaryHeap::with_capacity(sources.len());
+        for (i, s) in sources.iter_mut().enumerate() {
+            let head = s.next().transpose()?;
+            if let Some(r) = &head {
+                heap.push(Reverse((r.key(), i)));
+            }
+            heads.push(head);
+        }
+        Ok(Merged {
+            sources,
+            heads,
+            heap,
+            combine,
+            failed: false,
+        })
+    }
+
+    /// The head of source `i`, replaced by its next record.
+    fn take(&mut self, i: usize) -> io::Result<T> {
+        let next = self.sources[i].next().transpose()?;
+        if let Some(r) = &next {
+            self.heap.push(Reverse((r.key(), i)));
+        }
+        std::mem::replace(&mut self.heads[i], next)
+            .ok_or_else(|| io::Error::other("a run's merge lost a record"))
+    }
+
+    fn next_combined(&mut self) -> io::Result<Option<T>> {
+        let Some(Reverse((key, i))) = self.heap.pop() else {
+            return Ok(None);
+        };
+        let mut record = self.take(i)?;
+        while let Some(Reverse((k, _))) = self.heap.peek()
+            && *k == key
+        {
+            let Some(Reverse((_, j))) = self.heap.pop() else {
+                break;
+            };
+            let other = self.take(j)?;
+            (self.combine)(&mut record, other);
+        }
+        Ok(Some(record))
+    }
+}
+
+impl<T: Record, C: FnMut(&mut T, T)> Iterator for Merged<'_, '_, T, C> {
+    type Item = io::Result<T>;
+
+    fn next(&mut self) -> Option<io::Result<T>> {
+        if self.failed {
+            return None;
+        }
+        let next = self.next_combined().transpose();
+        self.failed = matches!(next, Some(Err(_)));
+        next
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, Clone, PartialEq)]
+    struct Pair(u32, Vec<u32>);
+
+    impl Record for Pair {
+        type Key = u32;
+        fn key(&self) -> u32 {
+            self.0
+        }
+        fn write(&self, out: &mut Vec<u8>) {
+            out.extend_from_slice(&self.0.to_le_bytes());
+            out.extend_from_slice(&(self.1.len() as u32).to_le_bytes());
+            for v in &self.1 {
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+        }
+        fn read(r: &mut impl Read) -> io::Result<Option<Self>> {
+            let mut b = [0; 4];
+            match r.read_exact(&mut b) {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
+                Err(e) => return Err(e),
+            }
+            let key = u32::from_le_bytes(b);
+            r.read_exact(&mut b)?;
+            let n = u32::from_le_bytes(b).min(1 << 16);
+            let mut values = Vec::new();
+            for _ in 0..n {
+                r.read_exact(&mut b)?;
+                values.push(u32::from_le_bytes(b));
+            }
+            Ok(Some(Pair(key, values)))
+        }
+    }
+
+    /// Every key once, in order, its records combined in the order they were written —
+    /// with more runs than the fan-in (merged in groups first) and with few.
+    #[test]
+    fn merge_combines_in_run_order() {
+        for runs_written in [0, 1, 3, 4, 5, 17] {
+            let dir = tempfile::tempdir().unwrap();
+            let mut runs = Runs::new(dir.path());
+            let mut expected: std::collections::BTreeMap<u32, Vec<u32>> = Default::default();
+            let mut n = 0;
+            for r in 0..runs_written {
+                let run: Vec<Pair> = (0..20u32)
+                    .filter(|k| (k + r) % 3 != 0)
+                    .map(|k| {
+                        n += 1;
+                        Pair(k, vec![n])
+                    })
+                    .collect();
+                for p in &run {
+                    expected.entry(p.0).or_default().extend(&p.1);
+                }
+                runs.write(run).unwrap();
+            }
+            assert_eq!(runs.len(), runs_written as usize);
+            let last = vec![Pair(5, vec![999]), Pair(40, vec![1000])];
+            for p in &last {
+                expected.entry(p.0).or_default().extend(&p.1);
+            }
+            let mut got = Vec::new();
+            runs.merge(
+                last,
+                |a, b| a.1.extend(b.1),
+                |p| {
+                    got.push((p.0, p.1));
+                    Ok::<(), io::Error>(())
+                },
+            )
+            .unwrap();
+            assert_eq!(
+                got,
+                expected.into_iter().collect::<Vec<_>>(),
+                "{runs_written} runs"
+            );
+        }
+    }
+
+    /// A run cut short is an error of the merge, not a shorter result.
+    #[test]
+    fn a_short_run_is_an_error() {
+        struct Cut;
+        impl Record for Cut {
+            type Key = u8;
+            fn key(&self) -> u8 {
+                0
+            }
+            fn write(&self, out: &mut Vec<u8>) {
+                out.push(1);
+            }
+            fn read(r: &mut impl Read) -> io::Result<Option<Self>> {
+                let mut b = [0; 2];
+                r.read_exact(&mut b)?;
+                Ok(Some(Cut))
+            }
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let mut runs = Runs::new(dir.path());
+        runs.write([Cut]).unwrap();
+        let e = runs
+            .merge(std::iter::empty(), |_, _| {}, |_| Ok::<(), io::Error>(()))
+            .unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::UnexpectedEof);
+    }
+}
