@@ -146,6 +146,7 @@ pub fn run(args: &ConvertArgs) -> CliResult {
                 &args.input,
                 &args.output,
                 args.force,
+                crate::tally::CTG_FROM_TALLY_MIB,
             )?;
             lost.insert("uncodable_moves".into(), s.uncodable_moves.into());
             lost.insert("truncated_positions".into(), s.truncated_positions.into());
@@ -158,7 +159,7 @@ pub fn run(args: &ConvertArgs) -> CliResult {
                 &args.output,
                 "",
                 args.force,
-                crate::kvetka::FROM_TALLY_MEMORY_MIB,
+                crate::tally::KVETKA_FROM_TALLY_MIB,
             )?;
             lost.insert("uncodable_moves".into(), s.uncodable_moves.into());
             lost.insert("without_result".into(), s.without_result.into());

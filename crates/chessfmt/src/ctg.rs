@@ -77,6 +77,11 @@ pub enum CtgCommand {
         table: PathBuf,
         #[command(flatten)]
         out: crate::args::WriteArgs,
+        /// Memory for the positions being gathered, in MiB: past it, sorted runs go to
+        /// temporary files beside the output and are merged at the end (the same book; the
+        /// book itself is then laid out in memory, as `ctg build` lays it out).
+        #[arg(long, value_name = "MIB", default_value_t = crate::tally::CTG_FROM_TALLY_MIB)]
+        memory_limit: usize,
     },
     /// Write the book as a statistics table: the positions a walk from the start reaches,
     /// each move with the statistics of the position after it.
@@ -559,11 +564,17 @@ pub(crate) fn write_from_rows(
     source: &Path,
     output: &Path,
     force: bool,
+    memory_limit: usize,
 ) -> Result<(ctg::write::WriteSummary, ctg::tally::FromTallyStats), CliError> {
     crate::destination::refuse_set_destination(output, "a CTG book (.ctg/.cto/.ctb)");
     let outputs = ["ctg", "cto", "ctb"].map(|e| output.with_extension(e));
     crate::destination::refuse_inputs(outputs.iter().map(PathBuf::as_path), &[source])?;
-    let (records, stats) = ctg::tally::from_tally(rows).map_err(|e| CliError(e.to_string()))?;
+    let limit = chess_core::book::MemoryLimit::new(
+        memory_limit.saturating_mul(1 << 20),
+        crate::destination::scratch_dir(output),
+    );
+    let (records, stats) =
+        ctg::tally::from_tally_limited(rows, Some(&limit)).map_err(|e| CliError(e.to_string()))?;
     for e in &stats.examples {
         crate::output::warn(format_args!("{}: left out: {e}", source.display()));
     }
@@ -574,9 +585,9 @@ pub(crate) fn write_from_rows(
     Ok((written?, stats))
 }
 
-fn from_tally(table: &Path, out: &crate::args::WriteArgs) -> CliResult {
+fn from_tally(table: &Path, out: &crate::args::WriteArgs, memory_limit: usize) -> CliResult {
     let rows = crate::tally::table_rows_ahead(table)?;
-    let (written, stats) = write_from_rows(rows, table, &out.output, out.force)?;
+    let (written, stats) = write_from_rows(rows, table, &out.output, out.force, memory_limit)?;
     summary(
         &Shown {
             text: format!(
@@ -653,7 +664,11 @@ pub fn run(cmd: CtgCommand) -> CliResult {
         } => walk(&book, max_ply, json),
         CtgCommand::ToPolyglot(args) => to_polyglot(&args),
         CtgCommand::Build(args) => build(&args),
-        CtgCommand::FromTally { table, out } => from_tally(&table, &out),
+        CtgCommand::FromTally {
+            table,
+            out,
+            memory_limit,
+        } => from_tally(&table, &out, memory_limit),
         CtgCommand::ToTally { book, out } => to_tally(&book, &out),
     }
 }

@@ -104,7 +104,7 @@ pub enum KvetkaCommand {
         caption: String,
         /// Memory for the positions being gathered, in MiB: past it, sorted runs go to
         /// temporary files beside the output and are merged while writing (the same book).
-        #[arg(long, value_name = "MIB", default_value_t = FROM_TALLY_MEMORY_MIB)]
+        #[arg(long, value_name = "MIB", default_value_t = crate::tally::KVETKA_FROM_TALLY_MIB)]
         memory_limit: usize,
     },
     /// Write the book as a statistics table: the positions a walk from the start reaches,
@@ -764,10 +764,6 @@ fn to_polyglot(path: &Path, out: &WriteArgs) -> CliResult {
         json,
     )
 }
-
-/// Memory `from-tally` and `convert` keep the elements of a book made from a table near, in
-/// MiB, unless told otherwise.
-pub(crate) const FROM_TALLY_MEMORY_MIB: usize = 64;
 
 /// Writes the Kvetka book of a table's rows to `output` (its files committed as one set;
 /// never over `source`, the rows' file) in memory near `memory_limit` MiB (sorted runs in

@@ -194,6 +194,14 @@ fn map(args: &MapArgs, out: &WriteArgs) -> CliResult {
     )
 }
 
+/// Memory `kvetka from-tally` (and `convert` to Kvetka) keeps the positions being gathered
+/// near, in MiB, unless told otherwise: the book streams to its files.
+pub(crate) const KVETKA_FROM_TALLY_MIB: usize = 64;
+
+/// The same for `ctg from-tally` (and `convert` to CTG), whose book is then laid out in
+/// memory whole: a table the size of a book's needs no runs.
+pub(crate) const CTG_FROM_TALLY_MIB: usize = 256;
+
 /// Refuses an existing output without `--force` before any work.
 pub fn refuse_existing(out: &WriteArgs) -> CliResult {
     crate::destination::refuse_existing(&out.output, out.force)

@@ -927,44 +927,49 @@ fn a_table_as_a_pgn_tree() {
     assert_eq!(code, 2, "{err}");
 }
 
-/// `kvetka from-tally --memory-limit` keeps the book: runs spilled past the limit and merged
-/// while writing give the same files as a book made with room to spare (`--help`'s promise).
+/// `kvetka|ctg from-tally --memory-limit` keep the book: runs spilled past the limit and
+/// merged give the same files as a book made with room to spare (`--help`'s promise).
 #[test]
-fn kvetka_from_tally_under_a_memory_limit_is_the_same_book() {
+fn from_tally_under_a_memory_limit_is_the_same_book() {
     let dir = tempfile::tempdir().unwrap();
     let pgn = corpus().join("pgn/lichess-2017-09-sample1000.pgn");
     let table = dir.path().join("t.parquet");
     run(&["tally", s(&pgn), "-o", s(&table)]);
-    let mut books = Vec::new();
-    for (name, limit) in [("roomy", "1024"), ("tight", "1")] {
-        let book = dir.path().join(name).join("book.kob");
-        std::fs::create_dir(book.parent().unwrap()).unwrap();
-        let json = run(&[
-            "kvetka",
-            "from-tally",
-            s(&table),
-            "-o",
-            s(&book),
-            "--memory-limit",
-            limit,
-            "--json",
-        ]);
-        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
-        assert!(v["positions"].as_u64().unwrap() > 60_000, "{json}");
-        let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(book.parent().unwrap())
-            .unwrap()
-            .map(|e| e.unwrap())
-            .map(|e| {
-                let name = e.file_name().into_string().unwrap();
-                (name, std::fs::read(e.path()).unwrap())
-            })
-            .collect();
-        files.sort();
-        // The book's files alone (and the set's lock): no run is left behind.
-        files.retain(|f| !f.0.ends_with(".chessfmt-lock"));
-        let names: Vec<&str> = files.iter().map(|f| f.0.as_str()).collect();
-        assert_eq!(names, ["book.kin", "book_0.kob"], "{name}");
-        books.push(files);
+    for (format, book, files_made) in [
+        ("kvetka", "book.kob", &["book.kin", "book_0.kob"][..]),
+        ("ctg", "book.ctg", &["book.ctb", "book.ctg", "book.cto"][..]),
+    ] {
+        let mut books = Vec::new();
+        for limit in ["1024", "1"] {
+            let book = dir.path().join(format!("{format}{limit}")).join(book);
+            std::fs::create_dir(book.parent().unwrap()).unwrap();
+            let json = run(&[
+                format,
+                "from-tally",
+                s(&table),
+                "-o",
+                s(&book),
+                "--memory-limit",
+                limit,
+                "--json",
+            ]);
+            let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+            assert!(v["positions"].as_u64().unwrap() > 60_000, "{json}");
+            let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(book.parent().unwrap())
+                .unwrap()
+                .map(|e| e.unwrap())
+                .map(|e| {
+                    let name = e.file_name().into_string().unwrap();
+                    (name, std::fs::read(e.path()).unwrap())
+                })
+                .collect();
+            files.sort();
+            // The book's files alone (and the set's lock): no run is left behind.
+            files.retain(|f| !f.0.ends_with(".chessfmt-lock"));
+            let names: Vec<&str> = files.iter().map(|f| f.0.as_str()).collect();
+            assert_eq!(names, files_made, "{format} {limit}");
+            books.push(files);
+        }
+        assert!(books[0] == books[1], "{format}: the limit changed the book");
     }
-    assert!(books[0] == books[1], "the limit changed the book");
 }

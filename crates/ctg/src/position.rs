@@ -109,6 +109,17 @@ impl Key {
     pub fn as_bytes(&self) -> &[u8] {
         &self.bytes[..usize::from(self.len)]
     }
+
+    /// The key of encoded bytes (at most 32; `None` past that).
+    #[cfg(feature = "tally")]
+    pub(crate) fn from_bytes(encoded: &[u8]) -> Option<Key> {
+        let mut bytes = [0; 32];
+        bytes.get_mut(..encoded.len())?.copy_from_slice(encoded);
+        Some(Key {
+            bytes,
+            len: encoded.len() as u8,
+        })
+    }
 }
 
 impl std::fmt::Debug for Key {

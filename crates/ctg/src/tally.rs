@@ -168,12 +168,43 @@ pub fn games_of(records: &[RecordData]) -> u32 {
 /// Rows one task of [`from_tally`] resolves and codes.
 const CHUNK_ROWS: usize = 4096;
 
-/// What one chunk of rows adds: the positions counted (with the moves leaving them), the
-/// positions reached, and the chunk's statistics.
+/// A position being gathered: the rows leaving it (with its moves) and the rows reaching it.
+#[derive(Debug, Default)]
+struct Entry {
+    out: Acc,
+    into: Acc,
+    /// Whether a row reaches it.
+    reached: bool,
+}
+
+impl Entry {
+    /// Adds `other` (gathered from rows after this one's).
+    fn merge(&mut self, other: Entry) {
+        self.out.merge(other.out);
+        self.into.merge(other.into);
+        self.reached |= other.reached;
+    }
+
+    /// The record of the position `key`: the statistics of the rows reaching it (every game
+    /// through it, games that end there included), or of those leaving it where none reaches
+    /// it (the start of the lines); its moves are always those leaving it.
+    fn record(self, key: &[u8], stats: &mut FromTallyStats) -> RecordData {
+        let acc = if self.reached {
+            Acc {
+                moves: self.out.moves,
+                ..self.into
+            }
+        } else {
+            self.out
+        };
+        acc.record(key, stats)
+    }
+}
+
+/// What one chunk of rows adds: the positions counted or reached, and the chunk's statistics.
 #[derive(Default)]
 struct Partial {
-    positions: HashMap<position::Key, Acc>,
-    reached: HashMap<position::Key, Acc>,
+    positions: HashMap<position::Key, Entry>,
     stats: FromTallyStats,
 }
 
@@ -197,7 +228,7 @@ impl Partial {
                 bad(stats, format!("a position CTG cannot store: {}", row.epd));
                 continue;
             };
-            let acc = part.positions.entry(key).or_default();
+            let acc = &mut part.positions.entry(key).or_default().out;
             acc.add(&row.counts, p.turn());
             let n = normalize(p);
             match moves::encode(&n.position, n.transform.apply_move(m)) {
@@ -207,10 +238,9 @@ impl Partial {
             let mut child = p.clone();
             child.play_unchecked(m);
             if let Some(ckey) = position::key_of(&child) {
-                part.reached
-                    .entry(ckey)
-                    .or_default()
-                    .add(&row.counts, child.turn());
+                let e = part.positions.entry(ckey).or_default();
+                e.into.add(&row.counts, child.turn());
+                e.reached = true;
             }
         }
         part
@@ -218,13 +248,8 @@ impl Partial {
 
     /// Adds `other` (the chunk after this one's rows).
     fn merge(&mut self, other: Partial) {
-        for (into, from) in [
-            (&mut self.positions, other.positions),
-            (&mut self.reached, other.reached),
-        ] {
-            for (key, acc) in from {
-                into.entry(key).or_default().merge(acc);
-            }
+        for (key, e) in other.positions {
+            self.positions.entry(key).or_default().merge(e);
         }
         let (s, o) = (&mut self.stats, other.stats);
         s.rows += o.rows;
@@ -251,27 +276,192 @@ fn from_tally_in_chunks(
 ) -> Result<(Vec<RecordData>, FromTallyStats), TallyError> {
     let mut all = Partial::default();
     chessfmt_tally::map_chunks(rows, chunk_rows, Partial::of, |part| all.merge(part))?;
+    Ok(records_of(all))
+}
+
+/// The records of what was gathered, sorted by position.
+fn records_of(all: Partial) -> (Vec<RecordData>, FromTallyStats) {
     let Partial {
         positions,
-        mut reached,
         mut stats,
     } = all;
-    // A position's statistics are those of the moves reaching it (every game through it,
-    // games that end there included); the start of the lines (no move reaches it) takes the
-    // moves leaving it. Its moves are always those leaving it.
     let mut records: Vec<RecordData> = Vec::with_capacity(positions.len());
-    for (key, mut acc) in positions {
-        if let Some(into) = reached.remove(&key) {
-            acc = Acc {
-                moves: acc.moves,
-                ..into
-            };
+    for (key, e) in positions {
+        records.push(e.record(key.as_bytes(), &mut stats));
+    }
+    records.sort_unstable_by(|a, b| a.position.cmp(&b.position));
+    stats.records = records.len();
+    (records, stats)
+}
+
+/// Bytes of memory a position being gathered is counted for: its key, two sums and its
+/// moves in a hash table.
+const BYTES_PER_ENTRY: usize = 320;
+
+/// Why [`from_tally_limited`] failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum FromTallyError {
+    /// The table could not be read.
+    #[error(transparent)]
+    Table(#[from] TallyError),
+    /// The temporary runs could not be written or read back.
+    #[error("{}: the temporary runs: {source}", dir.display())]
+    Runs {
+        /// Where they were.
+        dir: std::path::PathBuf,
+        /// What failed.
+        source: std::io::Error,
+    },
+}
+
+/// A position being gathered, as a run holds it.
+struct Spilled {
+    key: position::Key,
+    e: Entry,
+}
+
+fn put_acc(out: &mut Vec<u8>, a: &Acc) {
+    let (r1, r2) = (a.r1, a.r2);
+    for v in [
+        a.games, a.wins, a.losses, a.draws, a.unknown, r1.0, r1.1, r2.0, r2.1,
+    ] {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    // At most one entry a move code.
+    out.push(a.moves.len() as u8);
+    for &(code, games) in &a.moves {
+        out.push(code);
+        out.extend_from_slice(&games.to_le_bytes());
+    }
+}
+
+fn get_acc(r: &mut impl std::io::Read) -> std::io::Result<Acc> {
+    let mut fixed = [0; 9 * 8 + 1];
+    r.read_exact(&mut fixed)?;
+    let n = |i: usize| u64::from_le_bytes(fixed[8 * i..8 * i + 8].try_into().unwrap_or_default());
+    let mut a = Acc {
+        games: n(0),
+        wins: n(1),
+        losses: n(2),
+        draws: n(3),
+        unknown: n(4),
+        r1: (n(5), n(6)),
+        r2: (n(7), n(8)),
+        moves: Vec::with_capacity(usize::from(fixed[72])),
+    };
+    for _ in 0..fixed[72] {
+        let mut m = [0; 9];
+        r.read_exact(&mut m)?;
+        let games = u64::from_le_bytes(m[1..].try_into().unwrap_or_default());
+        a.moves.push((m[0], games));
+    }
+    Ok(a)
+}
+
+impl chessfmt_files::runs::Record for Spilled {
+    /// The key's bytes, zero-padded, and their number: the order of the bytes themselves.
+    type Key = ([u8; 32], usize);
+
+    fn key(&self) -> Self::Key {
+        let b = self.key.as_bytes();
+        let mut k = [0; 32];
+        k[..b.len()].copy_from_slice(b);
+        (k, b.len())
+    }
+
+    fn write(&self, out: &mut Vec<u8>) {
+        let b = self.key.as_bytes();
+        out.push(b.len() as u8);
+        out.extend_from_slice(b);
+        put_acc(out, &self.e.out);
+        put_acc(out, &self.e.into);
+        out.push(u8::from(self.e.reached));
+    }
+
+    fn read(r: &mut impl std::io::Read) -> std::io::Result<Option<Self>> {
+        let mut len = [0; 1];
+        match r.read_exact(&mut len) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(None),
+            Err(e) => return Err(e),
         }
-        records.push(acc.record(key.as_bytes(), &mut stats));
+        let mut b = [0; 32];
+        let b = b
+            .get_mut(..usize::from(len[0]))
+            .ok_or_else(|| std::io::Error::other("a run's key is too long"))?;
+        r.read_exact(b)?;
+        let key = position::Key::from_bytes(b)
+            .ok_or_else(|| std::io::Error::other("a run's key is too long"))?;
+        let (out, into) = (get_acc(r)?, get_acc(r)?);
+        let mut flag = [0; 1];
+        r.read_exact(&mut flag)?;
+        let e = Entry {
+            out,
+            into,
+            reached: flag[0] != 0,
+        };
+        Ok(Some(Spilled { key, e }))
     }
-    for (key, acc) in reached {
-        records.push(acc.record(key.as_bytes(), &mut stats));
+}
+
+/// [`from_tally`] with the positions being gathered kept near `limit`: past it they are
+/// written to sorted runs (anonymous temporary files in the limit's folder) and merged into
+/// the records at the end. The records are [`from_tally`]'s, whatever the limit; they are
+/// the book, which [`crate::write::write_book`] lays out in memory.
+pub fn from_tally_limited(
+    rows: impl IntoIterator<Item = Result<Row, TallyError>>,
+    limit: Option<&chess_core::book::MemoryLimit>,
+) -> Result<(Vec<RecordData>, FromTallyStats), FromTallyError> {
+    use chessfmt_files::runs::Runs;
+    let Some(limit) = limit else {
+        return Ok(from_tally(rows)?);
+    };
+    let most = (limit.bytes / BYTES_PER_ENTRY).max(1024);
+    let mut runs = Runs::<Spilled>::new(&limit.dir);
+    let mut all = Partial::default();
+    let mut spill_error = None;
+    chessfmt_tally::map_chunks(rows, CHUNK_ROWS, Partial::of, |part| {
+        all.merge(part);
+        if all.positions.len() >= most && spill_error.is_none() {
+            let mut sorted: Vec<Spilled> = all
+                .positions
+                .drain()
+                .map(|(key, e)| Spilled { key, e })
+                .collect();
+            sorted.sort_unstable_by(|a, b| a.key.as_bytes().cmp(b.key.as_bytes()));
+            spill_error = runs.write(sorted).err();
+        }
+    })?;
+    let runs_error = |source| FromTallyError::Runs {
+        dir: limit.dir.clone(),
+        source,
+    };
+    if let Some(e) = spill_error {
+        return Err(runs_error(e));
     }
+    if runs.is_empty() {
+        return Ok(records_of(all));
+    }
+    let Partial {
+        positions,
+        mut stats,
+    } = all;
+    let mut last: Vec<Spilled> = positions
+        .into_iter()
+        .map(|(key, e)| Spilled { key, e })
+        .collect();
+    last.sort_unstable_by(|a, b| a.key.as_bytes().cmp(b.key.as_bytes()));
+    let mut records = Vec::new();
+    runs.merge(
+        last,
+        |a, b| a.e.merge(b.e),
+        |s| {
+            records.push(s.e.record(s.key.as_bytes(), &mut stats));
+            Ok::<(), std::io::Error>(())
+        },
+    )
+    .map_err(runs_error)?;
     records.sort_unstable_by(|a, b| a.position.cmp(&b.position));
     stats.records = records.len();
     Ok((records, stats))
@@ -362,5 +552,37 @@ mod tests {
             |rows, chunk| from_tally_in_chunks(rows.iter().cloned().map(Ok), chunk).unwrap(),
         );
         assert_eq!((stats.bad_rows, stats.examples.len()), (6, 5));
+    }
+
+    /// Positions gathered under a limit that spills runs of a thousand (merged at the end)
+    /// give [`from_tally`]'s records and statistics; a limit with room writes no run.
+    #[test]
+    fn runs_change_nothing() {
+        let pgn = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../../shared/corpus/polyglot/pgn/lichess-2017-09-sample1000.pgn"
+        );
+        let Ok(text) = std::fs::read_to_string(pgn) else {
+            // Missing data fails while ../shared is present: a test never passes by skipping.
+            let shared = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared");
+            assert!(!std::path::Path::new(shared).is_dir(), "{pgn} missing");
+            return;
+        };
+        let mut tally = chessfmt_tally::Tally::new(chessfmt_tally::TallyOptions::default());
+        tally
+            .add_pgn(chessfmt_pgn::PgnReader::new(text.as_bytes()), |_| {})
+            .unwrap();
+        let (rows, _) = tally.finish().unwrap();
+        let whole = from_tally(rows.iter().cloned().map(Ok)).unwrap();
+        assert!(whole.0.len() > 20_000, "{} records", whole.0.len());
+        let dir = tempfile::tempdir().unwrap();
+        for bytes in [1, 1 << 30] {
+            let limit = chess_core::book::MemoryLimit::new(bytes, dir.path());
+            let limited = from_tally_limited(rows.iter().cloned().map(Ok), Some(&limit)).unwrap();
+            assert!(
+                limited == whole,
+                "a limit of {bytes} bytes changed the records"
+            );
+        }
     }
 }
