@@ -114,10 +114,7 @@ fn tally_map<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     inputs::check_output(&out, &pgn_paths, overwrite)?;
     let pool = inputs::pool(threads)?;
-    let dir = out
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+    let dir = scratch_dir(&out);
     let limit = memory_limit_mib
         .map(|mib| chess_core::book::MemoryLimit::new(mib.saturating_mul(1 << 20), dir));
     let stats = py.detach(|| -> PyResult<_> {
@@ -242,6 +239,25 @@ fn from_counts<'py>(
     Ok(d)
 }
 
+/// Memory the positions of a Kvetka book from a table are gathered in, in MiB (as `chessfmt
+/// kvetka from-tally`'s default): the book streams to its files.
+const KVETKA_GATHERING_MIB: usize = 64;
+
+/// The same for a CTG book (as `chessfmt ctg from-tally`'s default), laid out in memory after.
+const CTG_GATHERING_MIB: usize = 256;
+
+/// A gathering limit of `mib` MiB, its runs in temporary files beside `out`.
+fn gathering_limit(out: &Path, mib: usize) -> chess_core::book::MemoryLimit {
+    chess_core::book::MemoryLimit::new(mib << 20, scratch_dir(out))
+}
+
+/// The folder of `out`, where temporary runs go.
+fn scratch_dir(out: &Path) -> PathBuf {
+    out.parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+}
+
 /// `chessfmt.ctg.from_tally`: a CTG book from a table, as `chessfmt ctg from-tally`.
 #[pyfunction]
 #[pyo3(signature = (table, out, *, overwrite))]
@@ -259,7 +275,15 @@ fn ctg_from_tally<'py>(
         )?;
     }
     let (written, stats) = py.detach(|| -> PyResult<_> {
-        let (records, stats) = ctg::tally::from_tally(open_table(&table)?).map_err(table_error)?;
+        let limit = gathering_limit(&out, CTG_GATHERING_MIB);
+        let (records, stats) = ctg::tally::from_tally_limited(open_table(&table)?, Some(&limit))
+            .map_err(|e| match e {
+                ctg::tally::FromTallyError::Table(e) => table_error(e),
+                ctg::tally::FromTallyError::Runs { dir, source } => {
+                    errors::os_error(&source, Some(&dir))
+                }
+                e => errors::plain(&out, e),
+            })?;
         let games = ctg::tally::games_of(&records);
         let written = ctg::write::write_book(&out, &records, games, overwrite)
             .map_err(|e| errors::to_py(e.in_file(&out)))?;
@@ -312,17 +336,22 @@ fn kvetka_from_tally<'py>(
         inputs::check_output(&member, std::slice::from_ref(&table), overwrite)?;
     }
     let (written, stats) = py.detach(|| -> PyResult<_> {
-        let (mut elements, stats) =
-            kvetka_book::tally::from_tally(open_table(&table)?).map_err(table_error)?;
-        let written = kvetka_book::write::write_book(
+        let mut writer = kvetka_book::write::StreamWriter::new(
             &paths,
             &kvetka_book::raw::Header::converted(&caption),
-            &mut elements,
-            None,
             kvetka_book::write::DEFAULT_SPLIT_SIZE,
             overwrite,
         )
         .map_err(errors::to_py)?;
+        let limit = gathering_limit(&out, KVETKA_GATHERING_MIB);
+        let stats =
+            kvetka_book::tally::write_from_tally(open_table(&table)?, &mut writer, Some(&limit))
+                .map_err(|e| match e {
+                    kvetka_book::tally::FromTallyError::Table(e) => table_error(e),
+                    kvetka_book::tally::FromTallyError::Book(e) => errors::to_py(e),
+                    e => errors::plain(&out, e),
+                })?;
+        let written = writer.finish(None).map_err(errors::to_py)?;
         Ok((written, stats))
     })?;
     let d = from_counts(
