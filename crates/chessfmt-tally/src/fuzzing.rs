@@ -134,3 +134,24 @@ pub fn check_chunks_change_nothing<T: PartialEq + std::fmt::Debug>(
     }
     whole
 }
+
+/// The table of `../shared/corpus`'s 1,000 lichess games (every game counted), for the book
+/// writers' tests that need more positions than a file of `testdata/` has; `None` where
+/// `../shared` is absent (a panic where it is present without the file: a test never passes
+/// by skipping).
+pub fn lichess_sample_rows() -> Option<Vec<Row>> {
+    let pgn = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/corpus/polyglot/pgn/lichess-2017-09-sample1000.pgn"
+    );
+    let Ok(text) = std::fs::read_to_string(pgn) else {
+        let shared = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared");
+        assert!(!std::path::Path::new(shared).is_dir(), "{pgn} missing");
+        return None;
+    };
+    let mut tally = crate::Tally::new(crate::TallyOptions::default());
+    tally
+        .add_pgn(chessfmt_pgn::PgnReader::new(text.as_bytes()), |_| {})
+        .expect("a PGN in memory");
+    Some(tally.finish().expect("a table in memory").0)
+}

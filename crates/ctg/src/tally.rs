@@ -558,21 +558,9 @@ mod tests {
     /// give [`from_tally`]'s records and statistics; a limit with room writes no run.
     #[test]
     fn runs_change_nothing() {
-        let pgn = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../../shared/corpus/polyglot/pgn/lichess-2017-09-sample1000.pgn"
-        );
-        let Ok(text) = std::fs::read_to_string(pgn) else {
-            // Missing data fails while ../shared is present: a test never passes by skipping.
-            let shared = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared");
-            assert!(!std::path::Path::new(shared).is_dir(), "{pgn} missing");
+        let Some(rows) = chessfmt_tally::fuzzing::lichess_sample_rows() else {
             return;
         };
-        let mut tally = chessfmt_tally::Tally::new(chessfmt_tally::TallyOptions::default());
-        tally
-            .add_pgn(chessfmt_pgn::PgnReader::new(text.as_bytes()), |_| {})
-            .unwrap();
-        let (rows, _) = tally.finish().unwrap();
         let whole = from_tally(rows.iter().cloned().map(Ok)).unwrap();
         assert!(whole.0.len() > 20_000, "{} records", whole.0.len());
         let dir = tempfile::tempdir().unwrap();

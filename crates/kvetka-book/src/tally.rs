@@ -444,21 +444,9 @@ mod tests {
     /// runs of a thousand elements — is the book of [`from_tally`]'s elements, byte for byte.
     #[test]
     fn written_as_made_is_the_book() {
-        let pgn = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../../shared/corpus/polyglot/pgn/lichess-2017-09-sample1000.pgn"
-        );
-        let Ok(text) = std::fs::read_to_string(pgn) else {
-            // Missing data fails while ../shared is present: a test never passes by skipping.
-            let shared = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared");
-            assert!(!std::path::Path::new(shared).is_dir(), "{pgn} missing");
+        let Some(rows) = chessfmt_tally::fuzzing::lichess_sample_rows() else {
             return;
         };
-        let mut tally = chessfmt_tally::Tally::new(chessfmt_tally::TallyOptions::default());
-        tally
-            .add_pgn(chessfmt_pgn::PgnReader::new(text.as_bytes()), |_| {})
-            .unwrap();
-        let (rows, _) = tally.finish().unwrap();
         let dir = tempfile::tempdir().unwrap();
         let header = crate::raw::Header::converted("table");
         let split = 256 * 1024;
