@@ -329,7 +329,7 @@ fn put_acc(out: &mut Vec<u8>, a: &Acc) {
         out.extend_from_slice(&v.to_le_bytes());
     }
     // At most one entry a move code.
-    out.push(a.moves.len() as u8);
+    out.extend_from_slice(&(a.moves.len() as u16).to_le_bytes());
     for &(code, games) in &a.moves {
         out.push(code);
         out.extend_from_slice(&games.to_le_bytes());
@@ -337,7 +337,7 @@ fn put_acc(out: &mut Vec<u8>, a: &Acc) {
 }
 
 fn get_acc(r: &mut impl std::io::Read) -> std::io::Result<Acc> {
-    let mut fixed = [0; 9 * 8 + 1];
+    let mut fixed = [0; 9 * 8 + 2];
     r.read_exact(&mut fixed)?;
     let n = |i: usize| u64::from_le_bytes(fixed[8 * i..8 * i + 8].try_into().unwrap_or_default());
     let mut a = Acc {
@@ -348,9 +348,9 @@ fn get_acc(r: &mut impl std::io::Read) -> std::io::Result<Acc> {
         unknown: n(4),
         r1: (n(5), n(6)),
         r2: (n(7), n(8)),
-        moves: Vec::with_capacity(usize::from(fixed[72])),
+        moves: Vec::new(),
     };
-    for _ in 0..fixed[72] {
+    for _ in 0..u16::from_le_bytes([fixed[72], fixed[73]]) {
         let mut m = [0; 9];
         r.read_exact(&mut m)?;
         let games = u64::from_le_bytes(m[1..].try_into().unwrap_or_default());
@@ -422,8 +422,12 @@ pub fn from_tally_limited(
     let mut all = Partial::default();
     let mut spill_error = None;
     chessfmt_tally::map_chunks(rows, CHUNK_ROWS, Partial::of, |part| {
+        // After a failed spill nothing more is gathered: the error ends the call.
+        if spill_error.is_some() {
+            return;
+        }
         all.merge(part);
-        if all.positions.len() >= most && spill_error.is_none() {
+        if all.positions.len() >= most {
             let mut sorted: Vec<Spilled> = all
                 .positions
                 .drain()

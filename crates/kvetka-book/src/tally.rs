@@ -250,7 +250,7 @@ impl chessfmt_files::runs::Record for Spilled {
         }
         out.push(u8::from(g.rows_in));
         // At most one entry a move code.
-        out.push(g.moves.len() as u8);
+        out.extend_from_slice(&(g.moves.len() as u16).to_le_bytes());
         for &(first_seen, code) in &g.moves {
             out.extend_from_slice(&first_seen.to_le_bytes());
             out.push(code);
@@ -264,7 +264,7 @@ impl chessfmt_files::runs::Record for Spilled {
             Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(None),
             Err(e) => return Err(e),
         }
-        let mut fixed = [0; 6 * 8 + 2];
+        let mut fixed = [0; 6 * 8 + 3];
         r.read_exact(&mut fixed)?;
         let n =
             |i: usize| u64::from_le_bytes(fixed[8 * i..8 * i + 8].try_into().unwrap_or_default());
@@ -272,9 +272,9 @@ impl chessfmt_files::runs::Record for Spilled {
             out: (n(0), n(1), n(2)),
             into: (n(3), n(4), n(5)),
             rows_in: fixed[48] != 0,
-            moves: Vec::with_capacity(usize::from(fixed[49])),
+            moves: Vec::new(),
         };
-        for _ in 0..fixed[49] {
+        for _ in 0..u16::from_le_bytes([fixed[49], fixed[50]]) {
             let mut m = [0; 9];
             r.read_exact(&mut m)?;
             let first_seen = u64::from_le_bytes(m[..8].try_into().unwrap_or_default());
@@ -302,10 +302,13 @@ pub fn write_from_tally(
     });
     let mut spill_error = None;
     chessfmt_tally::map_chunks(rows, CHUNK_ROWS, Partial::of, |part| {
+        // After a failed spill nothing more is gathered: the error ends the call.
+        if spill_error.is_some() {
+            return;
+        }
         all.merge(part);
         if let Some((runs, most)) = &mut runs
             && all.elements.len() >= *most
-            && spill_error.is_none()
         {
             let mut sorted: Vec<(Key, Gathered)> = all.elements.drain().collect();
             sorted.sort_unstable_by_key(|e| e.0);
