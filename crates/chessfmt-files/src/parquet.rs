@@ -30,7 +30,6 @@ use std::{
 };
 
 use parquet::{
-    basic::Compression,
     data_type::ByteArray,
     file::{properties::WriterProperties, writer::SerializedFileWriter},
     schema::{parser::parse_message_type, types::ColumnPath},
@@ -175,6 +174,19 @@ fn parquet_error(doing: &str, e: impl std::fmt::Display) -> io::Error {
     io::Error::other(format!("Parquet: {doing}: {e}"))
 }
 
+/// How the pages of a Parquet file are compressed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Compression {
+    /// Snappy: the default of Spark, DuckDB and pyarrow.
+    #[default]
+    Snappy,
+    /// Zstandard at its default level: smaller files, read by every current Parquet reader.
+    Zstd,
+    /// None.
+    Uncompressed,
+}
+
 /// A Parquet file being written to `W`: an [`Encoder`] (which may encode a row group on
 /// another thread, e.g. in a `rayon::join` beside the making of the next one) and the output
 /// the encoded bytes are passed on to.
@@ -213,9 +225,25 @@ impl<W: Write> ParquetFile<W> {
     /// dictionary is built only to be given up; a nested leaf by its dotted path,
     /// `visits.list.element.move`).
     pub fn new(out: W, schema: &str, no_dictionary: &[&str]) -> io::Result<ParquetFile<W>> {
+        Self::with_compression(out, schema, no_dictionary, Compression::Snappy)
+    }
+
+    /// [`ParquetFile::new`] with its pages compressed by `compression`.
+    pub fn with_compression(
+        out: W,
+        schema: &str,
+        no_dictionary: &[&str],
+        compression: Compression,
+    ) -> io::Result<ParquetFile<W>> {
+        use parquet::basic::Compression as Codec;
         let schema = Arc::new(parse_message_type(schema).map_err(|e| parquet_error("schema", e))?);
+        let codec = match compression {
+            Compression::Snappy => Codec::SNAPPY,
+            Compression::Zstd => Codec::ZSTD(parquet::basic::ZstdLevel::default()),
+            Compression::Uncompressed => Codec::UNCOMPRESSED,
+        };
         let mut props = WriterProperties::builder()
-            .set_compression(Compression::SNAPPY)
+            .set_compression(codec)
             .set_created_by(format!("chessfmt {}", env!("CARGO_PKG_VERSION")));
         for column in no_dictionary {
             let path = ColumnPath::new(column.split('.').map(str::to_string).collect());

@@ -71,7 +71,7 @@ pub use merge::{MergeStats, merge, merge_batches, sort_and_sum};
 pub use position::PackedPosition;
 pub use resolve::RowResolver;
 pub use row::{Counts, Row, RowBatch, RowRef};
-pub use table::{TableFormat, TableWriter};
+pub use table::{Compression, TableFormat, TableWriter};
 pub use tally::{Tally, TallyOptions, TallyStats};
 
 /// The README's examples, compiled and run as doctests.

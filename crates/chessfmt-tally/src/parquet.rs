@@ -176,10 +176,25 @@ impl<W: Write> std::fmt::Debug for ParquetWriter<W> {
 }
 
 impl<W: Write> ParquetWriter<W> {
-    /// A writer of a table to `out`.
+    /// A writer of a table to `out` (Snappy).
     pub fn new(out: W) -> Result<ParquetWriter<W>, Error> {
+        Self::with_compression(out, crate::table::Compression::Snappy)
+    }
+
+    /// A writer of a table to `out`, its pages compressed by `compression`.
+    pub fn with_compression(
+        out: W,
+        compression: crate::table::Compression,
+    ) -> Result<ParquetWriter<W>, Error> {
+        use chessfmt_files::parquet::Compression as Codec;
+        let codec = match compression {
+            crate::table::Compression::Snappy => Codec::Snappy,
+            crate::table::Compression::Zstd => Codec::Zstd,
+            crate::table::Compression::Uncompressed => Codec::Uncompressed,
+        };
         // Keys, positions and first plays are nearly all distinct: no dictionary to give up on.
-        let file = ParquetFile::new(out, SCHEMA, &["key", "epd", "first_seen"])?;
+        let file =
+            ParquetFile::with_compression(out, SCHEMA, &["key", "epd", "first_seen"], codec)?;
         Ok(ParquetWriter {
             file,
             columns: Columns::default(),

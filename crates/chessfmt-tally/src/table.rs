@@ -11,6 +11,19 @@ use std::{
 
 use crate::{CsvReader, CsvWriter, Error, Row, RowBatch, RowRef};
 
+/// How a Parquet table's pages are compressed (a CSV table is text: it has none).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Compression {
+    /// Snappy: the default of Spark, DuckDB and pyarrow.
+    #[default]
+    Snappy,
+    /// Zstandard: about two thirds of Snappy's size for a table, written as fast.
+    Zstd,
+    /// None.
+    Uncompressed,
+}
+
 /// A form of the table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
@@ -48,11 +61,23 @@ pub enum TableWriter<W: Write> {
 impl<W: Write> TableWriter<W> {
     /// A writer of `format` to `out`. Parquet without the feature is an error.
     pub fn new(format: TableFormat, out: W) -> Result<TableWriter<W>, Error> {
+        Self::with_compression(format, out, Compression::default())
+    }
+
+    /// [`TableWriter::new`], a Parquet table's pages compressed by `compression` (a CSV
+    /// table has none).
+    pub fn with_compression(
+        format: TableFormat,
+        out: W,
+        compression: Compression,
+    ) -> Result<TableWriter<W>, Error> {
+        #[cfg(not(feature = "parquet"))]
+        let _ = compression;
         match format {
             TableFormat::Csv => Ok(TableWriter::Csv(CsvWriter::new(out)?)),
             #[cfg(feature = "parquet")]
             TableFormat::Parquet => Ok(TableWriter::Parquet(Box::new(
-                crate::parquet::ParquetWriter::new(out)?,
+                crate::parquet::ParquetWriter::with_compression(out, compression)?,
             ))),
             #[cfg(not(feature = "parquet"))]
             TableFormat::Parquet => Err(no_parquet()),

@@ -39,6 +39,9 @@ pub struct TallyOptions {
     /// first seen in a lower part come first among equals ([`Counts::first_seen`]), so parts
     /// numbered in input order give the order one tally of all the games gives.
     pub part: u16,
+    /// How a Parquet table is compressed ([`Tally::write_table`], [`Tally::save`]; Snappy by
+    /// default).
+    pub compression: crate::table::Compression,
 }
 
 impl TallyOptions {
@@ -56,6 +59,13 @@ impl TallyOptions {
     #[must_use]
     pub fn with_part(mut self, part: u16) -> Self {
         self.part = part;
+        self
+    }
+
+    /// Compresses a Parquet table with `compression` ([`TallyOptions::compression`]).
+    #[must_use]
+    pub fn with_compression(mut self, compression: crate::table::Compression) -> Self {
+        self.compression = compression;
         self
     }
 
@@ -483,7 +493,7 @@ impl Tally {
         format: TableFormat,
         w: &mut dyn Write,
     ) -> Result<TallyStats, Error> {
-        let mut table = TableWriter::new(format, w)?;
+        let mut table = TableWriter::with_compression(format, w, self.options.compression)?;
         if !self.runs.is_empty() {
             let stats = self.write_rows(|r| table.write(&r))?;
             table.finish()?;

@@ -66,6 +66,39 @@ pub struct MapArgs {
     /// run over all the games gives.
     #[arg(long, default_value_t = 0, value_name = "K")]
     part: u16,
+    /// How a Parquet table's pages are compressed: snappy (the default, as Spark, DuckDB and
+    /// pyarrow write), zstd (about two thirds of the size, as fast) or none. Parquet output
+    /// only.
+    #[arg(long, value_enum, value_name = "CODEC")]
+    compression: Option<CompressionArg>,
+}
+
+/// `--compression`.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum CompressionArg {
+    Snappy,
+    Zstd,
+    None,
+}
+
+/// The compression `--compression` names for `output` (a usage error for a CSV table: it
+/// has none).
+fn compression(arg: Option<CompressionArg>, output: &Path) -> chessfmt_tally::Compression {
+    use chessfmt_tally::Compression;
+    let Some(arg) = arg else {
+        return Compression::default();
+    };
+    if TableFormat::of_path(output) != TableFormat::Parquet {
+        crate::args::usage_error(format!(
+            "--compression: {} is written as CSV (name it .parquet for a Parquet table)",
+            output.display()
+        ));
+    }
+    match arg {
+        CompressionArg::Snappy => Compression::Snappy,
+        CompressionArg::Zstd => Compression::Zstd,
+        CompressionArg::None => Compression::Uncompressed,
+    }
 }
 
 /// Arguments of `tally merge`.
@@ -79,6 +112,10 @@ pub struct MergeArgs {
     parts: Vec<PathBuf>,
     #[command(flatten)]
     out: WriteArgs,
+    /// How a Parquet table's pages are compressed: snappy (the default), zstd or none.
+    /// Parquet output only.
+    #[arg(long, value_enum, value_name = "CODEC")]
+    compression: Option<CompressionArg>,
 }
 
 /// Arguments of `tally to-pgn`.
@@ -129,6 +166,7 @@ fn map(args: &MapArgs, out: &WriteArgs) -> CliResult {
     }
     let inputs: Vec<&Path> = args.pgn.iter().map(PathBuf::as_path).collect();
     crate::destination::refuse_inputs([out.output.as_path()], &inputs)?;
+    let compression = compression(args.compression, &out.output);
     refuse_existing(out)?;
     // The table is written on the pool too (sorting, EPD): the global pool, sized here.
     rayon::ThreadPoolBuilder::new()
@@ -146,6 +184,7 @@ fn map(args: &MapArgs, out: &WriteArgs) -> CliResult {
         TallyOptions::default()
             .with_max_ply(args.max_ply)
             .with_part(args.part)
+            .with_compression(compression)
             .with_memory_limit(limit),
     );
     let bar = crate::progress::spinner("games");
@@ -244,6 +283,7 @@ pub fn write_table(out: &WriteArgs, inputs: &[&Path], rows: &[Row]) -> Result<()
 fn merge(args: &MergeArgs) -> CliResult {
     let inputs: Vec<&Path> = args.parts.iter().map(PathBuf::as_path).collect();
     crate::destination::refuse_inputs([args.out.output.as_path()], &inputs)?;
+    let compression = compression(args.compression, &args.out.output);
     refuse_existing(&args.out)?;
     let start = std::time::Instant::now();
     let mut readers = Vec::new();
@@ -260,8 +300,12 @@ fn merge(args: &MergeArgs) -> CliResult {
         &inputs,
         |w| {
             let w = std::io::BufWriter::with_capacity(1 << 20, w);
-            let mut table =
-                TableWriter::new(TableFormat::of_path(&args.out.output), w).map_err(table_error)?;
+            let mut table = TableWriter::with_compression(
+                TableFormat::of_path(&args.out.output),
+                w,
+                compression,
+            )
+            .map_err(table_error)?;
             let stats = chessfmt_tally::merge_batches(
                 readers,
                 |r| table.write_ref(r),

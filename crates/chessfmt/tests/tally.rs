@@ -624,14 +624,14 @@ fn duckdb_reduces_parts_as_tally_merge_does() {
         std::fs::read(&book).unwrap()
             == std::fs::read(corpus.join("golden/first10000_default.bin")).unwrap()
     );
-    // The same with Parquet parts and a Parquet result: DuckDB's table is read back as
-    // `tally merge`'s rows.
+    // The same with Parquet parts (one of them zstd: DuckDB reads our zstd pages) and a
+    // Parquet result: DuckDB's table is read back as `tally merge`'s rows.
     let (qa, qb, qsql) = (
         dir.path().join("a.parquet"),
         dir.path().join("b.parquet"),
         dir.path().join("sql.parquet"),
     );
-    run(&["tally", s(&a), "-o", s(&qa)]);
+    run(&["tally", s(&a), "-o", s(&qa), "--compression", "zstd"]);
     run(&["tally", s(&b), "-o", s(&qb), "--part", "1"]);
     let out = std::process::Command::new(&python)
         .arg(&script)
@@ -972,4 +972,59 @@ fn from_tally_under_a_memory_limit_is_the_same_book() {
         }
         assert!(books[0] == books[1], "{format}: the limit changed the book");
     }
+}
+
+/// `--compression` (`tally`, `tally merge`): the same rows in every codec, zstd smaller than
+/// Snappy and Snappy smaller than none; a CSV output has no compression (a usage error).
+#[test]
+fn compression_keeps_the_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = corpus().join("pgn/lichess-2017-09-sample1000.pgn");
+    let csv_of = |table: &Path| {
+        let csv = table.with_extension("csv");
+        run(&["tally", "merge", s(table), "-o", s(&csv), "--force"]);
+        std::fs::read(csv).unwrap()
+    };
+    let (mut sizes, mut merged_sizes) = (Vec::new(), Vec::new());
+    let mut rows = Vec::new();
+    for codec in ["zstd", "snappy", "none"] {
+        let table = dir.path().join(format!("{codec}.parquet"));
+        run(&["tally", s(&pgn), "-o", s(&table), "--compression", codec]);
+        sizes.push(std::fs::metadata(&table).unwrap().len());
+        rows.push(csv_of(&table));
+        // The merge writes the codec asked for too.
+        let merged = dir.path().join(format!("{codec}-merged.parquet"));
+        run(&[
+            "tally",
+            "merge",
+            s(&table),
+            "-o",
+            s(&merged),
+            "--compression",
+            codec,
+        ]);
+        merged_sizes.push(std::fs::metadata(&merged).unwrap().len());
+        assert!(
+            csv_of(&merged) == rows[0],
+            "{codec}: the merge changed the rows"
+        );
+    }
+    assert!(
+        rows.iter().all(|r| *r == rows[0]),
+        "a codec changed the rows"
+    );
+    for sizes in [&sizes, &merged_sizes] {
+        assert!(sizes[0] < sizes[1] && sizes[1] < sizes[2], "{sizes:?}");
+    }
+    let (code, _, err) = chessfmt(&[
+        "tally",
+        s(&pgn),
+        "-o",
+        s(&dir.path().join("t.csv")),
+        "--compression",
+        "zstd",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--compression"), "{err}");
+    assert!(!dir.path().join("t.csv").exists());
 }
