@@ -98,9 +98,35 @@ fn book_to_table<'py>(
     Ok(d)
 }
 
+/// The codec `compression` names for the table `out` (`None`: Snappy): a `ValueError` for
+/// another name, or for a CSV table, which has none.
+fn table_compression(
+    compression: Option<&str>,
+    out: &Path,
+) -> PyResult<chessfmt_tally::Compression> {
+    use chessfmt_tally::Compression;
+    let Some(name) = compression else {
+        return Ok(Compression::default());
+    };
+    if TableFormat::of_path(out) != TableFormat::Parquet {
+        return Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "compression: {} is written as CSV (name it .parquet for a Parquet table)",
+            out.display()
+        )));
+    }
+    match name {
+        "snappy" => Ok(Compression::Snappy),
+        "zstd" => Ok(Compression::Zstd),
+        "none" => Ok(Compression::Uncompressed),
+        _ => Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "compression: {name:?} is not one of \"snappy\", \"zstd\", \"none\""
+        ))),
+    }
+}
+
 /// `chessfmt.tally.tally`: the table of PGN files, as `chessfmt tally`.
 #[pyfunction]
-#[pyo3(signature = (pgn_paths, out, *, max_ply, part, threads, memory_limit_mib, overwrite))]
+#[pyo3(signature = (pgn_paths, out, *, max_ply, part, threads, memory_limit_mib, compression, overwrite))]
 #[allow(clippy::too_many_arguments)]
 fn tally_map<'py>(
     py: Python<'py>,
@@ -110,8 +136,10 @@ fn tally_map<'py>(
     part: u16,
     threads: Option<usize>,
     memory_limit_mib: Option<usize>,
+    compression: Option<String>,
     overwrite: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let compression = table_compression(compression.as_deref(), &out)?;
     inputs::check_output(&out, &pgn_paths, overwrite)?;
     let pool = inputs::pool(threads)?;
     let dir = scratch_dir(&out);
@@ -122,7 +150,8 @@ fn tally_map<'py>(
             TallyOptions::default()
                 .with_max_ply(max_ply)
                 .with_part(part)
-                .with_memory_limit(limit),
+                .with_memory_limit(limit)
+                .with_compression(compression),
         );
         for path in &pgn_paths {
             inputs::with_pgn(path, |input| pool.install(|| tally.add_pgn(input, |_| {})))?

@@ -55,6 +55,25 @@ def test_parquet_tables(tmp_path, first10000):
     assert (tmp_path / "b.bin").read_bytes() == corpus("polyglot/golden/first10000_ply16.bin").read_bytes()
 
 
+def test_parquet_compression(tmp_path, first10000):
+    """compression= picks a Parquet table's codec (the same rows; zstd smaller than Snappy);
+    a CSV table or an unknown codec is a ValueError, before anything is written."""
+    sizes = {}
+    for codec in ["zstd", "snappy", "none"]:
+        out = tmp_path / f"{codec}.parquet"
+        tally.tally(first10000, out, max_ply=16, compression=codec)
+        sizes[codec] = out.stat().st_size
+        tally.merge([out], tmp_path / f"{codec}.csv")
+    rows = {(tmp_path / f"{codec}.csv").read_bytes() for codec in sizes}
+    assert len(rows) == 1
+    assert sizes["zstd"] < sizes["snappy"] < sizes["none"]
+    with pytest.raises(ValueError, match="CSV"):
+        tally.tally(first10000, tmp_path / "t.csv", compression="zstd")
+    with pytest.raises(ValueError, match="brotli"):
+        tally.tally(first10000, tmp_path / "t.parquet", compression="brotli")
+    assert not (tmp_path / "t.csv").exists() and not (tmp_path / "t.parquet").exists()
+
+
 def test_polyglot_to_tally_and_back(tmp_path):
     src = corpus("polyglot/golden/first10000_ply16.bin")
     table = tmp_path / "t.csv"

@@ -93,6 +93,7 @@ def tally_map(
     part: int,
     threads: Optional[int],
     memory_limit_mib: Optional[int],
+    compression: Optional[str],
     overwrite: bool,
 ) -> dict: ...
 def tally_merge(parts: List[str], out: str, *, overwrite: bool) -> Tuple[int, int]: ...

@@ -32,13 +32,15 @@ def tally(
     part: int = 0,
     threads: Optional[int] = None,
     memory_limit_mib: Optional[int] = None,
+    compression: Optional[str] = None,
     overwrite: bool = False,
 ) -> dict:
     """Counts every (position, move) of the games of PGN files (plain, ``.gz``, ``.zst``,
     ``.xz``) into the table ``out``, as ``chessfmt tally``. ``part`` numbers this part of a
     collection counted apart (so merged parts order equal-weight moves as one tally would);
     ``memory_limit_mib`` keeps memory near that many MiB (sorted runs beside ``out``, the
-    same table). Returns the counts."""
+    same table); ``compression`` is a Parquet table's codec, ``"snappy"`` (the default),
+    ``"zstd"`` or ``"none"`` (a ``ValueError`` for a CSV table). Returns the counts."""
     return _native.tally_map(
         paths(pgn_paths),
         fspath(out),
@@ -46,6 +48,7 @@ def tally(
         part=part,
         threads=threads,
         memory_limit_mib=memory_limit_mib,
+        compression=compression,
         overwrite=overwrite,
     )
 
