@@ -573,8 +573,11 @@ pub(crate) fn write_from_rows(
         memory_limit.saturating_mul(1 << 20),
         crate::destination::scratch_dir(output),
     );
+    let bar = crate::progress::spinner("rows");
+    let rows = crate::progress::counting(rows.into_iter(), &bar);
     let (records, stats) =
         ctg::tally::from_tally_limited(rows, Some(&limit)).map_err(|e| CliError(e.to_string()))?;
+    bar.finish_and_clear();
     for e in &stats.examples {
         crate::output::warn(format_args!("{}: left out: {e}", source.display()));
     }

@@ -797,8 +797,11 @@ pub(crate) fn write_from_rows(
         memory_limit.saturating_mul(1 << 20),
         crate::destination::scratch_dir(output),
     );
+    let bar = progress::spinner("rows");
+    let rows = progress::counting(rows.into_iter(), &bar);
     let stats = kvetka_book::tally::write_from_tally(rows, &mut writer, Some(&limit))
         .map_err(|e| CliError(e.to_string()))?;
+    bar.finish_and_clear();
     let w = writer.finish(None)?;
     for e in &stats.examples {
         crate::output::warn(format_args!("{}: left out: {e}", source.display()));

@@ -50,3 +50,17 @@ pub fn working(message: &'static str) -> ProgressBar {
     bar.enable_steady_tick(std::time::Duration::from_millis(120));
     bar
 }
+
+/// `items`, counted on `bar` as they pass (4,096 at a time: drawing is throttled anyway, and
+/// a count per item would cost more than it shows).
+pub fn counting<I: Iterator>(items: I, bar: &ProgressBar) -> impl Iterator<Item = I::Item> {
+    const STEP: u64 = 4096;
+    let bar = bar.clone();
+    let mut n = 0u64;
+    items.inspect(move |_| {
+        n += 1;
+        if n.is_multiple_of(STEP) {
+            bar.inc(STEP);
+        }
+    })
+}
