@@ -26,7 +26,7 @@ use export::game_header;
 pub use export::{ExportOptions, ExportSummary, Written, export, write_game_to};
 use movetext::*;
 #[cfg(feature = "parquet")]
-pub use table::export_parquet;
+pub use table::{Compression, export_parquet, export_parquet_with};
 use tags::*;
 
 /// Export options.

@@ -164,3 +164,26 @@ mod tests {
         assert!(fen("8/8/8/8/8/8/8/8 w - -").is_err(), "no kings");
     }
 }
+
+/// `--compression`: a Parquet table's codec.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Codec {
+    /// Snappy (the default, as Spark, DuckDB and pyarrow write).
+    Snappy,
+    /// Zstandard: about two thirds of Snappy's size, as fast to write.
+    Zstd,
+    /// None.
+    None,
+}
+
+impl Codec {
+    /// The codec for the Parquet writer of `chessfmt-files`.
+    pub fn parquet(self) -> chessfmt_files::parquet::Compression {
+        use chessfmt_files::parquet::Compression;
+        match self {
+            Codec::Snappy => Compression::Snappy,
+            Codec::Zstd => Compression::Zstd,
+            Codec::None => Compression::Uncompressed,
+        }
+    }
+}

@@ -68,6 +68,10 @@ pub enum CbhCommand {
         /// otherwise.
         #[arg(long, value_enum)]
         format: Option<ExportFormat>,
+        /// How a Parquet table's pages are compressed: snappy (the default), zstd or none
+        /// (`--format parquet` only).
+        #[arg(long, value_enum, value_name = "CODEC")]
+        compression: Option<crate::args::Codec>,
         /// Overwrite the output file if it exists.
         #[arg(long)]
         force: bool,
@@ -171,6 +175,7 @@ pub fn run(args: CbhArgs) -> CliResult {
             db,
             output,
             format,
+            compression,
             force,
             range,
             no_annotations,
@@ -189,6 +194,12 @@ pub fn run(args: CbhArgs) -> CliResult {
                     ExportFormat::Pgn
                 }
             }) == ExportFormat::Parquet;
+            if compression.is_some() && !parquet {
+                crate::args::usage_error(
+                    "--compression: the export is PGN (--format parquet, or a .parquet OUT, for a table)",
+                );
+            }
+            let codec = compression.unwrap_or(crate::args::Codec::Snappy).parquet();
             let json = json_flag;
             let path = db;
             // The export decodes on the caller's pool: the global one, of `--threads` workers,
@@ -219,7 +230,7 @@ pub fn run(args: CbhArgs) -> CliResult {
                     .include_deleted(include_deleted);
                 let progress = |n| bar.set_position(n);
                 let s = if parquet {
-                    chessbase_db::pgn::export_parquet(&db, &options, &mut w, progress)?
+                    chessbase_db::pgn::export_parquet_with(&db, &options, codec, &mut w, progress)?
                 } else {
                     export(&db, &options, &mut w, progress)?
                 };

@@ -188,6 +188,9 @@ pub enum SelfplayCommand {
         file: PathBuf,
         #[command(flatten)]
         out: OutArgs,
+        /// How the table's pages are compressed: snappy (the default), zstd or none.
+        #[arg(long, value_enum, value_name = "CODEC", default_value = "snappy")]
+        compression: crate::args::Codec,
     },
     /// Convert to the value format (u16 move + i16 score per ply), as Monty does.
     ToValue {
@@ -481,9 +484,13 @@ pub fn run(cmd: SelfplayCommand) -> CliResult {
                 tools::to_fen(d, epd, mode, w)
             })
         }
-        SelfplayCommand::ToParquet { file, out } => {
-            run_tool("to-parquet", &file, &out, tools::to_parquet)
-        }
+        SelfplayCommand::ToParquet {
+            file,
+            out,
+            compression,
+        } => run_tool("to-parquet", &file, &out, |data, mode, w| {
+            tools::to_parquet_with(data, mode, compression.parquet(), w)
+        }),
         SelfplayCommand::ToValue { file, out } => {
             run_tool("to-value", &file, &out, tools::to_value)
         }

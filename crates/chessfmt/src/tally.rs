@@ -70,20 +70,13 @@ pub struct MapArgs {
     /// pyarrow write), zstd (about two thirds of the size, as fast) or none. Parquet output
     /// only.
     #[arg(long, value_enum, value_name = "CODEC")]
-    compression: Option<CompressionArg>,
-}
-
-/// `--compression`.
-#[derive(Debug, Clone, Copy, clap::ValueEnum)]
-enum CompressionArg {
-    Snappy,
-    Zstd,
-    None,
+    compression: Option<crate::args::Codec>,
 }
 
 /// The compression `--compression` names for `output` (a usage error for a CSV table: it
 /// has none).
-fn compression(arg: Option<CompressionArg>, output: &Path) -> chessfmt_tally::Compression {
+fn compression(arg: Option<crate::args::Codec>, output: &Path) -> chessfmt_tally::Compression {
+    use crate::args::Codec;
     use chessfmt_tally::Compression;
     let Some(arg) = arg else {
         return Compression::default();
@@ -95,9 +88,9 @@ fn compression(arg: Option<CompressionArg>, output: &Path) -> chessfmt_tally::Co
         ));
     }
     match arg {
-        CompressionArg::Snappy => Compression::Snappy,
-        CompressionArg::Zstd => Compression::Zstd,
-        CompressionArg::None => Compression::Uncompressed,
+        Codec::Snappy => Compression::Snappy,
+        Codec::Zstd => Compression::Zstd,
+        Codec::None => Compression::Uncompressed,
     }
 }
 
@@ -115,7 +108,7 @@ pub struct MergeArgs {
     /// How a Parquet table's pages are compressed: snappy (the default), zstd or none.
     /// Parquet output only.
     #[arg(long, value_enum, value_name = "CODEC")]
-    compression: Option<CompressionArg>,
+    compression: Option<crate::args::Codec>,
 }
 
 /// Arguments of `tally to-pgn`.

@@ -214,23 +214,32 @@ fn positions_as_a_parquet_table() {
     let dir = tempfile::tempdir().unwrap();
     let synthetic = dir.path().join("synth.bin");
     std::fs::write(&synthetic, selfplay_format::synth::games(7, 2500, 160)).unwrap();
-    for input in [
+    // The bundled file in every codec (`--compression`): the same rows.
+    let (small, synthetic) = (
         testdata("selfplay/small.bin"),
         synthetic.display().to_string(),
+    );
+    for (input, codec) in [
+        (&small, "snappy"),
+        (&small, "zstd"),
+        (&small, "none"),
+        (&synthetic, "snappy"),
     ] {
         let table = dir.path().join("positions.parquet");
         let (code, out, err) = chessfmt(&[
             "selfplay",
             "to-parquet",
-            &input,
+            input,
             "-o",
             table.to_str().unwrap(),
             "--force",
             "--json",
+            "--compression",
+            codec,
         ]);
         assert_eq!(code, 0, "{err}");
         let summary: serde_json::Value = serde_json::from_str(&out).unwrap();
-        let (code, lines, _) = chessfmt(&["selfplay", "positions", &input, "--json"]);
+        let (code, lines, _) = chessfmt(&["selfplay", "positions", input, "--json"]);
         assert_eq!(code, 0);
         let want: Vec<serde_json::Value> = lines
             .lines()

@@ -568,6 +568,37 @@ fn games_from_parquet_tables() {
         s(&p("t2.bin")),
     ]);
     assert!(std::fs::read(p("t1.bin")).unwrap() == std::fs::read(p("t2.bin")).unwrap());
+    // The table zstd-compressed: smaller, the same games.
+    run(&[
+        "cbh",
+        "export",
+        s(&twic),
+        "-o",
+        s(&p("twic-zstd.parquet")),
+        "--compression",
+        "zstd",
+    ]);
+    let size = |f: &str| std::fs::metadata(p(f)).unwrap().len();
+    assert!(size("twic-zstd.parquet") < size("twic.parquet"));
+    run(&[
+        "polyglot",
+        "build",
+        s(&p("twic-zstd.parquet")),
+        "-o",
+        s(&p("t3.bin")),
+    ]);
+    assert!(std::fs::read(p("t1.bin")).unwrap() == std::fs::read(p("t3.bin")).unwrap());
+    // A PGN export has no compression: a usage error.
+    let (code, _, err) = chessfmt(&[
+        "cbh",
+        "export",
+        s(&twic),
+        "-o",
+        s(&p("x.pgn")),
+        "--compression",
+        "zstd",
+    ]);
+    assert_eq!(code, 2, "{err}");
     run(&["tally", s(&p("twic.pgn")), "-o", s(&p("t1.csv"))]);
     run(&["tally", s(&p("twic.parquet")), "-o", s(&p("t2.csv"))]);
     assert!(std::fs::read(p("t1.csv")).unwrap() == std::fs::read(p("t2.csv")).unwrap());

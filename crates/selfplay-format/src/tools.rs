@@ -571,7 +571,7 @@ pub use pgn::{PGN_BUFFERED_GAME, PGN_TOP_MOVES, to_pgn, write_pgn};
 #[cfg(feature = "parquet")]
 mod parquet;
 #[cfg(feature = "parquet")]
-pub use parquet::{PARQUET_ROW_GROUP, to_parquet};
+pub use parquet::{Compression, PARQUET_ROW_GROUP, to_parquet, to_parquet_with};
 
 /// A position as a text line: `FEN | score | result`, with the side to move's score in 0..=1
 /// and the result from White's view (1.0, 0.5, 0.0) — the layout of common text training

@@ -14,6 +14,7 @@
 //! | `tags` | LIST of {`name`, `value`} | every other tag, in the PGN export's order |
 //! | `movetext` | UTF8 | the PGN movetext on one line: moves, variations, comments, NAGs, result |
 
+pub use chessfmt_files::parquet::Compression;
 use chessfmt_files::parquet::{Column, ParquetFile, Text, Values};
 
 #[allow(clippy::wildcard_imports)]
@@ -242,15 +243,26 @@ impl<W: Write> GameSink for TableSink<W> {
 }
 
 /// Exports the records `options` names to `out` as a Parquet table of games (the module's
-/// columns), in record order, with what [`export`] reports. Threads as [`export`]'s.
+/// columns; Snappy), in record order, with what [`export`] reports. Threads as [`export`]'s.
 pub fn export_parquet<W: Write>(
     db: &Database,
     options: &ExportOptions,
     out: &mut W,
     progress: impl FnMut(u64),
 ) -> io::Result<ExportSummary> {
+    export_parquet_with(db, options, Compression::Snappy, out, progress)
+}
+
+/// [`export_parquet`] with the table's pages compressed by `compression`.
+pub fn export_parquet_with<W: Write>(
+    db: &Database,
+    options: &ExportOptions,
+    compression: Compression,
+    out: &mut W,
+    progress: impl FnMut(u64),
+) -> io::Result<ExportSummary> {
     let mut sink = TableSink {
-        file: ParquetFile::new(out, SCHEMA, &["movetext", "number"])?,
+        file: ParquetFile::with_compression(out, SCHEMA, &["movetext", "number"], compression)?,
         games: Games::default(),
     };
     // The movetext on one line: no wrapping to undo.

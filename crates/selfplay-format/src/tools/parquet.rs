@@ -18,6 +18,7 @@
 //! `SELECT fen, best FROM 'positions.parquet' WHERE ply < 20`, or
 //! `SELECT game, ply, unnest(visits) FROM …` in DuckDB.
 
+pub use chessfmt_files::parquet::Compression;
 use chessfmt_files::parquet::{Column, ParquetFile, Text, Values};
 use shakmaty::Move;
 
@@ -176,11 +177,26 @@ impl Rows {
     }
 }
 
-/// Writes every position as a row of a Parquet table (see the module's columns).
+/// Writes every position as a row of a Parquet table (see the module's columns; Snappy).
 pub fn to_parquet(data: &[u8], mode: Mode, out: &mut dyn Write) -> Result<Summary, ToolError> {
+    to_parquet_with(data, mode, Compression::Snappy, out)
+}
+
+/// [`to_parquet`] with the table's pages compressed by `compression`.
+pub fn to_parquet_with(
+    data: &[u8],
+    mode: Mode,
+    compression: Compression,
+    out: &mut dyn Write,
+) -> Result<Summary, ToolError> {
     // FENs are nearly all distinct; a dictionary of the visits' moves costs more to build
     // than it saves after compression.
-    let mut file = ParquetFile::new(out, SCHEMA, &["fen", "visits.list.element.move"])?;
+    let mut file = ParquetFile::with_compression(
+        out,
+        SCHEMA,
+        &["fen", "visits.list.element.move"],
+        compression,
+    )?;
     let mut it = Positions::from_slice(data, mode);
     let mut sum = Summary::default();
     let mut rows = Rows::default();
