@@ -1,5 +1,6 @@
 //! Memory bounds of the statistics table's commands (issue 32): `tally --memory-limit` keeps
-//! its limit, `tally merge` holds batches, not tables. A test binary of their own: a forked
+//! its limit, `tally merge` holds batches, not tables, `kvetka|ctg from-tally --memory-limit`
+//! gather under theirs. A test binary of their own: a forked
 //! child's peak counts the parent's memory at the fork (see `common::measured`), and other
 //! tests' data in the same process made these bounds flaky. The full sizes are `#[ignore]`d:
 //! `cargo xtask test` runs them in a release build, one at a time.
@@ -148,4 +149,60 @@ fn tally_keeps_its_memory_limit() {
 #[ignore = "full size: run by cargo xtask test in a release build"]
 fn tally_keeps_its_memory_limit_full_size() {
     tally_limit_bound(5);
+}
+
+/// `kvetka|ctg from-tally --memory-limit` (`--help`'s promise): the positions gathered stay
+/// near the limit. The table of the first 10,000 gnuchess games (589,162 rows) made into
+/// books with room to spare and under 4 MiB: the Kvetka book, which streams to its files,
+/// peaks under the limit plus its files and a fixed allowance (the chunks of rows resolved
+/// at once on the pool, the reader's batch; session 25: 73 MB, 270 MB unlimited), the CTG
+/// gathering under half of the unlimited one (its book is laid out in memory; 147 vs 496 MB).
+#[test]
+fn from_tally_keeps_its_memory_limit() {
+    let dir = scratch();
+    let p = |n: &str| dir.path().join(n).to_str().unwrap().to_string();
+    let pgn = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/corpus/polyglot/pgn/gnuchess-book_1.02-first10000.pgn");
+    let m = measured(&["tally", pgn.to_str().unwrap(), "-o", &p("t.csv")]);
+    assert_eq!(m.code, 0, "{}", m.stderr);
+    for (format, book) in [("kvetka", "book.kob"), ("ctg", "book.ctg")] {
+        let mut peaks = Vec::new();
+        for limit in ["100000", "4"] {
+            let folder = dir.path().join(format!("{format}{limit}"));
+            std::fs::create_dir(&folder).unwrap();
+            let out = folder.join(book);
+            let args = [
+                format,
+                "from-tally",
+                &p("t.csv"),
+                "-o",
+                out.to_str().unwrap(),
+                "--memory-limit",
+                limit,
+            ];
+            let m = measured(&args);
+            assert_eq!(m.code, 0, "{}", m.stderr);
+            eprintln!(
+                "{format} from-tally --memory-limit {limit}: {} KiB, {:.2} s",
+                m.peak_kib, m.secs
+            );
+            let files: u64 = std::fs::read_dir(&folder)
+                .unwrap()
+                .map(|e| e.unwrap().metadata().unwrap().len())
+                .sum();
+            peaks.push((m.peak_kib, files as i64 / 1024));
+        }
+        let ((roomy, _), (tight, files_kib)) = (peaks[0], peaks[1]);
+        assert!(
+            tight * 2 < roomy,
+            "{format}: {tight} KiB under 4 MiB, {roomy} KiB with room"
+        );
+        if format == "kvetka" {
+            let bound = BASE_KIB + (4 + 48) * 1024 + files_kib;
+            assert!(
+                tight < bound,
+                "kvetka: peak {tight} KiB (bound {bound} KiB)"
+            );
+        }
+    }
 }
