@@ -174,18 +174,7 @@ fn parquet_error(doing: &str, e: impl std::fmt::Display) -> io::Error {
     io::Error::other(format!("Parquet: {doing}: {e}"))
 }
 
-/// How the pages of a Parquet file are compressed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[non_exhaustive]
-pub enum Compression {
-    /// Snappy: the default of Spark, DuckDB and pyarrow.
-    #[default]
-    Snappy,
-    /// Zstandard at its default level: smaller files, read by every current Parquet reader.
-    Zstd,
-    /// None.
-    Uncompressed,
-}
+pub use crate::Compression;
 
 /// A Parquet file being written to `W`: an [`Encoder`] (which may encode a row group on
 /// another thread, e.g. in a `rayon::join` beside the making of the next one) and the output

@@ -186,15 +186,9 @@ impl<W: Write> ParquetWriter<W> {
         out: W,
         compression: crate::table::Compression,
     ) -> Result<ParquetWriter<W>, Error> {
-        use chessfmt_files::parquet::Compression as Codec;
-        let codec = match compression {
-            crate::table::Compression::Snappy => Codec::Snappy,
-            crate::table::Compression::Zstd => Codec::Zstd,
-            crate::table::Compression::Uncompressed => Codec::Uncompressed,
-        };
         // Keys, positions and first plays are nearly all distinct: no dictionary to give up on.
         let file =
-            ParquetFile::with_compression(out, SCHEMA, &["key", "epd", "first_seen"], codec)?;
+            ParquetFile::with_compression(out, SCHEMA, &["key", "epd", "first_seen"], compression)?;
         Ok(ParquetWriter {
             file,
             columns: Columns::default(),

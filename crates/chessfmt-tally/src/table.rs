@@ -12,17 +12,7 @@ use std::{
 use crate::{CsvReader, CsvWriter, Error, Row, RowBatch, RowRef};
 
 /// How a Parquet table's pages are compressed (a CSV table is text: it has none).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[non_exhaustive]
-pub enum Compression {
-    /// Snappy: the default of Spark, DuckDB and pyarrow.
-    #[default]
-    Snappy,
-    /// Zstandard: about two thirds of Snappy's size for a table, written as fast.
-    Zstd,
-    /// None.
-    Uncompressed,
-}
+pub use chessfmt_files::Compression;
 
 /// A form of the table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -177,9 +177,9 @@ pub enum Codec {
 }
 
 impl Codec {
-    /// The codec for the Parquet writer of `chessfmt-files`.
-    pub fn parquet(self) -> chessfmt_files::parquet::Compression {
-        use chessfmt_files::parquet::Compression;
+    /// The codec for the family's Parquet writers.
+    pub fn parquet(self) -> chessfmt_files::Compression {
+        use chessfmt_files::Compression;
         match self {
             Codec::Snappy => Compression::Snappy,
             Codec::Zstd => Compression::Zstd,

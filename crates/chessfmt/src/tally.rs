@@ -76,10 +76,8 @@ pub struct MapArgs {
 /// The compression `--compression` names for `output` (a usage error for a CSV table: it
 /// has none).
 fn compression(arg: Option<crate::args::Codec>, output: &Path) -> chessfmt_tally::Compression {
-    use crate::args::Codec;
-    use chessfmt_tally::Compression;
     let Some(arg) = arg else {
-        return Compression::default();
+        return chessfmt_tally::Compression::default();
     };
     if TableFormat::of_path(output) != TableFormat::Parquet {
         crate::args::usage_error(format!(
@@ -87,11 +85,7 @@ fn compression(arg: Option<crate::args::Codec>, output: &Path) -> chessfmt_tally
             output.display()
         ));
     }
-    match arg {
-        Codec::Snappy => Compression::Snappy,
-        Codec::Zstd => Compression::Zstd,
-        Codec::None => Compression::Uncompressed,
-    }
+    arg.parquet()
 }
 
 /// Arguments of `tally merge`.
