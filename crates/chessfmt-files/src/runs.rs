@@ -5,7 +5,7 @@
 //!
 //! ```
 //! use std::io::{self, Read};
-//! use chessfmt_files::runs::{Record, Runs};
+//! use chessfmt_files::runs::{Record, Runs, read_start};
 //!
 //! /// A word and its count.
 //! struct Count(u8, u64);
@@ -21,20 +21,19 @@
 //!     }
 //!     fn read(r: &mut impl Read) -> io::Result<Option<Self>> {
 //!         let mut b = [0; 9];
-//!         match r.read_exact(&mut b) {
-//!             Ok(()) => Ok(Some(Count(b[0], u64::from_le_bytes(b[1..].try_into().unwrap())))),
-//!             Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => Ok(None),
-//!             Err(e) => Err(e),
+//!         if !read_start(r, &mut b)? {
+//!             return Ok(None);
 //!         }
+//!         Ok(Some(Count(b[0], u64::from_le_bytes(b[1..].try_into().unwrap()))))
 //!     }
 //! }
 //!
 //! let mut runs = Runs::new(std::env::temp_dir());
-//! runs.write([Count(1, 2), Count(3, 1)])?;
-//! runs.write([Count(1, 5), Count(2, 7)])?;
+//! runs.write(vec![Count(3, 1), Count(1, 2)])?;
+//! runs.write(vec![Count(1, 5), Count(2, 7)])?;
 //! let mut merged = Vec::new();
 //! runs.merge(
-//!     [Count(3, 10)],
+//!     vec![Count(3, 10)],
 //!     |a, b| a.1 += b.1,
 //!     |c| {
 //!         merged.push((c.0, c.1));
@@ -64,6 +63,24 @@ pub trait Record: Sized {
     /// The next record of a run, `None` at its end. The runs are this process's own files,
     /// written just before by [`Record::write`]: a short read is an error.
     fn read(r: &mut impl Read) -> io::Result<Option<Self>>;
+}
+
+/// Reads the first `start.len()` bytes of a run's next record (for [`Record::read`]): `false`
+/// at the run's end (no byte left), an `UnexpectedEof` error where the record is cut short.
+pub fn read_start(r: &mut impl Read, start: &mut [u8]) -> io::Result<bool> {
+    let Some((first, rest)) = start.split_first_mut() else {
+        return Ok(true);
+    };
+    loop {
+        match r.read(std::slice::from_mut(first)) {
+            Ok(0) => return Ok(false),
+            Ok(_) => break,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    r.read_exact(rest)?;
+    Ok(true)
 }
 
 /// At most this many runs are read at once: more are first merged in groups of consecutive
@@ -113,22 +130,25 @@ impl<T: Record> Runs<T> {
         self.bytes
     }
 
-    /// Writes `sorted` (records in key order) as the next run.
-    pub fn write(&mut self, sorted: impl IntoIterator<Item = T>) -> io::Result<()> {
+    /// Writes `records` (in any order: sorted here by [`Record::key`], the order the merge
+    /// reads) as the next run.
+    pub fn write(&mut self, mut records: Vec<T>) -> io::Result<()> {
+        records.sort_unstable_by_key(Record::key);
         let file = tempfile::tempfile_in(&self.dir)?;
-        let (file, bytes) = write_run(file, sorted.into_iter().map(Ok))?;
+        let (file, bytes) = write_run(file, records.into_iter().map(Ok))?;
         self.bytes += bytes;
         self.files.push(file);
         Ok(())
     }
 
-    /// Merges the runs, then `last` (records in key order, kept in memory), in key order:
+    /// Merges the runs, then `last` (records kept in memory, in any order: sorted here as a
+    /// run is), in key order:
     /// the records of one key are combined into the first of them by `combine`, in the
     /// order of the runs (those written first first, `last` at the end), and each combined
     /// record goes to `sink`. Reading a run fails with `E::from` its error.
     pub fn merge<E: From<io::Error>>(
         self,
-        last: impl IntoIterator<Item = T>,
+        mut last: Vec<T>,
         mut combine: impl FnMut(&mut T, T),
         mut sink: impl FnMut(T) -> Result<(), E>,
     ) -> Result<(), E> {
@@ -147,6 +167,7 @@ impl<T: Record> Runs<T> {
             files = merged;
         }
         let mut sources = readers(files)?;
+        last.sort_unstable_by_key(Record::key);
         sources.push(Box::new(last.into_iter().map(Ok)));
         for record in Merged::new(sources, &mut combine)? {
             sink(record?)?;
@@ -281,10 +302,8 @@ mod tests {
         }
         fn read(r: &mut impl Read) -> io::Result<Option<Self>> {
             let mut b = [0; 4];
-            match r.read_exact(&mut b) {
-                Ok(()) => {}
-                Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
-                Err(e) => return Err(e),
+            if !read_start(r, &mut b)? {
+                return Ok(None);
             }
             let key = u32::from_le_bytes(b);
             r.read_exact(&mut b)?;
@@ -299,7 +318,8 @@ mod tests {
     }
 
     /// Every key once, in order, its records combined in the order they were written —
-    /// with more runs than the fan-in (merged in groups first) and with few.
+    /// with more runs than the fan-in (merged in groups first) and with few; the records
+    /// given in any order.
     #[test]
     fn merge_combines_in_run_order() {
         for runs_written in [0, 1, 3, 4, 5, 17] {
@@ -308,7 +328,7 @@ mod tests {
             let mut expected: std::collections::BTreeMap<u32, Vec<u32>> = Default::default();
             let mut n = 0;
             for r in 0..runs_written {
-                let run: Vec<Pair> = (0..20u32)
+                let mut run: Vec<Pair> = (0..20u32)
                     .filter(|k| (k + r) % 3 != 0)
                     .map(|k| {
                         n += 1;
@@ -318,10 +338,12 @@ mod tests {
                 for p in &run {
                     expected.entry(p.0).or_default().extend(&p.1);
                 }
+                // Written in any order: sorted by the runs.
+                run.reverse();
                 runs.write(run).unwrap();
             }
             assert_eq!(runs.len(), runs_written as usize);
-            let last = vec![Pair(5, vec![999]), Pair(40, vec![1000])];
+            let last = vec![Pair(40, vec![1000]), Pair(5, vec![999])];
             for p in &last {
                 expected.entry(p.0).or_default().extend(&p.1);
             }
@@ -357,15 +379,14 @@ mod tests {
             }
             fn read(r: &mut impl Read) -> io::Result<Option<Self>> {
                 let mut b = [0; 2];
-                r.read_exact(&mut b)?;
-                Ok(Some(Cut))
+                Ok(read_start(r, &mut b)?.then_some(Cut))
             }
         }
         let dir = tempfile::tempdir().unwrap();
         let mut runs = Runs::new(dir.path());
-        runs.write([Cut]).unwrap();
+        runs.write(vec![Cut]).unwrap();
         let e = runs
-            .merge(std::iter::empty(), |_, _| {}, |_| Ok::<(), io::Error>(()))
+            .merge(Vec::new(), |_, _| {}, |_| Ok::<(), io::Error>(()))
             .unwrap_err();
         assert_eq!(e.kind(), io::ErrorKind::UnexpectedEof);
     }

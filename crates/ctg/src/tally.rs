@@ -381,10 +381,8 @@ impl chessfmt_files::runs::Record for Spilled {
 
     fn read(r: &mut impl std::io::Read) -> std::io::Result<Option<Self>> {
         let mut len = [0; 1];
-        match r.read_exact(&mut len) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(None),
-            Err(e) => return Err(e),
+        if !chessfmt_files::runs::read_start(r, &mut len)? {
+            return Ok(None);
         }
         let mut b = [0; 32];
         let b = b
@@ -428,13 +426,8 @@ pub fn from_tally_limited(
         }
         all.merge(part);
         if all.positions.len() >= most {
-            let mut sorted: Vec<Spilled> = all
-                .positions
-                .drain()
-                .map(|(key, e)| Spilled { key, e })
-                .collect();
-            sorted.sort_unstable_by(|a, b| a.key.as_bytes().cmp(b.key.as_bytes()));
-            spill_error = runs.write(sorted).err();
+            let run = all.positions.drain().map(|(key, e)| Spilled { key, e });
+            spill_error = runs.write(run.collect()).err();
         }
     })?;
     let runs_error = |source| FromTallyError::Runs {
@@ -451,14 +444,10 @@ pub fn from_tally_limited(
         positions,
         mut stats,
     } = all;
-    let mut last: Vec<Spilled> = positions
-        .into_iter()
-        .map(|(key, e)| Spilled { key, e })
-        .collect();
-    last.sort_unstable_by(|a, b| a.key.as_bytes().cmp(b.key.as_bytes()));
+    let last = positions.into_iter().map(|(key, e)| Spilled { key, e });
     let mut records = Vec::new();
     runs.merge(
-        last,
+        last.collect(),
         |a, b| a.e.merge(b.e),
         |s| {
             records.push(s.e.record(s.key.as_bytes(), &mut stats));

@@ -259,10 +259,8 @@ impl chessfmt_files::runs::Record for Spilled {
 
     fn read(r: &mut impl std::io::Read) -> std::io::Result<Option<Self>> {
         let mut key = [0; crate::raw::KEY_LEN];
-        match r.read_exact(&mut key) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(None),
-            Err(e) => return Err(e),
+        if !chessfmt_files::runs::read_start(r, &mut key)? {
+            return Ok(None);
         }
         let mut fixed = [0; 6 * 8 + 3];
         r.read_exact(&mut fixed)?;
@@ -310,10 +308,8 @@ pub fn write_from_tally(
         if let Some((runs, most)) = &mut runs
             && all.elements.len() >= *most
         {
-            let mut sorted: Vec<(Key, Gathered)> = all.elements.drain().collect();
-            sorted.sort_unstable_by_key(|e| e.0);
-            let run = sorted.into_iter().map(|(key, g)| Spilled { key, g });
-            if let Err(e) = runs.write(run) {
+            let run = all.elements.drain().map(|(key, g)| Spilled { key, g });
+            if let Err(e) = runs.write(run.collect()) {
                 spill_error = Some(Error::io(runs.dir(), e));
             }
         }
@@ -325,11 +321,11 @@ pub fn write_from_tally(
         elements,
         mut stats,
     } = all;
-    let mut last: Vec<(Key, Gathered)> = elements.into_iter().collect();
-    last.sort_unstable_by_key(|e| e.0);
     let mut count = 0;
     match runs {
         None => {
+            let mut last: Vec<(Key, Gathered)> = elements.into_iter().collect();
+            last.sort_unstable_by_key(|e| e.0);
             for (key, g) in last {
                 writer.push(g.element(key))?;
                 count += 1;
@@ -338,7 +334,10 @@ pub fn write_from_tally(
         Some((runs, _)) => {
             let dir = runs.dir().to_path_buf();
             runs.merge(
-                last.into_iter().map(|(key, g)| Spilled { key, g }),
+                elements
+                    .into_iter()
+                    .map(|(key, g)| Spilled { key, g })
+                    .collect(),
                 |a, b| a.g.merge(b.g),
                 |s| {
                     writer.push(s.g.element(s.key)).map_err(MergeError::Book)?;

@@ -124,10 +124,8 @@ fn get_ref(r: &mut impl Read) -> io::Result<SourceRef> {
 /// The next record of a run (our own file, written just before: its lengths are ours).
 fn read(r: &mut impl Read) -> io::Result<Option<(Key, Acc)>> {
     let mut key = [0u8; KEY_LEN];
-    match r.read_exact(&mut key) {
-        Ok(()) => {}
-        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
-        Err(e) => return Err(e),
+    if !chessfmt_files::runs::read_start(r, &mut key)? {
+        return Ok(None);
     }
     let wins = u64::from_le_bytes(take(r)?);
     let draws = u64::from_le_bytes(take(r)?);
