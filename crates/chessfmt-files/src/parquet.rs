@@ -326,15 +326,7 @@ impl Encoder {
     /// rayon pool (the same bytes; the compressed row group is held twice at the end: for
     /// row groups whose encoding is a large part of the work).
     pub fn write_row_group_on_pool(&mut self, columns: Vec<Column>) -> io::Result<()> {
-        use rayon::prelude::*;
-        let descriptions = self.descriptions(columns.len())?;
-        let props = self.writer.properties().clone();
-        let encoded: Vec<_> = columns
-            .into_par_iter()
-            .zip(descriptions)
-            .map(|(c, d)| encode_column(c, d, props.clone()))
-            .collect();
-        self.splice(encoded)
+        self.write_row_groups_on_pool(vec![vec![columns]])
     }
 
     /// Encodes row groups, each given in parts (a part: the schema's leaves in order, for
