@@ -132,10 +132,16 @@ impl<T: Record> Runs<T> {
 
     /// Writes `records` (in any order: sorted here by [`Record::key`], the order the merge
     /// reads) as the next run.
-    pub fn write(&mut self, mut records: Vec<T>) -> io::Result<()> {
-        records.sort_unstable_by_key(Record::key);
+    pub fn write(&mut self, records: Vec<T>) -> io::Result<()> {
+        // The keys are sorted, not the records (which may be large): each key is made once.
+        let mut order: Vec<(T::Key, usize)> = records
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (r.key(), i))
+            .collect();
+        order.sort_unstable();
         let file = tempfile::tempfile_in(&self.dir)?;
-        let (file, bytes) = write_run(file, records.into_iter().map(Ok))?;
+        let (file, bytes) = write_run::<T>(file, order.iter().map(|&(_, i)| Ok(&records[i])))?;
         self.bytes += bytes;
         self.files.push(file);
         Ok(())
@@ -167,7 +173,7 @@ impl<T: Record> Runs<T> {
             files = merged;
         }
         let mut sources = readers(files)?;
-        last.sort_unstable_by_key(Record::key);
+        last.sort_by_cached_key(Record::key);
         sources.push(Box::new(last.into_iter().map(Ok)));
         for record in Merged::new(sources, &mut combine)? {
             sink(record?)?;
@@ -179,13 +185,13 @@ impl<T: Record> Runs<T> {
 /// Writes `records` to `file`; returns it rewound, with the bytes written.
 fn write_run<T: Record>(
     file: File,
-    records: impl Iterator<Item = io::Result<T>>,
+    records: impl Iterator<Item = io::Result<impl std::borrow::Borrow<T>>>,
 ) -> io::Result<(File, u64)> {
     let mut w = BufWriter::with_capacity(BUFFER, file);
     let (mut buf, mut bytes) = (Vec::new(), 0u64);
     for record in records {
         buf.clear();
-        record?.write(&mut buf);
+        record?.borrow().write(&mut buf);
         w.write_all(&buf)?;
         bytes += buf.len() as u64;
     }

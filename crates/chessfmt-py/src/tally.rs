@@ -272,8 +272,8 @@ fn from_counts<'py>(
 /// kvetka from-tally`'s default): the book streams to its files.
 const KVETKA_GATHERING_MIB: usize = 64;
 
-/// The same for a CTG book (as `chessfmt ctg from-tally`'s default), laid out in memory after.
-const CTG_GATHERING_MIB: usize = 256;
+/// The same for a CTG book (as `chessfmt ctg from-tally`'s default): it streams too.
+const CTG_GATHERING_MIB: usize = 64;
 
 /// A gathering limit of `mib` MiB, its runs in temporary files beside `out`.
 fn gathering_limit(out: &Path, mib: usize) -> chess_core::book::MemoryLimit {
@@ -305,16 +305,19 @@ fn ctg_from_tally<'py>(
     }
     let (written, stats) = py.detach(|| -> PyResult<_> {
         let limit = gathering_limit(&out, CTG_GATHERING_MIB);
-        let (records, stats) = ctg::tally::from_tally_limited(open_table(&table)?, Some(&limit))
+        let mut writer = ctg::write::StreamWriter::new(&out, overwrite, &limit.dir)
+            .map_err(|e| errors::to_py(e.in_file(&out)))?;
+        let stats = ctg::tally::write_from_tally(open_table(&table)?, &mut writer, Some(&limit))
             .map_err(|e| match e {
                 ctg::tally::FromTallyError::Table(e) => table_error(e),
                 ctg::tally::FromTallyError::Runs { dir, source } => {
                     errors::os_error(&source, Some(&dir))
                 }
+                ctg::tally::FromTallyError::Book(e) => errors::to_py(e.in_file(&out)),
                 e => errors::plain(&out, e),
             })?;
-        let games = ctg::tally::games_of(&records);
-        let written = ctg::write::write_book(&out, &records, games, overwrite)
+        let written = writer
+            .finish(stats.games)
             .map_err(|e| errors::to_py(e.in_file(&out)))?;
         Ok((written, stats))
     })?;

@@ -4,14 +4,17 @@
 
 use crate::{Error, Row};
 
-/// Chunks mapped at once: enough to even out chunks of unequal cost on a machine's cores,
-/// few enough to keep the rows in flight to a few tens of MB.
-const WINDOW: usize = 16;
+/// Chunks mapped at once: two a thread of the pool, enough to even out chunks of unequal
+/// cost, and at most 16, which keeps the rows in flight (two windows) to a few tens of MB.
+fn window() -> usize {
+    (2 * rayon::current_num_threads()).clamp(4, 16)
+}
 
 /// Takes `rows` `chunk_rows` at a time (at least one), maps a window of chunks on the current
-/// rayon pool with `map`, and hands the results to `fold` in the table's order. The first
-/// error of `rows` ends the call (the chunks before it folded or not: the caller drops its
-/// partial sums).
+/// rayon pool with `map`, and hands the results to `fold` in the table's order. While a window
+/// is mapped, this thread folds the window before it and reads the one after. The first error
+/// of `rows` ends the call (the chunks before it folded or not: the caller drops its partial
+/// sums).
 ///
 /// ```
 /// use chessfmt_tally::{Row, map_chunks};
@@ -38,26 +41,43 @@ pub fn map_chunks<P: Send>(
     // Room for a chunk, without trusting a huge `chunk_rows` with an allocation.
     let room = chunk_rows.min(1 << 12);
     let mut rows = rows.into_iter();
-    loop {
-        let mut window: Vec<Vec<Row>> = Vec::with_capacity(WINDOW);
+    let window_chunks = window();
+    // The next window of chunks, and whether it is the last.
+    let mut read = move || -> Result<(Vec<Vec<Row>>, bool), Error> {
+        let mut window: Vec<Vec<Row>> = Vec::with_capacity(window_chunks);
         let mut chunk = Vec::with_capacity(room);
         for row in rows.by_ref() {
             chunk.push(row?);
             if chunk.len() == chunk_rows {
                 window.push(std::mem::replace(&mut chunk, Vec::with_capacity(room)));
-                if window.len() == WINDOW {
+                if window.len() == window_chunks {
                     break;
                 }
             }
         }
-        let last = window.len() < WINDOW;
+        let last = window.len() < window_chunks;
         if !chunk.is_empty() {
             window.push(chunk);
         }
-        let mapped: Vec<P> = window.par_iter().map(|rows| map(rows)).collect();
-        mapped.into_iter().for_each(&mut fold);
-        if last {
-            return Ok(());
+        Ok((window, last))
+    };
+    let (mut window, mut last) = read()?;
+    let mut mapped_before: Vec<P> = Vec::new();
+    loop {
+        let mut mapped: Vec<P> = Vec::new();
+        let next = rayon::in_place_scope(|scope| {
+            let (window, mapped, map) = (&window, &mut mapped, &map);
+            scope.spawn(move |_| *mapped = window.par_iter().map(|rows| map(rows)).collect());
+            mapped_before.drain(..).for_each(&mut fold);
+            (!last).then(&mut read).transpose()
+        });
+        mapped_before = mapped;
+        match next? {
+            Some((w, l)) => (window, last) = (w, l),
+            None => {
+                mapped_before.into_iter().for_each(&mut fold);
+                return Ok(());
+            }
         }
     }
 }

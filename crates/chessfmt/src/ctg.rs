@@ -78,8 +78,9 @@ pub enum CtgCommand {
         #[command(flatten)]
         out: crate::args::WriteArgs,
         /// Memory for the positions being gathered, in MiB: past it, sorted runs go to
-        /// temporary files beside the output and are merged at the end (the same book; the
-        /// book itself is then laid out in memory, as `ctg build` lays it out).
+        /// temporary files beside the output and are merged as the book is written (the same
+        /// book). The book streams to its files through a temporary spool: six bytes a
+        /// position stay in memory.
         #[arg(long, value_name = "MIB", default_value_t = crate::tally::CTG_FROM_TALLY_MIB)]
         memory_limit: usize,
     },
@@ -573,19 +574,20 @@ pub(crate) fn write_from_rows(
         memory_limit.saturating_mul(1 << 20),
         crate::destination::scratch_dir(output),
     );
+    let mut writer = ctg::write::StreamWriter::new(output, force, &limit.dir)?;
     let bar = crate::progress::spinner("rows");
     let rows = crate::progress::counting(rows.into_iter(), &bar);
-    let (records, stats) =
-        ctg::tally::from_tally_limited(rows, Some(&limit)).map_err(|e| CliError(e.to_string()))?;
+    let stats =
+        ctg::tally::write_from_tally(rows, &mut writer, Some(&limit)).map_err(|e| match e {
+            ctg::tally::FromTallyError::Book(e) => CliError::from(e),
+            e => CliError(e.to_string()),
+        })?;
     bar.finish_and_clear();
     for e in &stats.examples {
         crate::output::warn(format_args!("{}: left out: {e}", source.display()));
     }
     warn_losses(stats.uncodable_moves, stats.truncated_positions);
-    let games = ctg::tally::games_of(&records);
-    let written = write_book(output, &records, games, force);
-    ctg::build::drop_records(records);
-    Ok((written?, stats))
+    Ok((writer.finish(stats.games)?, stats))
 }
 
 fn from_tally(table: &Path, out: &crate::args::WriteArgs, memory_limit: usize) -> CliResult {

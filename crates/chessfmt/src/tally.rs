@@ -224,9 +224,8 @@ fn map(args: &MapArgs, out: &WriteArgs) -> CliResult {
 /// near, in MiB, unless told otherwise: the book streams to its files.
 pub(crate) const KVETKA_FROM_TALLY_MIB: usize = 64;
 
-/// The same for `ctg from-tally` (and `convert` to CTG), whose book is then laid out in
-/// memory whole: a table the size of a book's needs no runs.
-pub(crate) const CTG_FROM_TALLY_MIB: usize = 256;
+/// The same for `ctg from-tally` (and `convert` to CTG): its book streams to its files too.
+pub(crate) const CTG_FROM_TALLY_MIB: usize = 64;
 
 /// Refuses an existing output without `--force` before any work.
 pub fn refuse_existing(out: &WriteArgs) -> CliResult {

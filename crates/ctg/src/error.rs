@@ -49,6 +49,12 @@ pub enum WriteError {
         /// How many records share the hash.
         records: usize,
     },
+    /// A record given to [`crate::write::StreamWriter`] out of its order.
+    #[error("record {record}: out of hash order (or a position given twice)")]
+    OutOfOrder {
+        /// 1-based record number.
+        record: usize,
+    },
     /// More pages than the page directory can address.
     #[error("{pages} pages (at most 2^32 - 2)")]
     TooManyPages {

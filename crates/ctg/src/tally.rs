@@ -48,6 +48,9 @@ pub struct FromTallyStats {
     pub truncated_positions: u64,
     /// Records of the book.
     pub records: usize,
+    /// The plays of the start position (the table's root): the book header's game count, as
+    /// [`games_of`] finds it; 0 when the start position is not among the records.
+    pub games: u32,
     /// The first bad rows, as messages.
     pub examples: Vec<String>,
 }
@@ -291,6 +294,7 @@ fn records_of(all: Partial) -> (Vec<RecordData>, FromTallyStats) {
     }
     records.sort_unstable_by(|a, b| a.position.cmp(&b.position));
     stats.records = records.len();
+    stats.games = games_of(&records);
     (records, stats)
 }
 
@@ -305,6 +309,9 @@ pub enum FromTallyError {
     /// The table could not be read.
     #[error(transparent)]
     Table(#[from] TallyError),
+    /// The book could not be written.
+    #[error(transparent)]
+    Book(#[from] crate::Error),
     /// The temporary runs could not be written or read back.
     #[error("{}: the temporary runs: {source}", dir.display())]
     Runs {
@@ -318,7 +325,16 @@ pub enum FromTallyError {
 /// A position being gathered, as a run holds it.
 struct Spilled {
     key: position::Key,
+    /// The key's [`crate::write::hash_order`] (the runs' first order).
+    order: u32,
     e: Entry,
+}
+
+impl Spilled {
+    fn new(key: position::Key, e: Entry) -> Spilled {
+        let order = crate::write::hash_order(key.as_bytes());
+        Spilled { key, order, e }
+    }
 }
 
 fn put_acc(out: &mut Vec<u8>, a: &Acc) {
@@ -360,14 +376,15 @@ fn get_acc(r: &mut impl std::io::Read) -> std::io::Result<Acc> {
 }
 
 impl chessfmt_files::runs::Record for Spilled {
-    /// The key's bytes, zero-padded, and their number: the order of the bytes themselves.
-    type Key = ([u8; 32], usize);
+    /// The order of [`crate::write::StreamWriter`]: the position's [`crate::write::hash_order`],
+    /// then its bytes (zero-padded, and their number: the order of the bytes themselves).
+    type Key = (u32, [u8; 32], usize);
 
     fn key(&self) -> Self::Key {
         let b = self.key.as_bytes();
         let mut k = [0; 32];
         k[..b.len()].copy_from_slice(b);
-        (k, b.len())
+        (self.order, k, b.len())
     }
 
     fn write(&self, out: &mut Vec<u8>) {
@@ -399,25 +416,28 @@ impl chessfmt_files::runs::Record for Spilled {
             into,
             reached: flag[0] != 0,
         };
-        Ok(Some(Spilled { key, e }))
+        Ok(Some(Spilled::new(key, e)))
     }
 }
 
-/// [`from_tally`] with the positions being gathered kept near `limit`: past it they are
-/// written to sorted runs (anonymous temporary files in the limit's folder) and merged into
-/// the records at the end. The records are [`from_tally`]'s, whatever the limit; they are
-/// the book, which [`crate::write::write_book`] lays out in memory.
-pub fn from_tally_limited(
+/// What was gathered under a limit: the positions in memory and the runs written past it.
+struct Gathered {
+    all: Partial,
+    runs: Option<chessfmt_files::runs::Runs<Spilled>>,
+}
+
+/// Gathers the positions of `rows` (see [`from_tally`]); with a `limit`, past it they are
+/// written to sorted runs (anonymous temporary files in the limit's folder).
+fn gather(
     rows: impl IntoIterator<Item = Result<Row, TallyError>>,
     limit: Option<&chess_core::book::MemoryLimit>,
-) -> Result<(Vec<RecordData>, FromTallyStats), FromTallyError> {
+) -> Result<Gathered, FromTallyError> {
     use chessfmt_files::runs::Runs;
-    let Some(limit) = limit else {
-        return Ok(from_tally(rows)?);
-    };
-    let most = (limit.bytes / BYTES_PER_ENTRY).max(1024);
-    let mut runs = Runs::<Spilled>::new(&limit.dir);
     let mut all = Partial::default();
+    let mut runs = limit.map(|l| {
+        let most = (l.bytes / BYTES_PER_ENTRY).max(1024);
+        (Runs::<Spilled>::new(&l.dir), most)
+    });
     let mut spill_error = None;
     chessfmt_tally::map_chunks(rows, CHUNK_ROWS, Partial::of, |part| {
         // After a failed spill nothing more is gathered: the error ends the call.
@@ -425,39 +445,116 @@ pub fn from_tally_limited(
             return;
         }
         all.merge(part);
-        if all.positions.len() >= most {
-            let run = all.positions.drain().map(|(key, e)| Spilled { key, e });
+        if let Some((runs, most)) = &mut runs
+            && all.positions.len() >= *most
+        {
+            let run = all.positions.drain().map(|(key, e)| Spilled::new(key, e));
             spill_error = runs.write(run.collect()).err();
         }
     })?;
-    let runs_error = |source| FromTallyError::Runs {
-        dir: limit.dir.clone(),
-        source,
-    };
-    if let Some(e) = spill_error {
-        return Err(runs_error(e));
+    if let (Some(e), Some((runs, _))) = (spill_error, &runs) {
+        return Err(FromTallyError::Runs {
+            dir: runs.dir().to_path_buf(),
+            source: e,
+        });
     }
-    if runs.is_empty() {
-        return Ok(records_of(all));
+    let runs = runs.map(|(runs, _)| runs).filter(|r| !r.is_empty());
+    Ok(Gathered { all, runs })
+}
+
+/// An error of the runs' merge: reading a run, or writing the book.
+enum MergeError {
+    Io(std::io::Error),
+    Book(crate::Error),
+}
+
+impl From<std::io::Error> for MergeError {
+    fn from(e: std::io::Error) -> Self {
+        MergeError::Io(e)
     }
-    let Partial {
-        positions,
-        mut stats,
-    } = all;
-    let last = positions.into_iter().map(|(key, e)| Spilled { key, e });
+}
+
+impl Gathered {
+    /// Hands every position's record to `each`, in [`crate::write::hash_order`] (then by
+    /// position), the runs merged with what is in memory; returns the statistics.
+    fn records(
+        self,
+        mut each: impl FnMut(RecordData) -> Result<(), crate::Error>,
+    ) -> Result<FromTallyStats, FromTallyError> {
+        let Partial {
+            positions,
+            mut stats,
+        } = self.all;
+        let start = position::key_of(&Chess::default());
+        let mut emit = |s: Spilled, stats: &mut FromTallyStats| {
+            let r = s.e.record(s.key.as_bytes(), stats);
+            if Some(&s.key) == start.as_ref() {
+                stats.games = r.stats.games;
+            }
+            stats.records += 1;
+            each(r)
+        };
+        let last: Vec<Spilled> = positions
+            .into_iter()
+            .map(|(key, e)| Spilled::new(key, e))
+            .collect();
+        match self.runs {
+            None => {
+                let mut last = last;
+                last.sort_by_cached_key(chessfmt_files::runs::Record::key);
+                for s in last {
+                    emit(s, &mut stats)?;
+                }
+            }
+            Some(runs) => {
+                let dir = runs.dir().to_path_buf();
+                runs.merge(
+                    last,
+                    |a, b| a.e.merge(b.e),
+                    |s| emit(s, &mut stats).map_err(MergeError::Book),
+                )
+                .map_err(|e| match e {
+                    MergeError::Io(source) => FromTallyError::Runs { dir, source },
+                    MergeError::Book(e) => FromTallyError::Book(e),
+                })?;
+            }
+        }
+        Ok(stats)
+    }
+}
+
+/// [`from_tally`] with the positions being gathered kept near `limit`: past it they are
+/// written to sorted runs (anonymous temporary files in the limit's folder) and merged into
+/// the records at the end. The records are [`from_tally`]'s, whatever the limit; they are
+/// the book, held in memory: [`write_from_tally`] writes it without holding it.
+pub fn from_tally_limited(
+    rows: impl IntoIterator<Item = Result<Row, TallyError>>,
+    limit: Option<&chess_core::book::MemoryLimit>,
+) -> Result<(Vec<RecordData>, FromTallyStats), FromTallyError> {
+    if limit.is_none() {
+        return Ok(from_tally(rows)?);
+    }
     let mut records = Vec::new();
-    runs.merge(
-        last.collect(),
-        |a, b| a.e.merge(b.e),
-        |s| {
-            records.push(s.e.record(s.key.as_bytes(), &mut stats));
-            Ok::<(), std::io::Error>(())
-        },
-    )
-    .map_err(runs_error)?;
+    let stats = gather(rows, limit)?.records(|r| {
+        records.push(r);
+        Ok(())
+    })?;
     records.sort_unstable_by(|a, b| a.position.cmp(&b.position));
-    stats.records = records.len();
     Ok((records, stats))
+}
+
+/// The book of [`from_tally`] written as it is made: the records go to `writer` in its
+/// order, and with a `limit` the positions being gathered stay near it — past it they are
+/// written to sorted runs (anonymous temporary files in the limit's folder) and merged as the
+/// book is written. The book is the one [`from_tally`]'s records make, whatever the limit;
+/// memory: the limit, and six bytes a record in the writer. `writer` is left to be finished
+/// with [`FromTallyStats::games`] (or dropped: nothing is committed).
+pub fn write_from_tally(
+    rows: impl IntoIterator<Item = Result<Row, TallyError>>,
+    writer: &mut crate::write::StreamWriter,
+    limit: Option<&chess_core::book::MemoryLimit>,
+) -> Result<FromTallyStats, FromTallyError> {
+    gather(rows, limit)?.records(|r| writer.push(&r))
 }
 
 /// What [`to_tally`] did.
@@ -564,6 +661,34 @@ mod tests {
                 limited == whole,
                 "a limit of {bytes} bytes changed the records"
             );
+        }
+    }
+
+    /// The book written as it is made, under a limit that spills runs of a thousand, one with
+    /// room, or none, is byte for byte the book of [`from_tally`]'s records.
+    #[test]
+    fn written_as_made_is_the_book_of_the_records() {
+        let Some(rows) = chessfmt_tally::fuzzing::lichess_sample_rows() else {
+            return;
+        };
+        let (records, whole) = from_tally(rows.iter().cloned().map(Ok)).unwrap();
+        assert!(whole.games > 900, "{} games", whole.games);
+        let dir = tempfile::tempdir().unwrap();
+        let expected = crate::write::to_bytes(&records, whole.games).unwrap();
+        for bytes in [Some(1), Some(1 << 30), None] {
+            let limit = bytes.map(|b| chess_core::book::MemoryLimit::new(b, dir.path()));
+            let path = dir.path().join("book.ctg");
+            let mut w = crate::write::StreamWriter::new(&path, true, dir.path()).unwrap();
+            let stats =
+                write_from_tally(rows.iter().cloned().map(Ok), &mut w, limit.as_ref()).unwrap();
+            assert_eq!(stats, whole, "limit {bytes:?}");
+            w.finish(stats.games).unwrap();
+            for (p, bytes) in crate::write::book_paths(&path).iter().zip(&expected) {
+                assert!(
+                    &std::fs::read(p).unwrap() == bytes,
+                    "limit {bytes:?}: {p:?} differs"
+                );
+            }
         }
     }
 }

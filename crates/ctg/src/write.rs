@@ -16,6 +16,11 @@ use std::path::{Path, PathBuf};
 #[cfg(feature = "std")]
 use chessfmt_files::atomic::FileSet;
 
+#[cfg(feature = "std")]
+mod stream;
+#[cfg(feature = "std")]
+pub use stream::{StreamWriter, hash_order};
+
 use crate::{
     Error,
     error::WriteError,
@@ -121,21 +126,7 @@ pub fn layout(records: &[RecordData]) -> Result<Layout, Error> {
         PARALLEL_SPLIT,
     )?;
     leaves.sort_by_key(|(node, _)| *node);
-    if leaves.len() > u32::MAX as usize - 1 {
-        return Err(WriteError::TooManyPages {
-            pages: leaves.len(),
-        }
-        .into());
-    }
-    let max_leaf = leaves.last().map_or(0, |(n, _)| *n);
-    let min_leaf = leaves.first().map_or(0, |(n, _)| *n);
-    let dir_len = usize::try_from(max_leaf).map_err(|_| WriteError::TooManyPages {
-        pages: max_leaf as usize,
-    })? + 1;
-    let mut directory = vec![NO_PAGE; dir_len];
-    for (page, (node, _)) in leaves.iter().enumerate() {
-        directory[*node as usize] = page as u32;
-    }
+    let index = Index::of(leaves.iter().map(|(node, _)| *node), &split)?;
     let mut pages: Vec<Vec<usize>> = leaves.into_iter().map(|(_, idx)| idx).collect();
     let by_position = |idx: &mut Vec<usize>| {
         idx.sort_by(|&a, &b| records[a].position.cmp(&records[b].position));
@@ -147,20 +138,57 @@ pub fn layout(records: &[RecordData]) -> Result<Layout, Error> {
     }
     #[cfg(not(feature = "parallel"))]
     pages.iter_mut().for_each(by_position);
-    let bits = split.iter().max().map_or(0, |&m| m as usize + 1);
-    let mut bitmap = vec![0u8; bits.div_ceil(8)];
-    for s in split {
-        bitmap[s as usize / 8] |= 1 << (s % 8);
-    }
     Ok(Layout {
         pages,
-        directory,
-        bounds: CtbHeader {
-            lower: min_leaf / 8 * 8,
-            upper: (bitmap.len() * 8) as u32,
-        },
-        bitmap,
+        directory: index.directory,
+        bitmap: index.bitmap,
+        bounds: index.bounds,
     })
+}
+
+/// The page directory, split bitmap and bounds of a split tree.
+struct Index {
+    directory: Vec<u32>,
+    bitmap: Vec<u8>,
+    bounds: CtbHeader,
+}
+
+impl Index {
+    /// The index of the tree whose leaves are the nodes `leaves` (in page order, ascending)
+    /// and whose split nodes are `split` (in any order).
+    fn of(
+        leaves: impl ExactSizeIterator<Item = u32> + Clone,
+        split: &[u32],
+    ) -> Result<Index, Error> {
+        if leaves.len() > u32::MAX as usize - 1 {
+            return Err(WriteError::TooManyPages {
+                pages: leaves.len(),
+            }
+            .into());
+        }
+        let max_leaf = leaves.clone().last().unwrap_or(0);
+        let min_leaf = leaves.clone().next().unwrap_or(0);
+        let dir_len = usize::try_from(max_leaf).map_err(|_| WriteError::TooManyPages {
+            pages: max_leaf as usize,
+        })? + 1;
+        let mut directory = vec![NO_PAGE; dir_len];
+        for (page, node) in leaves.enumerate() {
+            directory[node as usize] = page as u32;
+        }
+        let bits = split.iter().max().map_or(0, |&m| m as usize + 1);
+        let mut bitmap = vec![0u8; bits.div_ceil(8)];
+        for &s in split {
+            bitmap[s as usize / 8] |= 1 << (s % 8);
+        }
+        Ok(Index {
+            directory,
+            bounds: CtbHeader {
+                lower: min_leaf / 8 * 8,
+                upper: (bitmap.len() * 8) as u32,
+            },
+            bitmap,
+        })
+    }
 }
 
 /// `f` of every record, in parallel where the `parallel` feature is on.
@@ -258,21 +286,31 @@ fn place(
 
 /// The `.cto` bytes of a layout.
 pub fn cto_bytes(layout: &Layout) -> Vec<u8> {
+    cto_of(&layout.directory, layout.bounds)
+}
+
+/// The `.ctb` bytes of a layout.
+pub fn ctb_bytes(layout: &Layout) -> Vec<u8> {
+    ctb_of(&layout.bitmap, layout.bounds)
+}
+
+/// The `.cto` bytes of a page directory.
+fn cto_of(directory: &[u32], bounds: CtbHeader) -> Vec<u8> {
     let header = CtoHeader {
-        entries: layout.directory.len() as u32,
-        lower: layout.bounds.lower,
+        entries: directory.len() as u32,
+        lower: bounds.lower,
     };
     let mut out = header.to_bytes().to_vec();
-    for e in &layout.directory {
+    for e in directory {
         out.extend_from_slice(&e.to_be_bytes());
     }
     out
 }
 
-/// The `.ctb` bytes of a layout.
-pub fn ctb_bytes(layout: &Layout) -> Vec<u8> {
-    let mut out = layout.bounds.to_bytes().to_vec();
-    out.extend_from_slice(&layout.bitmap);
+/// The `.ctb` bytes of a split bitmap.
+fn ctb_of(bitmap: &[u8], bounds: CtbHeader) -> Vec<u8> {
+    let mut out = bounds.to_bytes().to_vec();
+    out.extend_from_slice(bitmap);
     out
 }
 
@@ -372,11 +410,17 @@ fn page_into(records: &[RecordData], idx: &[usize], out: &mut [u8]) {
         r.write_into(&mut out[used..used + r.len()]);
         used += r.len();
     }
+    put_page_header(out, idx.len(), used);
+}
+
+/// Writes the header of a page holding `records` records in its first `used` bytes (the
+/// header's included).
+fn put_page_header(page: &mut [u8], records: usize, used: usize) {
     let h = PageHeader {
-        records: idx.len() as u16,
+        records: records as u16,
         used: used as u16,
     };
-    out[..PAGE_HEADER].copy_from_slice(&h.to_bytes());
+    page[..PAGE_HEADER].copy_from_slice(&h.to_bytes());
 }
 
 /// Writes a book (`path` = the `.ctg`; `.cto` and `.ctb` beside it), each file atomically.
