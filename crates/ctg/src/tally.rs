@@ -381,10 +381,7 @@ impl chessfmt_files::runs::Record for Spilled {
     type Key = (u32, [u8; 32], usize);
 
     fn key(&self) -> Self::Key {
-        let b = self.key.as_bytes();
-        let mut k = [0; 32];
-        k[..b.len()].copy_from_slice(b);
-        (self.order, k, b.len())
+        crate::write::stream::record_order(self.order, self.key.as_bytes())
     }
 
     fn write(&self, out: &mut Vec<u8>) {

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use chessfmt_files::atomic::FileSet;
 
 #[cfg(feature = "std")]
-mod stream;
+pub(crate) mod stream;
 #[cfg(feature = "std")]
 pub use stream::{StreamWriter, hash_order};
 
