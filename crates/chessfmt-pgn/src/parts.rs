@@ -127,12 +127,26 @@ impl<K: Hash + Eq + Send, V: Send> PartedTable<K, V> {
         K: Clone + Sync,
         V: Default + Sync,
     {
+        let mut out = Vec::new();
+        self.drain_entries_into(&mut out);
+        out
+    }
+
+    /// [`PartedTable::drain_entries`] into `out` (emptied first), whose room is used again:
+    /// a list drained into again and again is not fresh memory each time (its pages faulted
+    /// in anew: two thirds of the page faults of a Kvetka build that spills).
+    pub fn drain_entries_into(&mut self, out: &mut Vec<(K, V)>)
+    where
+        K: Clone + Sync,
+        V: Default + Sync,
+    {
+        out.clear();
         let Some(key) = self.parts.iter().find_map(|p| p.keys().next().cloned()) else {
-            return Vec::new();
+            return;
         };
         let lens: Vec<usize> = self.parts.iter().map(Part::len).collect();
         let total = lens.iter().sum();
-        let mut out = Vec::with_capacity(total);
+        out.reserve(total);
         out.par_extend(
             (0..total)
                 .into_par_iter()
@@ -153,7 +167,6 @@ impl<K: Hash + Eq + Send, V: Send> PartedTable<K, V> {
                     *slot = entry;
                 }
             });
-        out
     }
 }
 

@@ -379,6 +379,9 @@ struct Spill {
     memory: usize,
     dir: std::path::PathBuf,
     runs: Vec<run::Run>,
+    /// The table's entries being sorted into a run: kept between spills, so that each
+    /// spill fills memory already in use instead of faulting in fresh pages.
+    sorting: Vec<(Key, Acc)>,
 }
 
 impl Builder {
@@ -407,6 +410,7 @@ impl Builder {
             memory: limit,
             dir: dir.to_path_buf(),
             runs: Vec::new(),
+            sorting: Vec::new(),
         });
     }
 
@@ -454,12 +458,15 @@ impl Builder {
         fold: impl Fn(&mut T, Key, Acc) + Sync,
         mut sink: impl FnMut(T) -> Result<(), Error> + Send,
     ) -> Result<(), Error> {
-        let mut last = self.positions.take_entries();
-        last.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        let (runs, dir, limit) = match self.spill.take() {
-            Some(s) => (s.runs, s.dir, s.memory),
-            None => (Vec::new(), std::path::PathBuf::from("."), 0),
+        let (runs, dir, limit, mut last) = match self.spill.take() {
+            Some(s) => (s.runs, s.dir, s.memory, s.sorting),
+            None => (Vec::new(), std::path::PathBuf::from("."), 0, Vec::new()),
         };
+        // The last entries go to the spills' list; the table's memory is given back.
+        let mut table = std::mem::take(&mut self.positions);
+        table.drain_entries_into(&mut last);
+        drop(table);
+        last.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
         // The memory of one range of `samples` index entries, twice over.
         let held = |samples: usize| 2 * samples * run::INDEX_EVERY * bytes.max(1);
         let mut width = 2 * rayon::current_num_threads();
@@ -495,12 +502,16 @@ impl Builder {
         if self.positions.len() < spill.max_positions {
             return Ok(());
         }
-        // The table is filled to the same size again: its parts keep their room.
-        let mut sorted = self.positions.drain_entries();
+        // The table is filled to the same size again: its parts keep their room, and so
+        // does the list its entries are sorted in.
+        let sorted = &mut spill.sorting;
+        self.positions.drain_entries_into(sorted);
         sorted.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
         let io = |e| Error::io(&spill.dir, e);
         let file = tempfile::tempfile_in(&spill.dir).map_err(io)?;
-        spill.runs.push(run::write_run(file, &sorted).map_err(io)?);
+        let run = run::write_run(file, sorted);
+        sorted.clear();
+        spill.runs.push(run.map_err(io)?);
         Ok(())
     }
 
