@@ -292,7 +292,8 @@ fn selfplay_split_over_an_older_split() {
 }
 
 /// A full disk at every point of a write: on a small tmpfs (skipped where mounting is not
-/// allowed), the space left before `ctg build --force` and `kvetka build --force` goes up 4 KiB
+/// allowed), the space left before `ctg build --force`, `kvetka build --force` and `ctg
+/// from-tally --force` goes up 4 KiB
 /// at a time; every failed write exits 1 with one line, keeps the old book byte for byte and
 /// leaves no temporary file; the first that fits writes the new book.
 #[cfg(target_os = "linux")]
@@ -330,14 +331,20 @@ fn a_full_disk_keeps_the_old_book() {
             .parse()
             .unwrap()
     };
-    let cases: [(&str, &[&str], &[&str]); 2] = [
+    let tables: &[&[&str]] = &[
+        &["tally", "a.pgn", "-o", "a.csv"],
+        &["tally", "b.pgn", "-o", "b.csv"],
+    ];
+    let cases: [(&str, &[&[&str]], &[&str], &[&str]); 3] = [
         (
             "ctg",
+            &[],
             &["ctg", "build", "a.pgn", "-o", "book.ctg"],
             &["ctg", "build", "b.pgn", "-o", "book.ctg", "--force"],
         ),
         (
             "kvetka",
+            &[],
             &["kvetka", "build", "a.pgn", "-o", "book", "--with-games"],
             &[
                 "kvetka",
@@ -349,12 +356,25 @@ fn a_full_disk_keeps_the_old_book() {
                 "--force",
             ],
         ),
+        // The book streams through a spool beside it: a full disk may stop the spool too.
+        (
+            "ctg-from-tally",
+            tables,
+            &["ctg", "from-tally", "a.csv", "-o", "book.ctg"],
+            &["ctg", "from-tally", "b.csv", "-o", "book.ctg", "--force"],
+        ),
     ];
-    for (name, old_cmd, new_cmd) in cases {
+    for (name, prepare, old_cmd, new_cmd) in cases {
         let dir = mnt.path().join(name);
         std::fs::create_dir(&dir).unwrap();
         std::fs::write(dir.join("a.pgn"), first_games(1)).unwrap();
         std::fs::write(dir.join("b.pgn"), first_games(6)).unwrap();
+        for cmd in prepare {
+            assert!(
+                chessfmt_in(&dir, cmd, None).status.success(),
+                "{name}: {cmd:?}"
+            );
+        }
         let out = chessfmt_in(&dir, old_cmd, None);
         assert!(out.status.success(), "{name}");
         let old = snapshot(&dir);
