@@ -60,6 +60,7 @@ mod position;
 mod resolve;
 mod row;
 mod run;
+mod shards;
 pub mod table;
 mod tally;
 pub mod tree;
@@ -71,6 +72,7 @@ pub use merge::{MergeStats, merge, merge_batches, sort_and_sum};
 pub use position::PackedPosition;
 pub use resolve::RowResolver;
 pub use row::{Counts, Row, RowBatch, RowRef};
+pub use shards::ShardedMap;
 pub use table::{Compression, TableFormat, TableWriter};
 pub use tally::{Tally, TallyOptions, TallyStats};
 

@@ -335,7 +335,9 @@ fn a_full_disk_keeps_the_old_book() {
         &["tally", "a.pgn", "-o", "a.csv"],
         &["tally", "b.pgn", "-o", "b.csv"],
     ];
-    let cases: [(&str, &[&[&str]], &[&str], &[&str]); 3] = [
+    /// A case: its name, the commands that prepare its inputs, the old book's and the new's.
+    type Case<'a> = (&'a str, &'a [&'a [&'a str]], &'a [&'a str], &'a [&'a str]);
+    let cases: [Case; 3] = [
         (
             "ctg",
             &[],

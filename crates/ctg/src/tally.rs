@@ -21,7 +21,6 @@
 //! no place in a table and are counted.
 
 use chessfmt_tally::{Counts, Error as TallyError, Row};
-use foldhash::HashMap;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position, fen::Epd};
 
 use chess_core::normalize::normalize;
@@ -207,7 +206,9 @@ impl Entry {
 /// What one chunk of rows adds: the positions counted or reached, and the chunk's statistics.
 #[derive(Default)]
 struct Partial {
-    positions: HashMap<position::Key, Entry>,
+    /// In shards, merged a shard at a time on the pool: merging every chunk's positions
+    /// into one map on one thread was half of `ctg from-tally`'s time.
+    positions: chessfmt_tally::ShardedMap<position::Key, Entry>,
     stats: FromTallyStats,
 }
 
@@ -231,7 +232,7 @@ impl Partial {
                 bad(stats, format!("a position CTG cannot store: {}", row.epd));
                 continue;
             };
-            let acc = &mut part.positions.entry(key).or_default().out;
+            let acc = &mut part.positions.entry(key).out;
             acc.add(&row.counts, p.turn());
             let n = normalize(p);
             match moves::encode(&n.position, n.transform.apply_move(m)) {
@@ -241,7 +242,7 @@ impl Partial {
             let mut child = p.clone();
             child.play_unchecked(m);
             if let Some(ckey) = position::key_of(&child) {
-                let e = part.positions.entry(ckey).or_default();
+                let e = part.positions.entry(ckey);
                 e.into.add(&row.counts, child.turn());
                 e.reached = true;
             }
@@ -251,9 +252,7 @@ impl Partial {
 
     /// Adds `other` (the chunk after this one's rows).
     fn merge(&mut self, other: Partial) {
-        for (key, e) in other.positions {
-            self.positions.entry(key).or_default().merge(e);
-        }
+        self.positions.merge(other.positions, Entry::merge);
         let (s, o) = (&mut self.stats, other.stats);
         s.rows += o.rows;
         s.bad_rows += o.bad_rows;
@@ -289,7 +288,7 @@ fn records_of(all: Partial) -> (Vec<RecordData>, FromTallyStats) {
         mut stats,
     } = all;
     let mut records: Vec<RecordData> = Vec::with_capacity(positions.len());
-    for (key, e) in positions {
+    for (key, e) in positions.into_entries() {
         records.push(e.record(key.as_bytes(), &mut stats));
     }
     records.sort_unstable_by(|a, b| a.position.cmp(&b.position));
@@ -337,40 +336,49 @@ impl Spilled {
     }
 }
 
+/// Writes `a` as a run holds it: its nine sums and its moves' count, then each move's code and
+/// plays, in variable-length numbers (most are small).
 fn put_acc(out: &mut Vec<u8>, a: &Acc) {
+    use chessfmt_files::runs::put_varint;
     let (r1, r2) = (a.r1, a.r2);
     for v in [
         a.games, a.wins, a.losses, a.draws, a.unknown, r1.0, r1.1, r2.0, r2.1,
     ] {
-        out.extend_from_slice(&v.to_le_bytes());
+        put_varint(out, v);
     }
     // At most one entry a move code.
-    out.extend_from_slice(&(a.moves.len() as u16).to_le_bytes());
+    put_varint(out, a.moves.len() as u64);
     for &(code, games) in &a.moves {
         out.push(code);
-        out.extend_from_slice(&games.to_le_bytes());
+        put_varint(out, games);
     }
 }
 
 fn get_acc(r: &mut impl std::io::Read) -> std::io::Result<Acc> {
-    let mut fixed = [0; 9 * 8 + 2];
-    r.read_exact(&mut fixed)?;
-    let n = |i: usize| u64::from_le_bytes(fixed[8 * i..8 * i + 8].try_into().unwrap_or_default());
+    use chessfmt_files::runs::get_varint;
+    let mut n = [0u64; 9];
+    for v in &mut n {
+        *v = get_varint(r)?;
+    }
     let mut a = Acc {
-        games: n(0),
-        wins: n(1),
-        losses: n(2),
-        draws: n(3),
-        unknown: n(4),
-        r1: (n(5), n(6)),
-        r2: (n(7), n(8)),
+        games: n[0],
+        wins: n[1],
+        losses: n[2],
+        draws: n[3],
+        unknown: n[4],
+        r1: (n[5], n[6]),
+        r2: (n[7], n[8]),
         moves: Vec::new(),
     };
-    for _ in 0..u16::from_le_bytes([fixed[72], fixed[73]]) {
-        let mut m = [0; 9];
-        r.read_exact(&mut m)?;
-        let games = u64::from_le_bytes(m[1..].try_into().unwrap_or_default());
-        a.moves.push((m[0], games));
+    // A move code is a byte: more than 256 entries is not a run of ours.
+    let moves = get_varint(r)?;
+    if moves > 256 {
+        return Err(std::io::Error::other("a run's record has too many moves"));
+    }
+    for _ in 0..moves {
+        let mut code = [0; 1];
+        r.read_exact(&mut code)?;
+        a.moves.push((code[0], get_varint(r)?));
     }
     Ok(a)
 }
@@ -492,7 +500,7 @@ impl Gathered {
             each(r)
         };
         let last: Vec<Spilled> = positions
-            .into_iter()
+            .into_entries()
             .map(|(key, e)| Spilled::new(key, e))
             .collect();
         match self.runs {

@@ -15,8 +15,6 @@
 //! (as a Kvetka reader shows a move's: every game through that position, by any move order).
 //! Comments and game references have no place in a table and are counted.
 
-use std::collections::HashMap;
-
 use chessfmt_tally::{Counts, Error as TallyError, Row};
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position, fen::Epd};
 
@@ -121,7 +119,8 @@ impl Gathered {
 /// What one chunk of rows adds ([`chessfmt_tally::map_chunks`]).
 #[derive(Default)]
 struct Partial {
-    elements: HashMap<Key, Gathered>,
+    /// In shards, merged a shard at a time on the pool (not all on one thread).
+    elements: chessfmt_tally::ShardedMap<Key, Gathered>,
     stats: FromTallyStats,
 }
 
@@ -149,7 +148,7 @@ impl Partial {
                 stats.without_result += 1;
                 continue;
             }
-            let g = elements.entry(key).or_default();
+            let g = elements.entry(key);
             add(&mut g.out, wdl(c, p.turn()));
             match moves::encode_real(p, m) {
                 Some(code) => g.add_move(c.first_seen, code),
@@ -158,7 +157,7 @@ impl Partial {
             let mut child = p.clone();
             child.play_unchecked(m);
             if let Some(ckey) = position::key_of(&child) {
-                let g = elements.entry(ckey).or_default();
+                let g = elements.entry(ckey);
                 add(&mut g.into, wdl(c, child.turn()));
                 g.rows_in = true;
             }
@@ -168,9 +167,7 @@ impl Partial {
 
     /// Adds `other` (the chunk after this one's rows).
     fn merge(&mut self, other: Partial) {
-        for (key, g) in other.elements {
-            self.elements.entry(key).or_default().merge(g);
-        }
+        self.elements.merge(other.elements, Gathered::merge);
         let (s, o) = (&mut self.stats, other.stats);
         s.rows += o.rows;
         s.bad_rows += o.bad_rows;
@@ -205,7 +202,7 @@ fn from_tally_in_chunks(
         mut stats,
     } = all;
     let mut out: Vec<Element> = elements
-        .into_iter()
+        .into_entries()
         .map(|(key, g)| g.element(key))
         .collect();
     out.sort_unstable_by_key(|e| e.key);
@@ -243,16 +240,17 @@ impl chessfmt_files::runs::Record for Spilled {
     }
 
     fn write(&self, out: &mut Vec<u8>) {
+        use chessfmt_files::runs::put_varint;
         let g = &self.g;
         out.extend_from_slice(&self.key);
         for v in [g.out.0, g.out.1, g.out.2, g.into.0, g.into.1, g.into.2] {
-            out.extend_from_slice(&v.to_le_bytes());
+            put_varint(out, v);
         }
         out.push(u8::from(g.rows_in));
         // At most one entry a move code.
-        out.extend_from_slice(&(g.moves.len() as u16).to_le_bytes());
+        put_varint(out, g.moves.len() as u64);
         for &(first_seen, code) in &g.moves {
-            out.extend_from_slice(&first_seen.to_le_bytes());
+            put_varint(out, first_seen);
             out.push(code);
         }
     }
@@ -262,21 +260,29 @@ impl chessfmt_files::runs::Record for Spilled {
         if !chessfmt_files::runs::read_start(r, &mut key)? {
             return Ok(None);
         }
-        let mut fixed = [0; 6 * 8 + 3];
-        r.read_exact(&mut fixed)?;
-        let n =
-            |i: usize| u64::from_le_bytes(fixed[8 * i..8 * i + 8].try_into().unwrap_or_default());
+        use chessfmt_files::runs::get_varint;
+        let mut n = [0u64; 6];
+        for v in &mut n {
+            *v = get_varint(r)?;
+        }
+        let mut flag = [0; 1];
+        r.read_exact(&mut flag)?;
         let mut g = Gathered {
-            out: (n(0), n(1), n(2)),
-            into: (n(3), n(4), n(5)),
-            rows_in: fixed[48] != 0,
+            out: (n[0], n[1], n[2]),
+            into: (n[3], n[4], n[5]),
+            rows_in: flag[0] != 0,
             moves: Vec::new(),
         };
-        for _ in 0..u16::from_le_bytes([fixed[49], fixed[50]]) {
-            let mut m = [0; 9];
-            r.read_exact(&mut m)?;
-            let first_seen = u64::from_le_bytes(m[..8].try_into().unwrap_or_default());
-            g.moves.push((first_seen, m[8]));
+        // A move code is a byte: more than 256 entries is not a run of ours.
+        let moves = get_varint(r)?;
+        if moves > 256 {
+            return Err(std::io::Error::other("a run's element has too many moves"));
+        }
+        for _ in 0..moves {
+            let first_seen = get_varint(r)?;
+            let mut code = [0; 1];
+            r.read_exact(&mut code)?;
+            g.moves.push((first_seen, code[0]));
         }
         Ok(Some(Spilled { key, g }))
     }
@@ -324,7 +330,7 @@ pub fn write_from_tally(
     let mut count = 0;
     match runs {
         None => {
-            let mut last: Vec<(Key, Gathered)> = elements.into_iter().collect();
+            let mut last: Vec<(Key, Gathered)> = elements.into_entries().collect();
             last.sort_unstable_by_key(|e| e.0);
             for (key, g) in last {
                 writer.push(g.element(key))?;
@@ -335,7 +341,7 @@ pub fn write_from_tally(
             let dir = runs.dir().to_path_buf();
             runs.merge(
                 elements
-                    .into_iter()
+                    .into_entries()
                     .map(|(key, g)| Spilled { key, g })
                     .collect(),
                 |a, b| a.g.merge(b.g),
