@@ -10,7 +10,7 @@ use foldhash::HashMap;
 /// Shards of a [`ShardedMap`].
 const SHARDS: usize = 16;
 
-/// A hash map in [`SHARDS`] shards by a fixed hash of the keys (the same key goes to the same
+/// A hash map in 16 shards by a fixed hash of the keys (the same key goes to the same
 /// shard in every map).
 ///
 /// ```
