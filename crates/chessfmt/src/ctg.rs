@@ -151,6 +151,11 @@ pub struct BuildArgs {
     /// Count the first N plies of each game.
     #[arg(long, value_name = "N", default_value_t = 40)]
     max_ply: usize,
+    /// Keep the table of positions near MIB mebibytes: past it, sorted runs go to temporary
+    /// files beside OUT and are merged as the book streams to its files (the same book, byte
+    /// for byte). Without it the table and the book are held in memory.
+    #[arg(long, value_name = "MIB")]
+    memory_limit: Option<usize>,
     /// All or nothing: any game left out (illegal, over a limit, or cut off by the end of a
     /// file or a damaged compressed stream) is an error and nothing is written. Without it
     /// the good games are used and the others reported as warnings.
@@ -464,7 +469,7 @@ fn build(args: &BuildArgs) -> CliResult {
     let outputs = ["ctg", "cto", "ctb"].map(|e| args.out.output.with_extension(e));
     let inputs: Vec<&Path> = args.inputs.iter().map(PathBuf::as_path).collect();
     crate::destination::refuse_inputs(outputs.iter().map(PathBuf::as_path), &inputs)?;
-    let (records, games, skipped, uncodable, truncated) =
+    let (written, games, skipped, uncodable, truncated) =
         if args.inputs.len() == 1 && is_ctg(&args.inputs[0]) {
             let book = open(&args.inputs[0])?;
             let mut records = Vec::new();
@@ -478,7 +483,10 @@ fn build(args: &BuildArgs) -> CliResult {
                     }
                 }
             }
-            (records, book.header().games, skipped, 0, 0)
+            let games = book.header().games;
+            let written = write_book(&args.out.output, &records, games, args.out.force);
+            ctg::build::drop_records(records);
+            (written?, games, skipped, 0, 0)
         } else {
             if let Some(p) = args.inputs.iter().find(|p| is_ctg(p)) {
                 return Err(CliError(format!(
@@ -489,8 +497,27 @@ fn build(args: &BuildArgs) -> CliResult {
             for input in &args.inputs {
                 crate::pgn_input::check_pgn_input(input)?;
             }
-            let mut builder =
-                Builder::new(ctg::build::BuildOptions::default().with_max_ply(args.max_ply));
+            let limit = args.memory_limit.map(|mib| {
+                ctg::build::MemoryLimit::new(
+                    mib.saturating_mul(1 << 20),
+                    crate::destination::scratch_dir(&args.out.output),
+                )
+            });
+            // Under a limit the book streams to its files through a spool (six bytes a
+            // position stay in memory); refused here already if it exists.
+            let writer = match &limit {
+                Some(l) => Some(ctg::write::StreamWriter::new(
+                    &args.out.output,
+                    args.out.force,
+                    &l.dir,
+                )?),
+                None => None,
+            };
+            let mut builder = Builder::new(
+                ctg::build::BuildOptions::default()
+                    .with_max_ply(args.max_ply)
+                    .with_memory_limit(limit),
+            );
             let bar = progress::spinner("games");
             let mut skipped = 0u64;
             for input in &args.inputs {
@@ -504,10 +531,21 @@ fn build(args: &BuildArgs) -> CliResult {
                 crate::pgn_input::check_strict(args.strict, input, &left_out)?;
             }
             bar.finish_and_clear();
-            let (records, stats) = builder.finish();
-            let games = u32::try_from(stats.games).unwrap_or(u32::MAX);
+            let games = u32::try_from(builder.stats().games).unwrap_or(u32::MAX);
+            let (written, stats) = match writer {
+                Some(mut w) => {
+                    let stats = builder.write_to(&mut w)?;
+                    (w.finish(games)?, stats)
+                }
+                None => {
+                    let (records, stats) = builder.finish()?;
+                    let written = write_book(&args.out.output, &records, games, args.out.force);
+                    ctg::build::drop_records(records);
+                    (written?, stats)
+                }
+            };
             (
-                records,
+                written,
                 games,
                 skipped,
                 stats.uncodable_moves,
@@ -516,9 +554,6 @@ fn build(args: &BuildArgs) -> CliResult {
         };
     // What the format cannot hold is reported, never dropped silently.
     warn_losses(uncodable, truncated);
-    let written = write_book(&args.out.output, &records, games, args.out.force);
-    ctg::build::drop_records(records);
-    let written = written?;
     summary(
         &Shown {
             text: format!(

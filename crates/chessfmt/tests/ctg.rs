@@ -212,3 +212,43 @@ fn snapshots_of_a_built_book() {
         insta::assert_snapshot!(name, out);
     }
 }
+
+/// `ctg build --memory-limit` (`--help`'s promise): the table spilled to runs beside the book
+/// and merged as the book streams gives the book of an unlimited build, byte for byte, and
+/// leaves no run or spool behind.
+#[test]
+fn build_under_a_memory_limit_is_the_same_book() {
+    let Some(pgn) = ctg_corpus("../polyglot/pgn/lichess-2017-09-sample1000.pgn") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let mut books = Vec::new();
+    for limit in [None, Some("1"), Some("1024")] {
+        let folder = dir.path().join(limit.unwrap_or("none"));
+        std::fs::create_dir(&folder).unwrap();
+        let book = folder.join("book.ctg").display().to_string();
+        let mut args = vec!["ctg", "build", &pgn, "-o", &book, "--json"];
+        if let Some(l) = limit {
+            args.extend(["--memory-limit", l]);
+        }
+        let (code, out, err) = chessfmt(&args);
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert!(v["positions"].as_u64().unwrap() > 30_000, "{out}");
+        let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(&folder)
+            .unwrap()
+            .map(|e| e.unwrap())
+            .filter(|e| !e.file_name().to_string_lossy().ends_with(".chessfmt-lock"))
+            .map(|e| {
+                let name = e.file_name().into_string().unwrap();
+                (name, std::fs::read(e.path()).unwrap())
+            })
+            .collect();
+        files.sort();
+        let names: Vec<&str> = files.iter().map(|f| f.0.as_str()).collect();
+        assert_eq!(names, ["book.ctb", "book.ctg", "book.cto"], "{limit:?}");
+        books.push(files);
+    }
+    assert!(books[0] == books[1], "--memory-limit 1 changed the book");
+    assert!(books[0] == books[2], "--memory-limit 1024 changed the book");
+}

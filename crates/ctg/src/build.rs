@@ -38,6 +38,10 @@ use crate::{
     write::RecordData,
 };
 
+mod spill;
+
+pub use chess_core::book::MemoryLimit;
+
 #[derive(Debug, Default, Clone)]
 /// A position's counts. The book stores 32-bit counts, so they are kept in 32 bits and added
 /// saturating (the value written is the same as from wider sums saturated at the end): half
@@ -76,6 +80,23 @@ impl MoveCounts {
         }
     }
 
+    /// Counts `n` games of the move `code` (saturating).
+    fn add_n(&mut self, code: u8, n: u32) {
+        match &mut self.first {
+            None => self.first = Some((code, n)),
+            Some((c, m)) if *c == code => *m = m.saturating_add(n),
+            Some(_) => match self.more.iter_mut().find(|(c, _)| *c == code) {
+                Some((_, m)) => *m = m.saturating_add(n),
+                None => self.more.push((code, n)),
+            },
+        }
+    }
+
+    /// The codes with their counts, in no particular order.
+    fn iter(&self) -> impl Iterator<Item = (u8, u32)> + '_ {
+        self.first.iter().chain(&self.more).copied()
+    }
+
     /// Number of distinct moves.
     fn len(&self) -> usize {
         usize::from(self.first.is_some()) + self.more.len()
@@ -105,11 +126,18 @@ pub struct BuildOptions {
     /// Only the first `max_ply` half-moves of each game are counted (default 40, as
     /// `chessfmt ctg build`).
     pub max_ply: usize,
+    /// Keep the position table near this ceiling by spilling sorted runs to anonymous
+    /// temporary files, merged as the book is written ([`Builder::save`],
+    /// [`Builder::write_to`]): the same book. `None` (the default): all in memory.
+    pub memory_limit: Option<MemoryLimit>,
 }
 
 impl Default for BuildOptions {
     fn default() -> Self {
-        BuildOptions { max_ply: 40 }
+        BuildOptions {
+            max_ply: 40,
+            memory_limit: None,
+        }
     }
 }
 
@@ -118,6 +146,13 @@ impl BuildOptions {
     #[must_use]
     pub fn with_max_ply(mut self, plies: usize) -> Self {
         self.max_ply = plies;
+        self
+    }
+
+    /// A memory ceiling ([`BuildOptions::memory_limit`]).
+    #[must_use]
+    pub fn with_memory_limit(mut self, limit: Option<MemoryLimit>) -> Self {
+        self.memory_limit = limit;
         self
     }
 }
@@ -259,6 +294,10 @@ pub struct Builder {
     /// table is the one counting game by game gives.
     positions: PartedTable<position::Key, Acc>,
     stats: BuildStats,
+    /// The runs past the memory limit, if there is one.
+    spill: Option<spill::Spill>,
+    /// The first run that could not be written (the build stops there).
+    spill_error: Option<crate::Error>,
 }
 
 fn elo(game: &Game, color: Color) -> Option<u32> {
@@ -277,9 +316,34 @@ fn elo(game: &Game, color: Color) -> Option<u32> {
 impl Builder {
     /// An empty builder.
     pub fn new(options: BuildOptions) -> Builder {
+        let spill = options.memory_limit.map(|m| spill::Spill {
+            max_positions: (m.bytes / spill::BYTES_PER_POSITION).max(1),
+            runs: chessfmt_files::runs::Runs::new(m.dir),
+        });
         Builder {
             max_ply: options.max_ply,
+            spill,
             ..Builder::default()
+        }
+    }
+
+    /// Writes the table, sorted, as a run when it is over the limit.
+    fn spill_if_full(&mut self) {
+        let Some(spill) = &mut self.spill else {
+            return;
+        };
+        if self.spill_error.is_some() || self.positions.len() < spill.max_positions {
+            return;
+        }
+        // The table's parts keep their room; its entries become the run's records in place.
+        let run = self
+            .positions
+            .drain_entries()
+            .into_iter()
+            .map(|(key, acc)| spill::Spilled(key, acc))
+            .collect();
+        if let Err(e) = spill.runs.write(run) {
+            self.spill_error = Some(crate::Error::io(spill.runs.dir(), e));
         }
     }
 
@@ -319,6 +383,7 @@ impl Builder {
         for ply in &c.plies {
             count(self.positions.part_mut(ply.3), c, ply);
         }
+        self.spill_if_full();
     }
 
     /// Counts a batch of games, all parts of the table at once.
@@ -337,6 +402,7 @@ impl Builder {
             let c = &batch[g as usize];
             count(part, c, &c.plies[p as usize]);
         });
+        self.spill_if_full();
     }
 
     /// Adds every game of a PGN input — a stream, plain or compressed
@@ -376,6 +442,10 @@ impl Builder {
                     }
                 }
                 self.add_contributions(&games);
+                // A run that could not be written ends the reading (the error is the book's).
+                if self.spill_error.is_some() {
+                    return ControlFlow::Break(());
+                }
                 ControlFlow::Continue(())
             },
             progress,
@@ -387,23 +457,95 @@ impl Builder {
 
     /// Writes the book to `path` (`.ctg`, `.cto`, `.ctb`, committed as a set; see
     /// [`crate::write::write_book`]). Refuses to replace existing files unless `overwrite`.
+    /// Under a memory limit the book streams to its files ([`Builder::write_to`], spooling
+    /// in the limit's folder); without one it is laid out in memory.
     pub fn save(
         self,
         path: impl AsRef<std::path::Path>,
         overwrite: bool,
     ) -> Result<crate::write::WriteSummary, crate::Error> {
         let games = u32::try_from(self.stats().games).unwrap_or(u32::MAX);
-        let (records, _) = self.finish();
+        if let Some(spill) = &self.spill {
+            let dir = spill.runs.dir().to_path_buf();
+            let mut writer = crate::write::StreamWriter::new(path, overwrite, dir)?;
+            self.write_to(&mut writer)?;
+            return writer.finish(games);
+        }
+        let (records, _) = self.finish()?;
         let written = crate::write::write_book(path, &records, games, overwrite);
         drop_records(records);
         written
     }
 
-    /// The records, sorted by position bytes (sorted and built in parallel: keys are
-    /// unique, so the order is the one a sequential sort gives).
-    pub fn finish(mut self) -> (Vec<RecordData>, BuildStats) {
+    /// Hands the book's records to `writer` in its order (the runs past a memory limit merged
+    /// with the table as they go), without holding them; returns the counts, positions with
+    /// more than 127 moves included. `writer` is left to be finished with the game count.
+    pub fn write_to(
+        self,
+        writer: &mut crate::write::StreamWriter,
+    ) -> Result<BuildStats, crate::Error> {
+        self.records_in_order(|r| writer.push(&r))
+    }
+
+    /// The records in the order of [`crate::write::StreamWriter`], each to `each`: the table
+    /// and the runs past a memory limit merged, each position's parts added together.
+    fn records_in_order(
+        mut self,
+        mut each: impl FnMut(RecordData) -> Result<(), crate::Error>,
+    ) -> Result<BuildStats, crate::Error> {
+        use chessfmt_files::runs::Record;
         use rayon::prelude::*;
-        let sat = |v: u64| u32::try_from(v).unwrap_or(u32::MAX);
+        if let Some(e) = self.spill_error.take() {
+            return Err(e);
+        }
+        let mut last: Vec<spill::Spilled> = self
+            .positions
+            .take_entries()
+            .into_iter()
+            .map(|(key, acc)| spill::Spilled(key, acc))
+            .collect();
+        let mut truncated = 0;
+        let mut emit = |s: spill::Spilled| {
+            truncated += u64::from(s.1.moves.len() > MAX_MOVES);
+            each(record_of((s.0, s.1)))
+        };
+        match self.spill.take() {
+            Some(spill) if !spill.runs.is_empty() => {
+                let dir = spill.runs.dir().to_path_buf();
+                spill
+                    .runs
+                    .merge(
+                        last,
+                        |a, b| a.1.merge(b.1),
+                        |s| emit(s).map_err(crate::error::RunsError::Book),
+                    )
+                    .map_err(|e| e.into_error(&dir))?;
+            }
+            _ => {
+                last.par_sort_by_cached_key(Record::key);
+                for s in last {
+                    emit(s)?;
+                }
+            }
+        }
+        self.stats.truncated_positions += truncated;
+        Ok(self.stats)
+    }
+
+    /// The records, sorted by position bytes (sorted and built in parallel: keys are
+    /// unique, so the order is the one a sequential sort gives). Under a memory limit the
+    /// runs are merged back first: a run that cannot be read back is an error.
+    pub fn finish(mut self) -> Result<(Vec<RecordData>, BuildStats), crate::Error> {
+        use rayon::prelude::*;
+        if self.spill_error.is_some() || self.spill.as_ref().is_some_and(|s| !s.runs.is_empty()) {
+            let mut records = Vec::new();
+            let stats = self.records_in_order(|r| {
+                records.push(r);
+                Ok(())
+            })?;
+            records.par_sort_unstable_by(|a, b| a.position.cmp(&b.position));
+            return Ok((records, stats));
+        }
         // Their order does not matter: sorted next.
         let mut entries = self.positions.take_entries();
         entries.par_sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
@@ -411,35 +553,34 @@ impl Builder {
             .par_iter()
             .filter(|(_, acc)| acc.moves.len() > MAX_MOVES)
             .count() as u64;
-        let out: Vec<RecordData> = entries
-            .into_par_iter()
-            .map(|(key, acc)| {
-                let points = 10 * u64::from(acc.wins)
-                    + 5 * u64::from(acc.draws)
-                    + 5 * u64::from(acc.unknown);
-                RecordData {
-                    position: key.as_bytes().to_vec(),
-                    moves: acc.moves.into_record_moves(),
-                    stats: Stats {
-                        games: acc.games,
-                        wins: acc.wins,
-                        losses: acc.losses,
-                        draws: acc.draws,
-                        points: sat(points),
-                        rating1: RatingPair {
-                            games: acc.r1.0,
-                            sum: acc.r1.1,
-                        },
-                        rating2: RatingPair {
-                            games: acc.r2.0,
-                            sum: acc.r2.1,
-                        },
-                        ..Stats::default()
-                    }
-                    .saturated(),
-                }
-            })
-            .collect();
-        (out, self.stats)
+        let out: Vec<RecordData> = entries.into_par_iter().map(record_of).collect();
+        Ok((out, self.stats))
+    }
+}
+
+/// The record of a position and what was counted for it.
+fn record_of((key, acc): (position::Key, Acc)) -> RecordData {
+    let sat = |v: u64| u32::try_from(v).unwrap_or(u32::MAX);
+    let points = 10 * u64::from(acc.wins) + 5 * u64::from(acc.draws) + 5 * u64::from(acc.unknown);
+    RecordData {
+        position: key.as_bytes().to_vec(),
+        moves: acc.moves.into_record_moves(),
+        stats: Stats {
+            games: acc.games,
+            wins: acc.wins,
+            losses: acc.losses,
+            draws: acc.draws,
+            points: sat(points),
+            rating1: RatingPair {
+                games: acc.r1.0,
+                sum: acc.r1.1,
+            },
+            rating2: RatingPair {
+                games: acc.r2.0,
+                sum: acc.r2.1,
+            },
+            ..Stats::default()
+        }
+        .saturated(),
     }
 }

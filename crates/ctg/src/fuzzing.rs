@@ -116,7 +116,10 @@ pub fn build_from_games(games: &[chessfmt_pgn::RawGame]) {
     for g in games {
         builder.add_game(g);
     }
-    let (records, _) = builder.finish();
+    // An unlimited builder has no run to read back.
+    let Ok((records, _)) = builder.finish() else {
+        return;
+    };
     let Ok([ctg, cto, ctb]) = to_bytes(&records, 0) else {
         return;
     };

@@ -111,7 +111,7 @@ impl Key {
     }
 
     /// The key of encoded bytes (at most 32; `None` past that).
-    #[cfg(feature = "tally")]
+    #[cfg(any(feature = "tally", feature = "pgn"))]
     pub(crate) fn from_bytes(encoded: &[u8]) -> Option<Key> {
         let mut bytes = [0; 32];
         bytes.get_mut(..encoded.len())?.copy_from_slice(encoded);

@@ -26,6 +26,7 @@ use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position, fen::Epd};
 use chess_core::normalize::normalize;
 
 use crate::{
+    error::RunsError,
     moves, position,
     raw::{MAX_MOVES, RatingPair, Stats},
     read::Book,
@@ -467,18 +468,6 @@ fn gather(
     Ok(Gathered { all, runs })
 }
 
-/// An error of the runs' merge: reading a run, or writing the book.
-enum MergeError {
-    Io(std::io::Error),
-    Book(crate::Error),
-}
-
-impl From<std::io::Error> for MergeError {
-    fn from(e: std::io::Error) -> Self {
-        MergeError::Io(e)
-    }
-}
-
 impl Gathered {
     /// Hands every position's record to `each`, in [`crate::write::hash_order`] (then by
     /// position), the runs merged with what is in memory; returns the statistics.
@@ -516,11 +505,11 @@ impl Gathered {
                 runs.merge(
                     last,
                     |a, b| a.e.merge(b.e),
-                    |s| emit(s, &mut stats).map_err(MergeError::Book),
+                    |s| emit(s, &mut stats).map_err(RunsError::Book),
                 )
                 .map_err(|e| match e {
-                    MergeError::Io(source) => FromTallyError::Runs { dir, source },
-                    MergeError::Book(e) => FromTallyError::Book(e),
+                    RunsError::Io(source) => FromTallyError::Runs { dir, source },
+                    RunsError::Book(e) => FromTallyError::Book(e),
                 })?;
             }
         }

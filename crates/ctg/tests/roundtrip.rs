@@ -87,7 +87,7 @@ fn check_against_count(games: &[Game], max_ply: usize) {
         b.add_replayed(g);
     }
     let stats = b.stats().clone();
-    let (records, _) = b.finish();
+    let (records, _) = b.finish().unwrap();
     let book = book_of(&records);
     let mut counts: HashMap<String, Count> = HashMap::new();
     let mut probes = Vec::new();
@@ -194,7 +194,7 @@ fn moves_from_repeated_positions_are_all_kept() {
     for g in &games {
         b.add_replayed(g);
     }
-    let (records, _) = b.finish();
+    let (records, _) = b.finish().unwrap();
     let book = book_of(&records);
     let probe = book.probe(&Chess::default()).unwrap().unwrap();
     assert_eq!(probe.stats.games, 60, "the position counts once per game");
@@ -301,7 +301,7 @@ fn probes_past_the_end_of_the_directory() {
     let game = random_game(42, 10, 0);
     let mut b = Builder::new(ctg::build::BuildOptions::default().with_max_ply(10));
     b.add_replayed(&game);
-    let (records, _) = b.finish();
+    let (records, _) = b.finish().unwrap();
     let [ctg, mut cto, mut ctb] = write::to_bytes(&records, 1).unwrap();
     // One page; make the walk go through every level and cut the directory after entry 0.
     cto.truncate(20);
@@ -321,7 +321,7 @@ fn probes_past_the_end_of_the_directory() {
 fn garbage_after_the_used_bytes_is_never_read() {
     let mut b = Builder::new(ctg::build::BuildOptions::default().with_max_ply(4));
     b.add_replayed(&random_game(7, 4, 0));
-    let (records, _) = b.finish();
+    let (records, _) = b.finish().unwrap();
     let [mut ctg, cto, ctb] = write::to_bytes(&records, 1).unwrap();
     let used = u16::from_be_bytes([ctg[PAGE_SIZE + 2], ctg[PAGE_SIZE + 3]]) as usize;
     // A stale record of a position not in the book right after the used bytes.
@@ -349,7 +349,7 @@ fn corrupt_pages_are_reported_and_skipped() {
     for i in 0..200 {
         b.add_replayed(&random_game(i * 31 + 5, 30, i));
     }
-    let (records, _) = b.finish();
+    let (records, _) = b.finish().unwrap();
     let [mut ctg, cto, ctb] = write::to_bytes(&records, 1).unwrap();
     // Break the first record of page 0: an even moves length byte.
     let l = usize::from(ctg[PAGE_SIZE + 4] & 0x1f);
@@ -376,7 +376,7 @@ fn build_from_the_gnuchess_pgn_and_write_to_disk() {
     check_against_count(&games, 16);
     let mut b = Builder::new(ctg::build::BuildOptions::default().with_max_ply(16));
     games.iter().for_each(|g| b.add_replayed(g));
-    let (records, _) = b.finish();
+    let (records, _) = b.finish().unwrap();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("g.ctg");
     let summary = write::write_book(&path, &records, games.len() as u32, false).unwrap();
@@ -390,5 +390,48 @@ fn build_from_the_gnuchess_pgn_and_write_to_disk() {
     assert_eq!(
         book.probe(&Chess::default()).unwrap().unwrap().stats.games,
         games.len() as u32
+    );
+}
+
+/// A build under a memory limit (runs of a few hundred positions, merged at the end) gives
+/// the records and counts of an unlimited build, in memory (`finish`) and on disk (`save`,
+/// streamed), byte for byte; its runs and spool leave nothing behind.
+#[test]
+fn a_build_under_a_memory_limit_is_the_same_book() {
+    let Some(pgn) = corpus("../polyglot/pgn/gnuchess-book_1.02-first10000.pgn") else {
+        return;
+    };
+    let games: Vec<Game> = chessfmt_pgn::PgnReader::open(&pgn)
+        .unwrap()
+        .games()
+        .take(1500)
+        .map(Result::unwrap)
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let build = |limit: Option<usize>| {
+        let options = ctg::build::BuildOptions::default()
+            .with_max_ply(16)
+            .with_memory_limit(limit.map(|b| ctg::build::MemoryLimit::new(b, dir.path())));
+        let mut b = Builder::new(options);
+        games.iter().for_each(|g| b.add_replayed(g));
+        b
+    };
+    let (whole, stats) = build(None).finish().unwrap();
+    assert!(whole.len() > 8_000, "{} records", whole.len());
+    // 320 bytes a position: runs of 250 positions.
+    let (limited, limited_stats) = build(Some(80_000)).finish().unwrap();
+    assert!(limited == whole, "the limit changed the records");
+    assert_eq!(limited_stats, stats);
+    let expected = write::to_bytes(&whole, games.len() as u32).unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let path = out.path().join("b.ctg");
+    build(Some(80_000)).save(&path, false).unwrap();
+    for (p, bytes) in write::book_paths(&path).iter().zip(&expected) {
+        assert!(&std::fs::read(p).unwrap() == bytes, "{p:?} differs");
+    }
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        0,
+        "runs left"
     );
 }
