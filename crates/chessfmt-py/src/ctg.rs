@@ -140,18 +140,24 @@ impl CtgBook {
 
 /// `chessfmt.ctg.build`: a CTG book from PGN files, as `chessfmt ctg build`.
 #[pyfunction]
-#[pyo3(signature = (pgn_paths, out, *, max_ply, threads, overwrite))]
+#[pyo3(signature = (pgn_paths, out, *, max_ply, memory_limit_mib, threads, overwrite))]
 fn ctg_build<'py>(
     py: Python<'py>,
     pgn_paths: Vec<PathBuf>,
     out: PathBuf,
     max_ply: usize,
+    memory_limit_mib: Option<usize>,
     threads: Option<usize>,
     overwrite: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     inputs::check_output(&out, &pgn_paths, overwrite)?;
     let pool = inputs::pool(threads)?;
-    let options = ctg::build::BuildOptions::default().with_max_ply(max_ply);
+    let limit = memory_limit_mib.map(|mib| {
+        ctg::build::MemoryLimit::new(mib.saturating_mul(1 << 20), crate::tally::scratch_dir(&out))
+    });
+    let options = ctg::build::BuildOptions::default()
+        .with_max_ply(max_ply)
+        .with_memory_limit(limit);
     let (stats, written) = py.detach(|| -> PyResult<_> {
         let mut builder = ctg::build::Builder::new(options);
         for path in &pgn_paths {
@@ -160,8 +166,8 @@ fn ctg_build<'py>(
             })?
             .map_err(|e| errors::io(path, &e))?;
         }
-        let stats = builder.stats().clone();
-        let written = builder
+        // The counts after the save: positions over 127 moves are counted as it writes.
+        let (written, stats) = builder
             .save(&out, overwrite)
             .map_err(|e| errors::to_py(e.in_file(&out)))?;
         Ok((stats, written))

@@ -281,7 +281,7 @@ fn gathering_limit(out: &Path, mib: usize) -> chess_core::book::MemoryLimit {
 }
 
 /// The folder of `out`, where temporary runs go.
-fn scratch_dir(out: &Path) -> PathBuf {
+pub(crate) fn scratch_dir(out: &Path) -> PathBuf {
     out.parent()
         .filter(|d| !d.as_os_str().is_empty())
         .map_or_else(|| PathBuf::from("."), Path::to_path_buf)

@@ -91,6 +91,23 @@ def test_ctg_build_and_convert(tmp_path, first10000):
         ctg.open_reader(out, policy="nonsense")
 
 
+def test_ctg_build_under_a_memory_limit(tmp_path, first10000):
+    whole = ctg.build(first10000, tmp_path / "a.ctg", max_ply=16)
+    runs = tmp_path / "limited"
+    runs.mkdir()
+    limited = ctg.build(first10000, runs / "b.ctg", max_ply=16, memory_limit_mib=1)
+    assert limited == whole and whole["positions"] == 42233
+    assert "truncated_positions" in whole
+    for ext in ("ctg", "cto", "ctb"):
+        assert (tmp_path / f"a.{ext}").read_bytes() == (runs / f"b.{ext}").read_bytes()
+    # The book's files and the set's lock only: no run or spool left behind.
+    assert sorted(p.name for p in runs.iterdir() if not p.name.endswith(".chessfmt-lock")) == [
+        "b.ctb",
+        "b.ctg",
+        "b.cto",
+    ]
+
+
 def test_kvetka_build_read_convert(tmp_path, first10000):
     out = tmp_path / "k.kob"
     stats = kvetka.build(first10000, out)

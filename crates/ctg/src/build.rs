@@ -458,23 +458,24 @@ impl Builder {
     /// Writes the book to `path` (`.ctg`, `.cto`, `.ctb`, committed as a set; see
     /// [`crate::write::write_book`]). Refuses to replace existing files unless `overwrite`.
     /// Under a memory limit the book streams to its files ([`Builder::write_to`], spooling
-    /// in the limit's folder); without one it is laid out in memory.
+    /// in the limit's folder); without one it is laid out in memory. Returns what was written
+    /// and the counts, positions with more than 127 moves included.
     pub fn save(
         self,
         path: impl AsRef<std::path::Path>,
         overwrite: bool,
-    ) -> Result<crate::write::WriteSummary, crate::Error> {
+    ) -> Result<(crate::write::WriteSummary, BuildStats), crate::Error> {
         let games = u32::try_from(self.stats().games).unwrap_or(u32::MAX);
         if let Some(spill) = &self.spill {
             let dir = spill.runs.dir().to_path_buf();
             let mut writer = crate::write::StreamWriter::new(path, overwrite, dir)?;
-            self.write_to(&mut writer)?;
-            return writer.finish(games);
+            let stats = self.write_to(&mut writer)?;
+            return Ok((writer.finish(games)?, stats));
         }
-        let (records, _) = self.finish()?;
+        let (records, stats) = self.finish()?;
         let written = crate::write::write_book(path, &records, games, overwrite);
         drop_records(records);
-        written
+        Ok((written?, stats))
     }
 
     /// Hands the book's records to `writer` in its order (the runs past a memory limit merged

@@ -43,7 +43,15 @@ class CtgBook:
     def probe(self, board: chess.Board) -> Optional[Tuple[List[List[Any]], List[Any]]]: ...
     def positions(self, make: Callable[[str, List[List[Any]], List[Any]], Any], max_ply: Optional[int]) -> PositionIter: ...
 
-def ctg_build(pgn_paths: List[str], out: str, *, max_ply: int, threads: Optional[int], overwrite: bool) -> dict: ...
+def ctg_build(
+    pgn_paths: List[str],
+    out: str,
+    *,
+    max_ply: int,
+    memory_limit_mib: Optional[int],
+    threads: Optional[int],
+    overwrite: bool,
+) -> dict: ...
 def ctg_to_polyglot(book: str, out: str, *, policy_name: str, overwrite: bool) -> Tuple[int, int]: ...
 
 class KvetkaBook:

@@ -101,11 +101,22 @@ def build(
     out: Path,
     *,
     max_ply: int = 1024,
+    memory_limit_mib: Optional[int] = None,
     threads: Optional[int] = None,
     overwrite: bool = False,
 ) -> dict:
-    """Builds a CTG book from PGN files, as ``chessfmt ctg build``; returns its counts."""
-    return _native.ctg_build(paths(pgn_paths), fspath(out), max_ply=max_ply, threads=threads, overwrite=overwrite)
+    """Builds a CTG book from PGN files, as ``chessfmt ctg build``; returns its counts.
+
+    ``memory_limit_mib`` keeps the table of positions near that many MiB (sorted runs beside
+    ``out``, merged as the book streams to its files): the same book."""
+    return _native.ctg_build(
+        paths(pgn_paths),
+        fspath(out),
+        max_ply=max_ply,
+        memory_limit_mib=memory_limit_mib,
+        threads=threads,
+        overwrite=overwrite,
+    )
 
 
 def to_polyglot(book: Path, out: Path, *, policy: str = "score", overwrite: bool = False) -> Tuple[int, int]:
