@@ -362,17 +362,23 @@ fn corrupt_pages_are_reported_and_skipped() {
     assert!(results.iter().filter(|r| r.is_ok()).count() > records.len() / 2);
 }
 
-#[test]
-fn build_from_the_gnuchess_pgn_and_write_to_disk() {
-    let Some(pgn) = corpus("../polyglot/pgn/gnuchess-book_1.02-first10000.pgn") else {
-        return;
-    };
-    let games: Vec<Game> = chessfmt_pgn::PgnReader::open(&pgn)
+/// The first `n` games of the 10,000-game gnuchess PGN (`None` where the corpus is absent).
+fn first_gnuchess_games(n: usize) -> Option<Vec<Game>> {
+    let pgn = corpus("../polyglot/pgn/gnuchess-book_1.02-first10000.pgn")?;
+    let games = chessfmt_pgn::PgnReader::open(&pgn)
         .unwrap()
         .games()
-        .take(1500)
+        .take(n)
         .map(Result::unwrap)
         .collect();
+    Some(games)
+}
+
+#[test]
+fn build_from_the_gnuchess_pgn_and_write_to_disk() {
+    let Some(games) = first_gnuchess_games(1500) else {
+        return;
+    };
     check_against_count(&games, 16);
     let mut b = Builder::new(ctg::build::BuildOptions::default().with_max_ply(16));
     games.iter().for_each(|g| b.add_replayed(g));
@@ -398,15 +404,9 @@ fn build_from_the_gnuchess_pgn_and_write_to_disk() {
 /// streamed), byte for byte; its runs and spool leave nothing behind.
 #[test]
 fn a_build_under_a_memory_limit_is_the_same_book() {
-    let Some(pgn) = corpus("../polyglot/pgn/gnuchess-book_1.02-first10000.pgn") else {
+    let Some(games) = first_gnuchess_games(1500) else {
         return;
     };
-    let games: Vec<Game> = chessfmt_pgn::PgnReader::open(&pgn)
-        .unwrap()
-        .games()
-        .take(1500)
-        .map(Result::unwrap)
-        .collect();
     let dir = tempfile::tempdir().unwrap();
     let build = |limit: Option<usize>| {
         let options = ctg::build::BuildOptions::default()
