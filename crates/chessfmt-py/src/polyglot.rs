@@ -175,7 +175,7 @@ fn python_chess_move(raw: u16, chess960: bool, kings: shakmaty::Bitboard) -> Opt
 
 /// `chessfmt.polyglot.build`: a book from PGN files, as `chessfmt polyglot build`.
 #[pyfunction]
-#[pyo3(signature = (pgn_paths, out, *, max_ply, min_game, min_score, only, uniform, threads, overwrite))]
+#[pyo3(signature = (pgn_paths, out, *, max_ply, min_game, min_score, only, uniform, memory_limit_mib, threads, overwrite))]
 #[allow(clippy::too_many_arguments)]
 fn polyglot_build<'py>(
     py: Python<'py>,
@@ -186,17 +186,25 @@ fn polyglot_build<'py>(
     min_score: f64,
     only: Option<String>,
     uniform: bool,
+    memory_limit_mib: Option<usize>,
     threads: Option<usize>,
     overwrite: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     inputs::check_output(&out, &pgn_paths, overwrite)?;
     let only = only_color(only.as_deref())?;
+    let limit = memory_limit_mib.map(|mib| {
+        polyglot_book::ops::build::MemoryLimit::new(
+            mib.saturating_mul(1 << 20),
+            crate::tally::scratch_dir(&out),
+        )
+    });
     let options = BuildOptions::default()
         .with_max_ply(max_ply)
         .with_min_game(min_game)
         .with_min_score(min_score)
         .with_only(only)
-        .with_uniform(uniform);
+        .with_uniform(uniform)
+        .with_memory_limit(limit);
     let pool = inputs::pool(threads)?;
     let stats = py.detach(|| -> PyResult<_> {
         let mut builder = Builder::new(options);

@@ -121,6 +121,9 @@ def test_castling_entries_as_python_chess(tmp_path):
         ("first10000_ply16_uniform.bin", {"max_ply": 16, "uniform": True}),
         ("first10000_ply16_white.bin", {"max_ply": 16, "only": "white"}),
         ("first10000_minscore60.bin", {"min_score": 60.0}),
+        # Under a memory limit (plies spilled and merged): the same book.
+        ("first10000_default.bin", {"memory_limit_mib": 1}),
+        ("first10000_ply16.bin", {"max_ply": 16, "memory_limit_mib": 1}),
     ],
 )
 def test_build_is_byte_identical_to_the_reference(tmp_path, first10000, golden, options):

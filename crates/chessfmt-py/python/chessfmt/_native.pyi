@@ -28,6 +28,7 @@ def polyglot_build(
     min_score: float,
     only: Optional[str],
     uniform: bool,
+    memory_limit_mib: Optional[int],
     threads: Optional[int],
     overwrite: bool,
 ) -> dict: ...

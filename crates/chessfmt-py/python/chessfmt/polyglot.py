@@ -166,6 +166,7 @@ def build(
     min_score: float = 0.0,
     only: Optional[str] = None,
     uniform: bool = False,
+    memory_limit_mib: Optional[int] = None,
     threads: Optional[int] = None,
     overwrite: bool = False,
 ) -> dict:
@@ -175,7 +176,9 @@ def build(
     ``only`` is ``None``, ``"white"`` or ``"black"``; ``threads`` defaults to all cores. The
     book is written to a temporary file and renamed: an existing ``out`` is refused unless
     ``overwrite``. Returns the counts (``games_read``, ``games_skipped``, ``entries``,
-    ``pairs``). Games that cannot be read are skipped and counted.
+    ``pairs``). Games that cannot be read are skipped and counted. ``memory_limit_mib``
+    keeps memory near that many MiB (plies of rarer positions spilled beside ``out`` and
+    merged at the end, as ``chessfmt polyglot build --memory-limit``): the same book.
     """
     return _native.polyglot_build(
         paths(pgn_paths),
@@ -185,6 +188,7 @@ def build(
         min_score=min_score,
         only=only,
         uniform=uniform,
+        memory_limit_mib=memory_limit_mib,
         threads=threads,
         overwrite=overwrite,
     )
