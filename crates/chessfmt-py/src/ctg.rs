@@ -153,7 +153,7 @@ fn ctg_build<'py>(
     inputs::check_output(&out, &pgn_paths, overwrite)?;
     let pool = inputs::pool(threads)?;
     let limit = memory_limit_mib.map(|mib| {
-        ctg::build::MemoryLimit::new(mib.saturating_mul(1 << 20), crate::tally::scratch_dir(&out))
+        ctg::build::MemoryLimit::new(mib.saturating_mul(1 << 20), inputs::scratch_dir(&out))
     });
     let options = ctg::build::BuildOptions::default()
         .with_max_ply(max_ply)

@@ -53,6 +53,13 @@ pub fn pool(threads: Option<usize>) -> PyResult<rayon::ThreadPool> {
         .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))
 }
 
+/// The folder of `out`, where a writer's temporary runs and spools go.
+pub fn scratch_dir(out: &Path) -> PathBuf {
+    out.parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+}
+
 /// Refuses an output that exists (unless `overwrite`) or that is one of the inputs.
 pub fn check_output(out: &Path, inputs: &[PathBuf], overwrite: bool) -> PyResult<()> {
     for input in inputs {

@@ -145,10 +145,7 @@ fn kvetka_build<'py>(
     for m in &members {
         inputs::check_output(m, &pgn_paths, overwrite)?;
     }
-    let dir = out
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .map_or_else(|| PathBuf::from("."), std::path::Path::to_path_buf);
+    let dir = inputs::scratch_dir(&out);
     let (stats, w) = py.detach(|| -> PyResult<_> {
         let mut builder = kvetka_book::build::Builder::new(
             kvetka_book::build::BuildOptions::default().with_memory_limit(Some(

@@ -195,7 +195,7 @@ fn polyglot_build<'py>(
     let limit = memory_limit_mib.map(|mib| {
         polyglot_book::ops::build::MemoryLimit::new(
             mib.saturating_mul(1 << 20),
-            crate::tally::scratch_dir(&out),
+            inputs::scratch_dir(&out),
         )
     });
     let options = BuildOptions::default()

@@ -142,7 +142,7 @@ fn tally_map<'py>(
     let compression = table_compression(compression.as_deref(), &out)?;
     inputs::check_output(&out, &pgn_paths, overwrite)?;
     let pool = inputs::pool(threads)?;
-    let dir = scratch_dir(&out);
+    let dir = inputs::scratch_dir(&out);
     let limit = memory_limit_mib
         .map(|mib| chess_core::book::MemoryLimit::new(mib.saturating_mul(1 << 20), dir));
     let stats = py.detach(|| -> PyResult<_> {
@@ -277,14 +277,7 @@ const CTG_GATHERING_MIB: usize = 64;
 
 /// A gathering limit of `mib` MiB, its runs in temporary files beside `out`.
 fn gathering_limit(out: &Path, mib: usize) -> chess_core::book::MemoryLimit {
-    chess_core::book::MemoryLimit::new(mib << 20, scratch_dir(out))
-}
-
-/// The folder of `out`, where temporary runs go.
-pub(crate) fn scratch_dir(out: &Path) -> PathBuf {
-    out.parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+    chess_core::book::MemoryLimit::new(mib << 20, inputs::scratch_dir(out))
 }
 
 /// `chessfmt.ctg.from_tally`: a CTG book from a table, as `chessfmt ctg from-tally`.
