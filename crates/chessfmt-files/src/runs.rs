@@ -205,8 +205,8 @@ impl<T: Record> Runs<T> {
         Ok(())
     }
 
-    /// Merges the runs, then `last` (records kept in memory, in any order: sorted here as a
-    /// run is), in key order:
+    /// Merges the runs, then `last` (records kept in memory, in any order: sorted here on the
+    /// rayon pool, as a run is), in key order — with no run, `last` sorted alone:
     /// the records of one key are combined into the first of them by `combine`, in the
     /// order of the runs (those written first first, `last` at the end), and each combined
     /// record goes to `sink`. Reading a run fails with `E::from` its error.
@@ -215,7 +215,12 @@ impl<T: Record> Runs<T> {
         mut last: Vec<T>,
         mut combine: impl FnMut(&mut T, T),
         mut sink: impl FnMut(T) -> Result<(), E>,
-    ) -> Result<(), E> {
+    ) -> Result<(), E>
+    where
+        T: Send,
+        T::Key: Send,
+    {
+        use rayon::prelude::*;
         let mut files = self.files;
         // Fewer runs than the fan-in: consecutive groups merged into one run each.
         while files.len() > MAX_FAN_IN {
@@ -231,7 +236,7 @@ impl<T: Record> Runs<T> {
             files = merged;
         }
         let mut sources = readers(files)?;
-        last.sort_by_cached_key(Record::key);
+        last.par_sort_by_cached_key(Record::key);
         sources.push(Box::new(last.into_iter().map(Ok)));
         for record in Merged::new(sources, &mut combine)? {
             sink(record?)?;

@@ -494,12 +494,10 @@ impl Builder {
         mut self,
         mut each: impl FnMut(RecordData) -> Result<(), crate::Error>,
     ) -> Result<BuildStats, crate::Error> {
-        use chessfmt_files::runs::Record;
-        use rayon::prelude::*;
         if let Some(e) = self.spill_error.take() {
             return Err(e);
         }
-        let mut last: Vec<spill::Spilled> = self
+        let last: Vec<spill::Spilled> = self
             .positions
             .take_entries()
             .into_iter()
@@ -510,25 +508,18 @@ impl Builder {
             truncated += u64::from(s.1.moves.len() > MAX_MOVES);
             each(record_of((s.0, s.1)))
         };
-        match self.spill.take() {
-            Some(spill) if !spill.runs.is_empty() => {
-                let dir = spill.runs.dir().to_path_buf();
-                spill
-                    .runs
-                    .merge(
-                        last,
-                        |a, b| a.1.merge(b.1),
-                        |s| emit(s).map_err(crate::error::RunsError::Book),
-                    )
-                    .map_err(|e| e.into_error(&dir))?;
-            }
-            _ => {
-                last.par_sort_by_cached_key(Record::key);
-                for s in last {
-                    emit(s)?;
-                }
-            }
-        }
+        // Without a limit (or a run) the merge only sorts the table's entries.
+        let runs = self
+            .spill
+            .take()
+            .map_or_else(|| chessfmt_files::runs::Runs::new("."), |s| s.runs);
+        let dir = runs.dir().to_path_buf();
+        runs.merge(
+            last,
+            |a, b| a.1.merge(b.1),
+            |s| emit(s).map_err(crate::error::RunsError::Book),
+        )
+        .map_err(|e| e.into_error(&dir))?;
         self.stats.truncated_positions += truncated;
         Ok(self.stats)
     }

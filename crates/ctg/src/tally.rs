@@ -325,16 +325,7 @@ pub enum FromTallyError {
 /// A position being gathered, as a run holds it.
 struct Spilled {
     key: position::Key,
-    /// The key's [`crate::write::hash_order`] (the runs' first order).
-    order: u32,
     e: Entry,
-}
-
-impl Spilled {
-    fn new(key: position::Key, e: Entry) -> Spilled {
-        let order = crate::write::hash_order(key.as_bytes());
-        Spilled { key, order, e }
-    }
 }
 
 /// Writes `a` as a run holds it: its nine sums and its moves' count, then each move's code and
@@ -390,7 +381,8 @@ impl chessfmt_files::runs::Record for Spilled {
     type Key = (u32, [u8; 32], usize);
 
     fn key(&self) -> Self::Key {
-        crate::write::stream::record_order(self.order, self.key.as_bytes())
+        let b = self.key.as_bytes();
+        crate::write::stream::record_order(crate::write::hash_order(b), b)
     }
 
     fn write(&self, out: &mut Vec<u8>) {
@@ -422,14 +414,15 @@ impl chessfmt_files::runs::Record for Spilled {
             into,
             reached: flag[0] != 0,
         };
-        Ok(Some(Spilled::new(key, e)))
+        Ok(Some(Spilled { key, e }))
     }
 }
 
-/// What was gathered under a limit: the positions in memory and the runs written past it.
+/// What was gathered under a limit: the positions in memory and the runs written past it
+/// (none without a limit).
 struct Gathered {
     all: Partial,
-    runs: Option<chessfmt_files::runs::Runs<Spilled>>,
+    runs: chessfmt_files::runs::Runs<Spilled>,
 }
 
 /// Gathers the positions of `rows` (see [`from_tally`]); with a `limit`, past it they are
@@ -440,10 +433,14 @@ fn gather(
 ) -> Result<Gathered, FromTallyError> {
     use chessfmt_files::runs::Runs;
     let mut all = Partial::default();
-    let mut runs = limit.map(|l| {
-        let most = (l.bytes / BYTES_PER_ENTRY).max(1024);
-        (Runs::<Spilled>::new(&l.dir), most)
-    });
+    // Without a limit no run is written: the merge then only sorts what is in memory.
+    let (mut runs, most) = match limit {
+        Some(l) => (
+            Runs::<Spilled>::new(&l.dir),
+            Some((l.bytes / BYTES_PER_ENTRY).max(1024)),
+        ),
+        None => (Runs::new("."), None),
+    };
     let mut spill_error = None;
     chessfmt_tally::map_chunks(rows, CHUNK_ROWS, Partial::of, |part| {
         // After a failed spill nothing more is gathered: the error ends the call.
@@ -451,20 +448,17 @@ fn gather(
             return;
         }
         all.merge(part);
-        if let Some((runs, most)) = &mut runs
-            && all.positions.len() >= *most
-        {
-            let run = all.positions.drain().map(|(key, e)| Spilled::new(key, e));
+        if most.is_some_and(|most| all.positions.len() >= most) {
+            let run = all.positions.drain().map(|(key, e)| Spilled { key, e });
             spill_error = runs.write(run.collect()).err();
         }
     })?;
-    if let (Some(e), Some((runs, _))) = (spill_error, &runs) {
+    if let Some(e) = spill_error {
         return Err(FromTallyError::Runs {
             dir: runs.dir().to_path_buf(),
             source: e,
         });
     }
-    let runs = runs.map(|(runs, _)| runs).filter(|r| !r.is_empty());
     Ok(Gathered { all, runs })
 }
 
@@ -490,29 +484,19 @@ impl Gathered {
         };
         let last: Vec<Spilled> = positions
             .into_entries()
-            .map(|(key, e)| Spilled::new(key, e))
+            .map(|(key, e)| Spilled { key, e })
             .collect();
-        match self.runs {
-            None => {
-                let mut last = last;
-                last.sort_by_cached_key(chessfmt_files::runs::Record::key);
-                for s in last {
-                    emit(s, &mut stats)?;
-                }
-            }
-            Some(runs) => {
-                let dir = runs.dir().to_path_buf();
-                runs.merge(
-                    last,
-                    |a, b| a.e.merge(b.e),
-                    |s| emit(s, &mut stats).map_err(RunsError::Book),
-                )
-                .map_err(|e| match e {
-                    RunsError::Io(source) => FromTallyError::Runs { dir, source },
-                    RunsError::Book(e) => FromTallyError::Book(e),
-                })?;
-            }
-        }
+        let dir = self.runs.dir().to_path_buf();
+        self.runs
+            .merge(
+                last,
+                |a, b| a.e.merge(b.e),
+                |s| emit(s, &mut stats).map_err(RunsError::Book),
+            )
+            .map_err(|e| match e {
+                RunsError::Io(source) => FromTallyError::Runs { dir, source },
+                RunsError::Book(e) => FromTallyError::Book(e),
+            })?;
         Ok(stats)
     }
 }

@@ -300,10 +300,14 @@ pub fn write_from_tally(
 ) -> Result<FromTallyStats, FromTallyError> {
     use chessfmt_files::runs::Runs;
     let mut all = Partial::default();
-    let mut runs = limit.map(|l| {
-        let most = (l.bytes / BYTES_PER_GATHERED).max(1024);
-        (Runs::<Spilled>::new(&l.dir), most)
-    });
+    // Without a limit no run is written: the merge then only sorts what is in memory.
+    let (mut runs, most) = match limit {
+        Some(l) => (
+            Runs::<Spilled>::new(&l.dir),
+            Some((l.bytes / BYTES_PER_GATHERED).max(1024)),
+        ),
+        None => (Runs::new("."), None),
+    };
     let mut spill_error = None;
     chessfmt_tally::map_chunks(rows, CHUNK_ROWS, Partial::of, |part| {
         // After a failed spill nothing more is gathered: the error ends the call.
@@ -311,9 +315,7 @@ pub fn write_from_tally(
             return;
         }
         all.merge(part);
-        if let Some((runs, most)) = &mut runs
-            && all.elements.len() >= *most
-        {
+        if most.is_some_and(|most| all.elements.len() >= most) {
             let run = all.elements.drain().map(|(key, g)| Spilled { key, g });
             if let Err(e) = runs.write(run.collect()) {
                 spill_error = Some(Error::io(runs.dir(), e));
@@ -328,35 +330,23 @@ pub fn write_from_tally(
         mut stats,
     } = all;
     let mut count = 0;
-    match runs {
-        None => {
-            let mut last: Vec<(Key, Gathered)> = elements.into_entries().collect();
-            last.sort_unstable_by_key(|e| e.0);
-            for (key, g) in last {
-                writer.push(g.element(key))?;
-                count += 1;
-            }
-        }
-        Some((runs, _)) => {
-            let dir = runs.dir().to_path_buf();
-            runs.merge(
-                elements
-                    .into_entries()
-                    .map(|(key, g)| Spilled { key, g })
-                    .collect(),
-                |a, b| a.g.merge(b.g),
-                |s| {
-                    writer.push(s.g.element(s.key)).map_err(MergeError::Book)?;
-                    count += 1;
-                    Ok(())
-                },
-            )
-            .map_err(|e| match e {
-                MergeError::Io(e) => Error::io(&dir, e),
-                MergeError::Book(e) => e,
-            })?;
-        }
-    }
+    let dir = runs.dir().to_path_buf();
+    runs.merge(
+        elements
+            .into_entries()
+            .map(|(key, g)| Spilled { key, g })
+            .collect(),
+        |a, b| a.g.merge(b.g),
+        |s| {
+            writer.push(s.g.element(s.key)).map_err(MergeError::Book)?;
+            count += 1;
+            Ok(())
+        },
+    )
+    .map_err(|e| match e {
+        MergeError::Io(e) => Error::io(&dir, e),
+        MergeError::Book(e) => e,
+    })?;
     stats.elements = count;
     Ok(stats)
 }
