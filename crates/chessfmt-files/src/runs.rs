@@ -1,7 +1,9 @@
 //! Sorted runs of records in anonymous temporary files and their k-way merge (feature
 //! `runs`): what a reduction bounded in memory needs — gather records in memory up to a
 //! limit, write them out sorted, and at the end read every run back in key order with the
-//! records of one key combined. The files are gone with the process, even after a crash.
+//! records of one key combined — on one thread ([`Runs::merge`]) or in ranges of keys on
+//! every core ([`Runs::merge_in_ranges`]). The files are gone with the process, even after a
+//! crash.
 //!
 //! ```
 //! use std::io::{self, Read};
@@ -45,17 +47,21 @@
 //! ```
 
 use std::{
-    cmp::Reverse,
-    collections::BinaryHeap,
     fs::File,
-    io::{self, BufReader, BufWriter, Read, Seek, Write},
+    io::{self, BufWriter, Read, Seek, Write},
     path::{Path, PathBuf},
 };
 
+mod merge;
+mod ranges;
+
+pub use ranges::RangeMerge;
+
 /// A record of a run: its key (the order of a run) and its bytes.
 pub trait Record: Sized {
-    /// What the records are sorted and combined by.
-    type Key: Ord;
+    /// What the records are sorted and combined by (a run's index keeps a copy of every
+    /// 64th record's).
+    type Key: Ord + Clone;
     /// The record's key.
     fn key(&self) -> Self::Key;
     /// Appends the record's bytes (what [`Record::read`] reads back).
@@ -112,23 +118,41 @@ pub fn get_varint(r: &mut impl Read) -> io::Result<u64> {
     ))
 }
 
-/// At most this many runs are read at once: more are first merged in groups of consecutive
-/// runs, which keeps their order (small in unit tests, so that they take this path).
-const MAX_FAN_IN: usize = if cfg!(test) { 4 } else { 128 };
-
 /// Records whose bytes one task of [`Runs::write`] makes.
 const ENCODED_CHUNK: usize = 1024;
 
 /// Bytes of the buffer of each run read or written.
 const BUFFER: usize = 1 << 16;
 
+/// Records between two entries of a run's index: a range of [`Runs::merge_in_ranges`]
+/// starts reading each run at most this many records before its first key.
+const INDEX_EVERY: usize = 64;
+
+/// A chunk of a run's records encoded: their bytes and index entries (offsets within them).
+type Encoded<K> = (Vec<u8>, Vec<(K, u64)>);
+
+/// A run: its file and a sparse index (the key and byte offset of every [`INDEX_EVERY`]-th
+/// record), so that a merge of one range of keys starts reading the run near the range.
+struct Run<K> {
+    file: File,
+    index: Vec<(K, u64)>,
+}
+
 /// Sorted runs of `T`, in the order they were written.
-#[derive(Debug)]
-pub struct Runs<T> {
+pub struct Runs<T: Record> {
     dir: PathBuf,
-    files: Vec<File>,
+    runs: Vec<Run<T::Key>>,
     bytes: u64,
-    _records: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<T: Record> std::fmt::Debug for Runs<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Runs")
+            .field("dir", &self.dir)
+            .field("runs", &self.runs.len())
+            .field("bytes", &self.bytes)
+            .finish()
+    }
 }
 
 impl<T: Record> Runs<T> {
@@ -136,9 +160,8 @@ impl<T: Record> Runs<T> {
     pub fn new(dir: impl Into<PathBuf>) -> Runs<T> {
         Runs {
             dir: dir.into(),
-            files: Vec::new(),
+            runs: Vec::new(),
             bytes: 0,
-            _records: std::marker::PhantomData,
         }
     }
 
@@ -149,12 +172,12 @@ impl<T: Record> Runs<T> {
 
     /// Runs written.
     pub fn len(&self) -> usize {
-        self.files.len()
+        self.runs.len()
     }
 
     /// Whether no run was written.
     pub fn is_empty(&self) -> bool {
-        self.files.is_empty()
+        self.runs.is_empty()
     }
 
     /// Bytes written to runs.
@@ -180,20 +203,25 @@ impl<T: Record> Runs<T> {
         order.par_sort_unstable();
         let file = tempfile::tempfile_in(&self.dir)?;
         let mut w = BufWriter::with_capacity(BUFFER, file);
-        let mut bytes = 0u64;
-        // A window of chunks' bytes made at once: a few MB whatever the run.
+        let (mut bytes, mut index) = (0u64, Vec::new());
+        // A window of chunks' bytes made at once: a few MB whatever the run. A chunk starts
+        // an index interval: its entries' offsets are its own plus the bytes before it.
         for window in order.chunks(64 * ENCODED_CHUNK) {
-            let parts: Vec<Vec<u8>> = window
+            let parts: Vec<Encoded<T::Key>> = window
                 .par_chunks(ENCODED_CHUNK)
                 .map(|chunk| {
-                    let mut out = Vec::new();
-                    for &(_, i) in chunk {
-                        records[i].write(&mut out);
+                    let (mut out, mut index) = (Vec::new(), Vec::new());
+                    for (n, (key, i)) in chunk.iter().enumerate() {
+                        if n % INDEX_EVERY == 0 {
+                            index.push((key.clone(), out.len() as u64));
+                        }
+                        records[*i].write(&mut out);
                     }
-                    out
+                    (out, index)
                 })
                 .collect();
-            for part in parts {
+            for (part, part_index) in parts {
+                index.extend(part_index.into_iter().map(|(k, at)| (k, bytes + at)));
                 w.write_all(&part)?;
                 bytes += part.len() as u64;
             }
@@ -201,7 +229,7 @@ impl<T: Record> Runs<T> {
         let mut file = w.into_inner().map_err(io::IntoInnerError::into_error)?;
         file.rewind()?;
         self.bytes += bytes;
-        self.files.push(file);
+        self.runs.push(Run { file, index });
         Ok(())
     }
 
@@ -212,142 +240,37 @@ impl<T: Record> Runs<T> {
     /// record goes to `sink`. Reading a run fails with `E::from` its error.
     pub fn merge<E: From<io::Error>>(
         self,
-        mut last: Vec<T>,
+        last: Vec<T>,
         mut combine: impl FnMut(&mut T, T),
         mut sink: impl FnMut(T) -> Result<(), E>,
     ) -> Result<(), E>
     where
-        T: Send,
+        T: Send + Sync,
         T::Key: Send,
     {
-        use rayon::prelude::*;
-        let mut files = self.files;
-        // Fewer runs than the fan-in: consecutive groups merged into one run each.
-        while files.len() > MAX_FAN_IN {
-            let mut merged = Vec::with_capacity(files.len().div_ceil(MAX_FAN_IN));
-            let mut groups = files.into_iter().peekable();
-            while groups.peek().is_some() {
-                let group: Vec<File> = groups.by_ref().take(MAX_FAN_IN).collect();
-                let sources = readers(group)?;
-                let file = tempfile::tempfile_in(&self.dir)?;
-                let (file, _) = write_run(file, Merged::new(sources, &mut combine)?)?;
-                merged.push(file);
-            }
-            files = merged;
+        let runs = merge::fan_in(self.runs, &self.dir, &mut combine)?;
+        let mut sources = Vec::with_capacity(runs.len() + 1);
+        for mut run in runs {
+            run.file.rewind()?;
+            sources.push(merge::whole(run.file));
         }
-        let mut sources = readers(files)?;
-        last.par_sort_by_cached_key(Record::key);
-        sources.push(Box::new(last.into_iter().map(Ok)));
-        for record in Merged::new(sources, &mut combine)? {
+        sources.push(merge::in_memory(sorted(last)));
+        for record in merge::Merged::new(sources, &mut combine)? {
             sink(record?)?;
         }
         Ok(())
     }
 }
 
-/// Writes `records` to `file`; returns it rewound, with the bytes written.
-fn write_run<T: Record>(
-    file: File,
-    records: impl Iterator<Item = io::Result<T>>,
-) -> io::Result<(File, u64)> {
-    let mut w = BufWriter::with_capacity(BUFFER, file);
-    let (mut buf, mut bytes) = (Vec::new(), 0u64);
-    for record in records {
-        buf.clear();
-        record?.write(&mut buf);
-        w.write_all(&buf)?;
-        bytes += buf.len() as u64;
-    }
-    let mut file = w.into_inner().map_err(io::IntoInnerError::into_error)?;
-    file.rewind()?;
-    Ok((file, bytes))
-}
-
-/// A sorted source of a merge.
-type Source<'a, T> = Box<dyn Iterator<Item = io::Result<T>> + 'a>;
-
-/// The records of each file, read from its start.
-fn readers<'a, T: Record + 'a>(files: Vec<File>) -> io::Result<Vec<Source<'a, T>>> {
-    let mut out: Vec<Source<'a, T>> = Vec::with_capacity(files.len() + 1);
-    for mut file in files {
-        file.rewind()?;
-        let mut r = BufReader::with_capacity(BUFFER, file);
-        out.push(Box::new(std::iter::from_fn(move || {
-            T::read(&mut r).transpose()
-        })));
-    }
-    Ok(out)
-}
-
-/// The k-way merge of sorted sources, records of one key combined in source order.
-struct Merged<'a, 'c, T: Record, C> {
-    sources: Vec<Source<'a, T>>,
-    heads: Vec<Option<T>>,
-    /// (key, source), smallest first: equal keys come out in source order.
-    heap: BinaryHeap<Reverse<(T::Key, usize)>>,
-    combine: &'c mut C,
-    failed: bool,
-}
-
-impl<'a, 'c, T: Record, C: FnMut(&mut T, T)> Merged<'a, 'c, T, C> {
-    fn new(mut sources: Vec<Source<'a, T>>, combine: &'c mut C) -> io::Result<Self> {
-        let mut heads = Vec::with_capacity(sources.len());
-        let mut heap = BinaryHeap::with_capacity(sources.len());
-        for (i, s) in sources.iter_mut().enumerate() {
-            let head = s.next().transpose()?;
-            if let Some(r) = &head {
-                heap.push(Reverse((r.key(), i)));
-            }
-            heads.push(head);
-        }
-        Ok(Merged {
-            sources,
-            heads,
-            heap,
-            combine,
-            failed: false,
-        })
-    }
-
-    /// The head of source `i`, replaced by its next record.
-    fn take(&mut self, i: usize) -> io::Result<T> {
-        let next = self.sources[i].next().transpose()?;
-        if let Some(r) = &next {
-            self.heap.push(Reverse((r.key(), i)));
-        }
-        std::mem::replace(&mut self.heads[i], next)
-            .ok_or_else(|| io::Error::other("a run's merge lost a record"))
-    }
-
-    fn next_combined(&mut self) -> io::Result<Option<T>> {
-        let Some(Reverse((key, i))) = self.heap.pop() else {
-            return Ok(None);
-        };
-        let mut record = self.take(i)?;
-        while let Some(Reverse((k, _))) = self.heap.peek()
-            && *k == key
-        {
-            let Some(Reverse((_, j))) = self.heap.pop() else {
-                break;
-            };
-            let other = self.take(j)?;
-            (self.combine)(&mut record, other);
-        }
-        Ok(Some(record))
-    }
-}
-
-impl<T: Record, C: FnMut(&mut T, T)> Iterator for Merged<'_, '_, T, C> {
-    type Item = io::Result<T>;
-
-    fn next(&mut self) -> Option<io::Result<T>> {
-        if self.failed {
-            return None;
-        }
-        let next = self.next_combined().transpose();
-        self.failed = matches!(next, Some(Err(_)));
-        next
-    }
+/// `records` sorted by key on the rayon pool (their keys made once and sorted, then the
+/// records moved to their places in the list they are in: no copy of the list).
+fn sorted<T: Record + Send + Sync>(mut records: Vec<T>) -> Vec<T>
+where
+    T::Key: Send,
+{
+    use rayon::prelude::*;
+    records.par_sort_by_cached_key(Record::key);
+    records
 }
 
 #[cfg(test)]
@@ -462,6 +385,81 @@ mod tests {
         }
     }
 
+    /// Runs of `Pair`s with keys below 5,000, some repeated across runs, and records kept in
+    /// memory; what the serial merge gives them.
+    fn random_runs(runs_written: u32, dir: &Path) -> (Runs<Pair>, Vec<Pair>, Vec<Pair>) {
+        let mut runs = Runs::new(dir);
+        let mut all: Vec<Pair> = Vec::new();
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64 ^ u64::from(runs_written);
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut n = 0;
+        for _ in 0..=runs_written {
+            let len = next() % 3000;
+            let mut run: Vec<Pair> = Vec::new();
+            let mut keys = std::collections::BTreeSet::new();
+            for _ in 0..len {
+                keys.insert((next() % 5000) as u32);
+            }
+            for k in keys {
+                n += 1;
+                run.push(Pair(k, vec![n]));
+            }
+            all.extend(run.iter().cloned());
+            run.reverse();
+            if all.len() < 20_000 && runs.len() < runs_written as usize {
+                runs.write(run).unwrap();
+            } else {
+                // The last "run" is kept in memory.
+                let mut expected = std::collections::BTreeMap::<u32, Vec<u32>>::new();
+                for p in &all {
+                    expected.entry(p.0).or_default().extend(&p.1);
+                }
+                let expected = expected.into_iter().map(|(k, v)| Pair(k, v)).collect();
+                return (runs, run, expected);
+            }
+        }
+        unreachable!("the loop returns")
+    }
+
+    /// The merge in ranges gives the serial merge's records, each once, in key order, folded
+    /// range by range and handed on in order — for every cut, with more runs than the
+    /// fan-in and with none.
+    #[test]
+    fn merge_in_ranges_is_the_merge() {
+        for runs_written in [0, 1, 3, 9] {
+            for bytes in [0, 10_000, 100_000, 1 << 30] {
+                let dir = tempfile::tempdir().unwrap();
+                let (runs, last, expected) = random_runs(runs_written, dir.path());
+                let mut got: Vec<Pair> = Vec::new();
+                let mut ranges = 0;
+                runs.merge_in_ranges(
+                    last,
+                    RangeMerge::within(bytes, 8),
+                    |a, b| a.1.extend(b.1),
+                    |u: &mut Vec<Pair>, p| u.push(p),
+                    |u| {
+                        ranges += 1;
+                        got.extend(u);
+                        Ok::<(), io::Error>(())
+                    },
+                )
+                .unwrap();
+                assert_eq!(got, expected, "{runs_written} runs, {bytes} bytes");
+                if bytes <= 10_000 {
+                    assert!(
+                        ranges > 2,
+                        "{runs_written} runs, {bytes} bytes: {ranges} ranges"
+                    );
+                }
+            }
+        }
+    }
+
     /// A run cut short is an error of the merge, not a shorter result.
     #[test]
     fn a_short_run_is_an_error() {
@@ -484,6 +482,18 @@ mod tests {
         runs.write(vec![Cut]).unwrap();
         let e = runs
             .merge(Vec::new(), |_, _| {}, |_| Ok::<(), io::Error>(()))
+            .unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::UnexpectedEof);
+        let mut runs = Runs::new(dir.path());
+        runs.write(vec![Cut]).unwrap();
+        let e = runs
+            .merge_in_ranges(
+                Vec::new(),
+                RangeMerge::within(1 << 20, 8),
+                |_, _| {},
+                |_: &mut (), _| {},
+                |_| Ok::<(), io::Error>(()),
+            )
             .unwrap_err();
         assert_eq!(e.kind(), io::ErrorKind::UnexpectedEof);
     }

@@ -489,10 +489,11 @@ impl Builder {
     }
 
     /// The records in the order of [`crate::write::StreamWriter`], each to `each`: the table
-    /// and the runs past a memory limit merged, each position's parts added together.
+    /// and the runs past a memory limit merged, each position's parts added together (in
+    /// ranges of positions on the pool, their records made there).
     fn records_in_order(
         mut self,
-        mut each: impl FnMut(RecordData) -> Result<(), crate::Error>,
+        mut each: impl FnMut(RecordData) -> Result<(), crate::Error> + Send,
     ) -> Result<BuildStats, crate::Error> {
         if let Some(e) = self.spill_error.take() {
             return Err(e);
@@ -503,21 +504,29 @@ impl Builder {
             .into_iter()
             .map(|(key, acc)| spill::Spilled(key, acc))
             .collect();
-        let mut truncated = 0;
-        let mut emit = |s: spill::Spilled| {
-            truncated += u64::from(s.1.moves.len() > MAX_MOVES);
-            each(record_of((s.0, s.1)))
-        };
         // Without a limit (or a run) the merge only sorts the table's entries.
-        let runs = self
-            .spill
-            .take()
-            .map_or_else(|| chessfmt_files::runs::Runs::new("."), |s| s.runs);
+        let (runs, limit) = self.spill.take().map_or_else(
+            || (chessfmt_files::runs::Runs::new("."), None),
+            |s| (s.runs, Some(s.max_positions * spill::BYTES_PER_POSITION)),
+        );
+        let cut = crate::write::merge_cut(limit);
         let dir = runs.dir().to_path_buf();
-        runs.merge(
+        let mut truncated = 0;
+        runs.merge_in_ranges(
             last,
+            cut,
             |a, b| a.1.merge(b.1),
-            |s| emit(s).map_err(crate::error::RunsError::Book),
+            |made: &mut (Vec<RecordData>, u64), s| {
+                made.1 += u64::from(s.1.moves.len() > MAX_MOVES);
+                made.0.push(record_of((s.0, s.1)));
+            },
+            |(records, over)| {
+                truncated += over;
+                records
+                    .into_iter()
+                    .try_for_each(&mut each)
+                    .map_err(crate::error::RunsError::Book)
+            },
         )
         .map_err(|e| e.into_error(&dir))?;
         self.stats.truncated_positions += truncated;

@@ -462,36 +462,61 @@ fn gather(
     Ok(Gathered { all, runs })
 }
 
+/// The records made from one range of positions (on the pool), and what making them counted.
+#[derive(Default)]
+struct Made {
+    records: Vec<RecordData>,
+    truncated_positions: u64,
+    /// The start position's games, where it is in the range.
+    games: Option<u32>,
+}
+
 impl Gathered {
     /// Hands every position's record to `each`, in [`crate::write::hash_order`] (then by
-    /// position), the runs merged with what is in memory; returns the statistics.
+    /// position), the runs merged with what is in memory; returns the statistics. The runs
+    /// are merged and the records made in ranges of positions on the pool, as `cut` says.
     fn records(
         self,
-        mut each: impl FnMut(RecordData) -> Result<(), crate::Error>,
+        cut: chessfmt_files::runs::RangeMerge,
+        mut each: impl FnMut(RecordData) -> Result<(), crate::Error> + Send,
     ) -> Result<FromTallyStats, FromTallyError> {
         let Partial {
             positions,
             mut stats,
         } = self.all;
         let start = position::key_of(&Chess::default());
-        let mut emit = |s: Spilled, stats: &mut FromTallyStats| {
-            let r = s.e.record(s.key.as_bytes(), stats);
+        let fold = |made: &mut Made, s: Spilled| {
+            let mut counted = FromTallyStats::default();
+            let r = s.e.record(s.key.as_bytes(), &mut counted);
+            made.truncated_positions += counted.truncated_positions;
             if Some(&s.key) == start.as_ref() {
-                stats.games = r.stats.games;
+                made.games = Some(r.stats.games);
             }
-            stats.records += 1;
-            each(r)
+            made.records.push(r);
         };
         let last: Vec<Spilled> = positions
             .into_entries()
             .map(|(key, e)| Spilled { key, e })
             .collect();
         let dir = self.runs.dir().to_path_buf();
+        let totals = &mut stats;
         self.runs
-            .merge(
+            .merge_in_ranges(
                 last,
+                cut,
                 |a, b| a.e.merge(b.e),
-                |s| emit(s, &mut stats).map_err(RunsError::Book),
+                fold,
+                |made: Made| {
+                    totals.truncated_positions += made.truncated_positions;
+                    totals.records += made.records.len();
+                    if let Some(games) = made.games {
+                        totals.games = games;
+                    }
+                    made.records
+                        .into_iter()
+                        .try_for_each(&mut each)
+                        .map_err(RunsError::Book)
+                },
             )
             .map_err(|e| match e {
                 RunsError::Io(source) => FromTallyError::Runs { dir, source },
@@ -513,10 +538,11 @@ pub fn from_tally_limited(
         return Ok(from_tally(rows)?);
     }
     let mut records = Vec::new();
-    let stats = gather(rows, limit)?.records(|r| {
-        records.push(r);
-        Ok(())
-    })?;
+    let stats =
+        gather(rows, limit)?.records(crate::write::merge_cut(limit.map(|l| l.bytes)), |r| {
+            records.push(r);
+            Ok(())
+        })?;
     records.sort_unstable_by(|a, b| a.position.cmp(&b.position));
     Ok((records, stats))
 }
@@ -532,7 +558,9 @@ pub fn write_from_tally(
     writer: &mut crate::write::StreamWriter,
     limit: Option<&chess_core::book::MemoryLimit>,
 ) -> Result<FromTallyStats, FromTallyError> {
-    gather(rows, limit)?.records(|r| writer.push(&r))
+    gather(rows, limit)?.records(crate::write::merge_cut(limit.map(|l| l.bytes)), |r| {
+        writer.push(&r)
+    })
 }
 
 /// What [`to_tally`] did.

@@ -31,6 +31,15 @@ use crate::{
     },
 };
 
+/// How a merge of sorted runs into a book's records cuts its work
+/// (`chessfmt_files::runs::Runs::merge_in_ranges`): the records made on the pool ahead of the
+/// writer take a fourth of a memory limit of `limit` bytes, 16 MiB without one, at about
+/// 256 bytes a [`RecordData`] (itself and its lists).
+#[cfg(any(feature = "pgn", feature = "tally"))]
+pub(crate) fn merge_cut(limit: Option<usize>) -> chessfmt_files::runs::RangeMerge {
+    chessfmt_files::runs::RangeMerge::within(limit.map_or(16 << 20, |b| b / 4), 256)
+}
+
 /// One record to write.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RecordData {
