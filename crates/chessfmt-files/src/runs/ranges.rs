@@ -45,10 +45,10 @@ impl RangeMerge {
 
 impl<T: Record> Runs<T> {
     /// [`Runs::merge`] cut into ranges of keys merged on the current rayon pool, a few at a
-    /// time within what `cut` allows: the combined records of each range, in key order, are folded into a `U`
-    /// on the pool (`fold`), and the ranges' `U`s go to `sink` in key order on this thread,
-    /// while the next ranges are merged. The records and their combination are
-    /// [`Runs::merge`]'s. Reading a run fails with `E::from` its error.
+    /// time within what `cut` allows: the combined records of each range, in key order, are
+    /// folded into a `U` on the pool (`fold`), and the ranges' `U`s go to `sink` in key order
+    /// on this thread, while the next ranges are merged. The records and their combination
+    /// are [`Runs::merge`]'s. Reading a run fails with `E::from` its error.
     pub fn merge_in_ranges<U, E>(
         self,
         last: Vec<T>,
