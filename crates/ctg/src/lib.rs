@@ -74,6 +74,8 @@ pub mod policy;
 pub mod position;
 pub mod raw;
 pub mod read;
+#[cfg(any(feature = "pgn", feature = "tally"))]
+mod runs;
 #[cfg(feature = "tally")]
 pub mod tally;
 pub mod walk;

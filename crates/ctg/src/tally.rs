@@ -328,31 +328,22 @@ struct Spilled {
     e: Entry,
 }
 
-/// Writes `a` as a run holds it: its nine sums and its moves' count, then each move's code and
-/// plays, in variable-length numbers (most are small).
+/// Writes `a` as a run holds it ([`crate::runs::put_sums`]).
 fn put_acc(out: &mut Vec<u8>, a: &Acc) {
-    use chessfmt_files::runs::put_varint;
     let (r1, r2) = (a.r1, a.r2);
-    for v in [
+    let sums = [
         a.games, a.wins, a.losses, a.draws, a.unknown, r1.0, r1.1, r2.0, r2.1,
-    ] {
-        put_varint(out, v);
-    }
-    // At most one entry a move code.
-    put_varint(out, a.moves.len() as u64);
-    for &(code, games) in &a.moves {
-        out.push(code);
-        put_varint(out, games);
-    }
+    ];
+    crate::runs::put_sums(out, sums, a.moves.len(), a.moves.iter().copied());
 }
 
 fn get_acc(r: &mut impl std::io::Read) -> std::io::Result<Acc> {
-    use chessfmt_files::runs::get_varint;
-    let mut n = [0u64; 9];
-    for v in &mut n {
-        *v = get_varint(r)?;
-    }
-    let mut a = Acc {
+    let mut moves = Vec::new();
+    let n = crate::runs::get_sums(r, |code, games| {
+        moves.push((code, games));
+        Ok(())
+    })?;
+    Ok(Acc {
         games: n[0],
         wins: n[1],
         losses: n[2],
@@ -360,52 +351,28 @@ fn get_acc(r: &mut impl std::io::Read) -> std::io::Result<Acc> {
         unknown: n[4],
         r1: (n[5], n[6]),
         r2: (n[7], n[8]),
-        moves: Vec::new(),
-    };
-    // A move code is a byte: more than 256 entries is not a run of ours.
-    let moves = get_varint(r)?;
-    if moves > 256 {
-        return Err(std::io::Error::other("a run's record has too many moves"));
-    }
-    for _ in 0..moves {
-        let mut code = [0; 1];
-        r.read_exact(&mut code)?;
-        a.moves.push((code[0], get_varint(r)?));
-    }
-    Ok(a)
+        moves,
+    })
 }
 
 impl chessfmt_files::runs::Record for Spilled {
-    /// The order of [`crate::write::StreamWriter`]: the position's [`crate::write::hash_order`],
-    /// then its bytes (zero-padded, and their number: the order of the bytes themselves).
-    type Key = (u32, [u8; 32], usize);
+    type Key = crate::runs::Order;
 
     fn key(&self) -> Self::Key {
-        let b = self.key.as_bytes();
-        crate::write::stream::record_order(crate::write::hash_order(b), b)
+        crate::runs::order(&self.key)
     }
 
     fn write(&self, out: &mut Vec<u8>) {
-        let b = self.key.as_bytes();
-        out.push(b.len() as u8);
-        out.extend_from_slice(b);
+        crate::runs::put_key(out, &self.key);
         put_acc(out, &self.e.out);
         put_acc(out, &self.e.into);
         out.push(u8::from(self.e.reached));
     }
 
     fn read(r: &mut impl std::io::Read) -> std::io::Result<Option<Self>> {
-        let mut len = [0; 1];
-        if !chessfmt_files::runs::read_start(r, &mut len)? {
+        let Some(key) = crate::runs::get_key(r)? else {
             return Ok(None);
-        }
-        let mut b = [0; 32];
-        let b = b
-            .get_mut(..usize::from(len[0]))
-            .ok_or_else(|| std::io::Error::other("a run's key is too long"))?;
-        r.read_exact(b)?;
-        let key = position::Key::from_bytes(b)
-            .ok_or_else(|| std::io::Error::other("a run's key is too long"))?;
+        };
         let (out, into) = (get_acc(r)?, get_acc(r)?);
         let mut flag = [0; 1];
         r.read_exact(&mut flag)?;

@@ -7,7 +7,7 @@
 
 use std::io::{self, Read};
 
-use chessfmt_files::runs::{Record, Runs, get_varint, put_varint, read_start};
+use chessfmt_files::runs::{Record, Runs};
 
 use super::{Acc, MoveCounts};
 use crate::position;
@@ -49,60 +49,36 @@ impl Acc {
 }
 
 impl Record for Spilled {
-    /// The order of [`crate::write::StreamWriter`].
-    type Key = (u32, [u8; 32], usize);
+    type Key = crate::runs::Order;
 
     fn key(&self) -> Self::Key {
-        let b = self.0.as_bytes();
-        crate::write::stream::record_order(crate::write::hash_order(b), b)
+        crate::runs::order(&self.0)
     }
 
     fn write(&self, out: &mut Vec<u8>) {
-        let b = self.0.as_bytes();
-        out.push(b.len() as u8);
-        out.extend_from_slice(b);
+        crate::runs::put_key(out, &self.0);
         let a = &self.1;
-        for v in [
+        let sums = [
             a.games, a.wins, a.losses, a.draws, a.unknown, a.r1.0, a.r1.1, a.r2.0, a.r2.1,
-        ] {
-            put_varint(out, u64::from(v));
-        }
-        put_varint(out, a.moves.len() as u64);
-        for (code, n) in a.moves.iter() {
-            out.push(code);
-            put_varint(out, u64::from(n));
-        }
+        ];
+        let moves = a.moves.iter().map(|(code, n)| (code, u64::from(n)));
+        crate::runs::put_sums(out, sums.map(u64::from), a.moves.len(), moves);
     }
 
     fn read(r: &mut impl Read) -> io::Result<Option<Self>> {
-        let mut len = [0; 1];
-        if !read_start(r, &mut len)? {
+        let Some(key) = crate::runs::get_key(r)? else {
             return Ok(None);
-        }
-        let mut b = [0; 32];
-        let b = b
-            .get_mut(..usize::from(len[0]))
-            .ok_or_else(|| io::Error::other("a run's key is too long"))?;
-        r.read_exact(b)?;
-        let key = position::Key::from_bytes(b)
-            .ok_or_else(|| io::Error::other("a run's key is too long"))?;
-        let mut n = [0u32; 9];
-        for v in &mut n {
-            *v = u32::try_from(get_varint(r)?)
-                .map_err(|_| io::Error::other("a run's count is too large"))?;
-        }
+        };
+        let count =
+            |v: u64| u32::try_from(v).map_err(|_| io::Error::other("a run's count is too large"));
         let mut moves = MoveCounts::default();
-        // A move code is a byte: more than 256 moves is not a run of ours.
-        let count = get_varint(r)?;
-        if count > 256 {
-            return Err(io::Error::other("a run's position has too many moves"));
-        }
-        for _ in 0..count {
-            let mut code = [0; 1];
-            r.read_exact(&mut code)?;
-            let times = u32::try_from(get_varint(r)?)
-                .map_err(|_| io::Error::other("a run's count is too large"))?;
-            moves.add_n(code[0], times);
+        let sums = crate::runs::get_sums(r, |code, times| {
+            moves.add_n(code, count(times)?);
+            Ok(())
+        })?;
+        let mut n = [0u32; 9];
+        for (v, s) in n.iter_mut().zip(sums) {
+            *v = count(s)?;
         }
         let acc = Acc {
             games: n[0],
