@@ -78,7 +78,7 @@ impl From<io::Error> for RunsError {
     }
 }
 
-#[cfg(any(feature = "pgn", feature = "tally"))]
+#[cfg(feature = "pgn")]
 impl RunsError {
     /// The book's error: a run's read error named by the runs' folder `dir`.
     pub(crate) fn into_error(self, dir: &Path) -> Error {
