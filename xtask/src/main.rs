@@ -112,6 +112,75 @@ fn step(name: &str, mut cmd: Command) -> bool {
     ok
 }
 
+/// [`step`] for a `cargo test`: its output passed on line by line as it comes, and the lines
+/// that tell what failed (the failing tests, their panics and the lines after them, errors)
+/// kept in `failures` — printed again at the end of `cargo xtask test`, where a log cut to
+/// its tail (as CI's is) still shows them.
+fn step_noting(name: &str, mut cmd: Command, failures: &mut Vec<String>) -> bool {
+    use std::process::Stdio;
+    eprintln!("==> {name}");
+    let start = Instant::now();
+    let child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn();
+    let mut child = match child {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("    could not start: {e}");
+            eprintln!("<== {name}: FAILED");
+            return false;
+        }
+    };
+    let (out, err) = (child.stdout.take(), child.stderr.take());
+    let out = std::thread::spawn(move || out.map(|o| watch(o, std::io::stdout())));
+    let err = std::thread::spawn(move || err.map(|e| watch(e, std::io::stderr())));
+    let ok = child.wait().is_ok_and(|s| s.success());
+    for kept in [out.join(), err.join()].into_iter().flatten().flatten() {
+        failures.extend(kept.into_iter().map(|mut l| {
+            // A line of a few hundred characters at most.
+            if let Some((i, _)) = l.char_indices().nth(400) {
+                l.truncate(i);
+            }
+            l
+        }));
+    }
+    failures.truncate(300);
+    eprintln!(
+        "<== {name}: {} in {:.1}s{}",
+        if ok { "ok" } else { "FAILED" },
+        start.elapsed().as_secs_f64(),
+        disk_note()
+    );
+    ok
+}
+
+/// Passes a test run's stream on to `to`, line by line, and keeps its telling lines: the
+/// failing tests' headers, each panic and the few lines after it, errors, FAILED lines, and
+/// the list of failures that ends a test binary's report (300 lines at most).
+fn watch(r: impl std::io::Read, mut to: impl std::io::Write) -> Vec<String> {
+    use std::io::BufRead;
+    let mut kept = Vec::new();
+    let (mut after_panic, mut in_list) = (0u8, false);
+    // Bytes, not text: a line that is not UTF-8 is passed on as it is.
+    for line in std::io::BufReader::new(r).split(b'\n') {
+        let Ok(line) = line else { break };
+        let _ = to.write_all(&line).and_then(|()| to.write_all(b"\n"));
+        let line = String::from_utf8_lossy(&line).into_owned();
+        if line.contains("panicked at") {
+            after_panic = 7;
+        }
+        let telling = after_panic > 0
+            || in_list && line.starts_with("    ")
+            || line.starts_with("---- ")
+            || line.starts_with("error")
+            || line.contains("FAILED");
+        after_panic = after_panic.saturating_sub(1);
+        in_list = line == "failures:" || in_list && !line.is_empty();
+        if telling && kept.len() < 300 {
+            kept.push(line);
+        }
+    }
+    kept
+}
+
 /// "; target N MB, M MB free": the CI machine's disk is small, and a step that fills it fails
 /// in ways that do not say so; this makes the trend visible in every run's log.
 fn disk_note() -> String {
@@ -328,7 +397,8 @@ fn test(_args: &[String]) -> bool {
     let python = python_env();
     results.push(("python", Some(python.is_some())));
     let mut t = cargo();
-    t.args(["test", "--workspace", "--locked"])
+    // Every test binary run even after one fails: the log names every failure.
+    t.args(["test", "--workspace", "--locked", "--no-fail-fast"])
         .env("INSTA_UPDATE", "no")
         .env("CI", "true");
     if let Some(py) = &python {
@@ -337,7 +407,11 @@ fn test(_args: &[String]) -> bool {
             t.env("CHESSFMT_SPARK", "1");
         }
     }
-    results.push(("test", Some(step("cargo test --workspace", t))));
+    let mut failures = Vec::new();
+    results.push((
+        "test",
+        Some(step_noting("cargo test --workspace", t, &mut failures)),
+    ));
     results.push(("python package", Some(python_package())));
 
     let mut doc = cargo();
@@ -396,7 +470,11 @@ fn test(_args: &[String]) -> bool {
             .env("INSTA_UPDATE", "no");
         results.push((
             "golden",
-            Some(step("polyglot full-PGN golden (release)", golden)),
+            Some(step_noting(
+                "polyglot full-PGN golden (release)",
+                golden,
+                &mut failures,
+            )),
         ));
         // The resource bounds on the crafted inputs at their full sizes (issue 20): ignored
         // by a plain `cargo test`, run here in release, one at a time (each measures its own
@@ -425,7 +503,11 @@ fn test(_args: &[String]) -> bool {
             .env("INSTA_UPDATE", "no");
         results.push((
             "bounds",
-            Some(step("crafted inputs at full size (release)", bounds)),
+            Some(step_noting(
+                "crafted inputs at full size (release)",
+                bounds,
+                &mut failures,
+            )),
         ));
     } else {
         eprintln!("==> corpus goldens: ../shared/corpus absent, skipped");
@@ -446,6 +528,12 @@ fn test(_args: &[String]) -> bool {
         })
         .collect();
     let ok = results.iter().all(|(_, r)| *r != Some(false));
+    if !failures.is_empty() {
+        eprintln!("==> what the tests said of their failures (repeated from above):");
+        for line in &failures {
+            eprintln!("    {line}");
+        }
+    }
     println!(
         "xtask test: {} — {}",
         if ok { "PASS" } else { "FAIL" },
@@ -963,5 +1051,57 @@ fn snapshots(_args: &[String]) -> bool {
             "cargo-insta is not installed: run `INSTA_UPDATE=always cargo test --workspace` to write new snapshots, then review the .snap files with git diff"
         );
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// What `cargo test` prints of a failing test is kept, and nothing of the passing ones.
+    #[test]
+    fn watch_keeps_the_failures() {
+        let run = "\
+running 2 tests
+test a ... ok
+test b ... FAILED
+
+failures:
+
+---- b stdout ----
+some output
+thread 'b' panicked at src/lib.rs:3:5:
+assertion `left == right` failed
+  left: 1
+ right: 2
+note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace
+more output
+later output
+
+
+failures:
+    b
+
+test result: FAILED. 1 passed; 1 failed; 0 ignored
+error: test failed, to rerun pass `--lib`
+";
+        let mut passed_on = Vec::new();
+        let kept = super::watch(run.as_bytes(), &mut passed_on);
+        assert_eq!(passed_on, run.as_bytes());
+        assert_eq!(
+            kept,
+            [
+                "test b ... FAILED",
+                "---- b stdout ----",
+                "thread 'b' panicked at src/lib.rs:3:5:",
+                "assertion `left == right` failed",
+                "  left: 1",
+                " right: 2",
+                "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace",
+                "more output",
+                "later output",
+                "    b",
+                "test result: FAILED. 1 passed; 1 failed; 0 ignored",
+                "error: test failed, to rerun pass `--lib`",
+            ]
+        );
     }
 }
