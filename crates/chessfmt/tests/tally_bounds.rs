@@ -8,7 +8,7 @@
 #![cfg(unix)]
 
 mod common;
-use common::{BASE_KIB, measured, scratch};
+use common::{BASE_KIB, lines_of, measured, same_bytes, scratch, write_copies};
 
 /// Writes a sorted CSV table of `rows` rows of one position with distinct keys (every
 /// `stride`-th key from `first`): large tables without counting games.
@@ -67,9 +67,9 @@ fn merge_bound(rows: u64) {
             "{what}: peak {} KiB (bound {BASE_KIB} + {bound_mib} MiB)",
             m.peak_kib
         );
-        let text = std::fs::read_to_string(dir.path().join(out)).unwrap_or_default();
         if out.ends_with(".csv") {
-            assert_eq!(text.lines().count() as u64, merged + 1, "{what}");
+            let lines = lines_of(&dir.path().join(out)).count() as u64;
+            assert_eq!(lines, merged + 1, "{what}");
         }
     }
 }
@@ -97,16 +97,7 @@ fn tally_limit_bound(copies: usize) {
         .join("../../../shared/corpus/polyglot/pgn/gnuchess-book_1.02-first10000.pgn");
     let dir = scratch();
     let games = dir.path().join("games.pgn");
-    {
-        // Written a copy at a time and dropped before any run: the parent's memory counts in
-        // a forked child's peak (see `common::measured`).
-        use std::io::Write;
-        let text = std::fs::read(&pgn).expect("the 10,000-game gnuchess PGN (../shared/corpus)");
-        let mut f = std::fs::File::create(&games).unwrap();
-        for _ in 0..copies {
-            f.write_all(&text).unwrap();
-        }
-    }
+    write_copies(&pgn, &games, copies);
     let p = |n: &str| dir.path().join(n).to_str().unwrap().to_string();
     let m = measured(&["tally", &p("games.pgn"), "-o", &p("all.csv")]);
     assert_eq!(m.code, 0, "{}", m.stderr);
@@ -133,8 +124,7 @@ fn tally_limit_bound(copies: usize) {
             m.peak_kib
         );
         assert!(
-            std::fs::read(dir.path().join("all.csv")).unwrap()
-                == std::fs::read(dir.path().join("limited.csv")).unwrap(),
+            same_bytes(&dir.path().join("all.csv"), &dir.path().join("limited.csv")),
             "{what}: not the unlimited table"
         );
     }

@@ -1,7 +1,10 @@
 //! Helpers shared by the CLI test files (each file uses some of them).
 #![allow(dead_code)]
 
-use std::{path::PathBuf, process::Command};
+use std::{
+    path::{Path, PathBuf},
+    process::Command,
+};
 
 /// Runs the binary: (exit code, -1 when killed by a signal; stdout; stderr).
 pub fn chessfmt(args: &[&str]) -> (i32, String, String) {
@@ -55,6 +58,87 @@ pub fn children_max_rss_kib() -> i64 {
     }
 }
 
+/// Whether two files hold the same bytes, read a piece at a time. The test binaries that
+/// measure memory hold no large data: what a test holds when another test's child forks
+/// counts in that child's peak (see `measured`).
+pub fn same_bytes(a: &Path, b: &Path) -> bool {
+    use std::io::Read;
+    let (mut a, mut b) = (
+        std::io::BufReader::new(std::fs::File::open(a).unwrap()),
+        std::io::BufReader::new(std::fs::File::open(b).unwrap()),
+    );
+    let (mut x, mut y) = (vec![0; 1 << 16], vec![0; 1 << 16]);
+    loop {
+        let n = a.read(&mut x).unwrap();
+        if n == 0 {
+            return b.read(&mut y[..1]).unwrap() == 0;
+        }
+        if b.read_exact(&mut y[..n]).is_err() || x[..n] != y[..n] {
+            return false;
+        }
+    }
+}
+
+/// The lines of a text file, read one at a time ([`same_bytes`] says why), lossily decoded.
+pub fn lines_of(path: &Path) -> impl Iterator<Item = String> {
+    use std::io::BufRead;
+    std::io::BufReader::new(std::fs::File::open(path).unwrap())
+        .split(b'\n')
+        .map(|l| String::from_utf8_lossy(&l.unwrap()).into_owned())
+}
+
+/// How many times `needle` (not empty, and which cannot overlap itself) occurs in a file,
+/// read a piece at a time ([`same_bytes`] says why).
+pub fn count_text(path: &Path, needle: &str) -> usize {
+    use std::io::Read;
+    let needle = needle.as_bytes();
+    let mut f = std::fs::File::open(path).unwrap();
+    let mut window: Vec<u8> = Vec::new();
+    let mut buf = vec![0; 1 << 16];
+    let mut count = 0;
+    loop {
+        let n = f.read(&mut buf).unwrap();
+        if n == 0 {
+            return count;
+        }
+        // The last bytes of the piece before (too few for a match of their own) and this one.
+        window.extend_from_slice(&buf[..n]);
+        count += window
+            .windows(needle.len())
+            .filter(|w| *w == needle)
+            .count();
+        let keep = window.len().min(needle.len() - 1);
+        window.drain(..window.len() - keep);
+    }
+}
+
+/// How many times `byte` occurs in a file, read a piece at a time ([`same_bytes`] says why).
+pub fn count_byte(path: &Path, byte: u8) -> usize {
+    use std::io::Read;
+    let mut f = std::fs::File::open(path).unwrap();
+    let mut buf = vec![0; 1 << 16];
+    let mut count = 0;
+    loop {
+        let n = f.read(&mut buf).unwrap();
+        if n == 0 {
+            return count;
+        }
+        count += buf[..n].iter().filter(|&&b| b == byte).count();
+    }
+}
+
+/// Writes `copies` copies of `from` to a new file `to`, a piece at a time ([`same_bytes`]
+/// says why); `from` must exist.
+pub fn write_copies(from: &Path, to: &Path, copies: usize) {
+    let mut out = std::io::BufWriter::new(std::fs::File::create(to).unwrap());
+    for _ in 0..copies {
+        let mut f = std::fs::File::open(from)
+            .unwrap_or_else(|e| panic!("{}: {e} (is ../shared/corpus there?)", from.display()));
+        std::io::copy(&mut f, &mut out).unwrap();
+    }
+    std::io::Write::flush(&mut out).unwrap();
+}
+
 /// What one run of the binary cost.
 #[cfg(unix)]
 #[derive(Debug)]
@@ -77,8 +161,11 @@ pub struct Measured {
 /// Linux counts in a process's peak the memory of the process it was before `exec`: a child
 /// made by `vfork` (what `Command` uses) inherits the test process's *peak*, one made by
 /// `fork` its *current* size. So the child is forked (a `pre_exec` hook forces that), and
-/// spawns are serialised so that no other test's data is in the copy; a test keeps its large
-/// inputs on disk, not in memory, when it spawns.
+/// spawns are serialised. The test process's memory at the fork is in the copy, whichever
+/// test holds it: the tests that measure keep their data on disk and read it a piece at a
+/// time ([`same_bytes`], [`lines_of`], [`count_byte`], [`write_copies`]), so that the copy
+/// stays small (two tables compared in memory by another test once added 60 MB to a
+/// child's peak: session 28).
 #[cfg(unix)]
 pub fn measured(args: &[&str]) -> Measured {
     use std::io::Read;
