@@ -87,44 +87,43 @@ pub fn lines_of(path: &Path) -> impl Iterator<Item = String> {
         .map(|l| String::from_utf8_lossy(&l.unwrap()).into_owned())
 }
 
+/// Calls `each` with the bytes of a file, a piece at a time ([`same_bytes`] says why).
+fn each_piece(path: &Path, mut each: impl FnMut(&[u8])) {
+    use std::io::Read;
+    let mut f = std::fs::File::open(path).unwrap();
+    let mut buf = vec![0; 1 << 16];
+    loop {
+        match f.read(&mut buf).unwrap() {
+            0 => return,
+            n => each(&buf[..n]),
+        }
+    }
+}
+
 /// How many times `needle` (not empty, and which cannot overlap itself) occurs in a file,
 /// read a piece at a time ([`same_bytes`] says why).
 pub fn count_text(path: &Path, needle: &str) -> usize {
-    use std::io::Read;
     let needle = needle.as_bytes();
-    let mut f = std::fs::File::open(path).unwrap();
-    let mut window: Vec<u8> = Vec::new();
-    let mut buf = vec![0; 1 << 16];
-    let mut count = 0;
-    loop {
-        let n = f.read(&mut buf).unwrap();
-        if n == 0 {
-            return count;
-        }
+    let (mut window, mut count) = (Vec::new(), 0);
+    each_piece(path, |piece| {
         // The last bytes of the piece before (too few for a match of their own) and this one.
-        window.extend_from_slice(&buf[..n]);
+        window.extend_from_slice(piece);
         count += window
             .windows(needle.len())
             .filter(|w| *w == needle)
             .count();
-        let keep = window.len().min(needle.len() - 1);
-        window.drain(..window.len() - keep);
-    }
+        window.drain(..window.len() - window.len().min(needle.len() - 1));
+    });
+    count
 }
 
 /// How many times `byte` occurs in a file, read a piece at a time ([`same_bytes`] says why).
 pub fn count_byte(path: &Path, byte: u8) -> usize {
-    use std::io::Read;
-    let mut f = std::fs::File::open(path).unwrap();
-    let mut buf = vec![0; 1 << 16];
     let mut count = 0;
-    loop {
-        let n = f.read(&mut buf).unwrap();
-        if n == 0 {
-            return count;
-        }
-        count += buf[..n].iter().filter(|&&b| b == byte).count();
-    }
+    each_piece(path, |piece| {
+        count += piece.iter().filter(|&&b| b == byte).count()
+    });
+    count
 }
 
 /// Writes `copies` copies of `from` to a new file `to`, a piece at a time ([`same_bytes`]
