@@ -57,6 +57,50 @@ mod ranges;
 
 pub use ranges::RangeMerge;
 
+/// An error of a merge of runs whose sink can fail ([`Runs::merge`],
+/// [`Runs::merge_in_ranges`] with `E` = `MergeError<S>`): reading a run, or the sink's own.
+#[derive(Debug)]
+pub enum MergeError<S> {
+    /// A run could not be read.
+    Io(io::Error),
+    /// The sink failed.
+    Sink(S),
+}
+
+impl<S> From<io::Error> for MergeError<S> {
+    fn from(e: io::Error) -> Self {
+        MergeError::Io(e)
+    }
+}
+
+impl<S> MergeError<S> {
+    /// The sink's error type: a run's read error made into one by `io`.
+    pub fn into_error(self, io: impl FnOnce(io::Error) -> S) -> S {
+        match self {
+            MergeError::Io(e) => io(e),
+            MergeError::Sink(e) => e,
+        }
+    }
+}
+
+impl<S: std::fmt::Display> std::fmt::Display for MergeError<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            MergeError::Io(e) => write!(f, "reading a run: {e}"),
+            MergeError::Sink(e) => e.fmt(f),
+        }
+    }
+}
+
+impl<S: std::error::Error + 'static> std::error::Error for MergeError<S> {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            MergeError::Io(e) => Some(e),
+            MergeError::Sink(e) => e.source(),
+        }
+    }
+}
+
 /// A record of a run: its key (the order of a run) and its bytes.
 pub trait Record: Sized {
     /// What the records are sorted and combined by (a run's index keeps a copy of every
@@ -201,21 +245,52 @@ impl<T: Record> Runs<T> {
             .map(|(i, r)| (r.key(), i))
             .collect();
         order.par_sort_unstable();
+        self.write_in_order(order.len(), |j| &records[order[j].1])
+    }
+
+    /// Writes `sorted` (in key order already, as [`Record::key`] orders them) as the next
+    /// run, the records left where they are: a caller that sorts its records itself keeps
+    /// its list for the next run (its memory used again, not faulted in anew). The records'
+    /// bytes are made on the current rayon pool; this thread writes them.
+    pub fn write_sorted(&mut self, sorted: &[T]) -> io::Result<()>
+    where
+        T: Sync,
+        T::Key: Send,
+    {
+        debug_assert!(sorted.windows(2).all(|w| w[0].key() <= w[1].key()));
+        self.write_in_order(sorted.len(), |j| &sorted[j])
+    }
+
+    /// Writes the `len` records `at(0)`, `at(1)`, … (in key order) as the next run.
+    fn write_in_order<'a>(
+        &mut self,
+        len: usize,
+        at: impl Fn(usize) -> &'a T + Sync,
+    ) -> io::Result<()>
+    where
+        T: Sync + 'a,
+        T::Key: Send,
+    {
+        use rayon::prelude::*;
         let file = tempfile::tempfile_in(&self.dir)?;
         let mut w = BufWriter::with_capacity(BUFFER, file);
         let (mut bytes, mut index) = (0u64, Vec::new());
         // A window of chunks' bytes made at once: a few MB whatever the run. A chunk starts
         // an index interval: its entries' offsets are its own plus the bytes before it.
-        for window in order.chunks(64 * ENCODED_CHUNK) {
-            let parts: Vec<Encoded<T::Key>> = window
-                .par_chunks(ENCODED_CHUNK)
-                .map(|chunk| {
+        let window = 64 * ENCODED_CHUNK;
+        for start in (0..len).step_by(window) {
+            let end = (start + window).min(len);
+            let parts: Vec<Encoded<T::Key>> = (start..end)
+                .into_par_iter()
+                .step_by(ENCODED_CHUNK)
+                .map(|from| {
                     let (mut out, mut index) = (Vec::new(), Vec::new());
-                    for (n, (key, i)) in chunk.iter().enumerate() {
-                        if n % INDEX_EVERY == 0 {
-                            index.push((key.clone(), out.len() as u64));
+                    for j in from..(from + ENCODED_CHUNK).min(end) {
+                        let record = at(j);
+                        if (j - from) % INDEX_EVERY == 0 {
+                            index.push((record.key(), out.len() as u64));
                         }
-                        records[*i].write(&mut out);
+                        record.write(&mut out);
                     }
                     (out, index)
                 })
@@ -385,8 +460,8 @@ mod tests {
         }
     }
 
-    /// Runs of `Pair`s with keys below 5,000, some repeated across runs, and records kept in
-    /// memory; what the serial merge gives them.
+    /// Runs of `Pair`s with keys below 5,000, some repeated across runs (written in any order
+    /// and in key order), and records kept in memory; what the serial merge gives them.
     fn random_runs(runs_written: u32, dir: &Path) -> (Runs<Pair>, Vec<Pair>, Vec<Pair>) {
         let mut runs = Runs::new(dir);
         let mut all: Vec<Pair> = Vec::new();
@@ -410,9 +485,14 @@ mod tests {
                 run.push(Pair(k, vec![n]));
             }
             all.extend(run.iter().cloned());
-            run.reverse();
             if all.len() < 20_000 && runs.len() < runs_written as usize {
-                runs.write(run).unwrap();
+                // Every other run given in key order, its list kept.
+                if runs.len() % 2 == 1 {
+                    runs.write_sorted(&run).unwrap();
+                } else {
+                    run.reverse();
+                    runs.write(run).unwrap();
+                }
             } else {
                 // The last "run" is kept in memory.
                 let mut expected = std::collections::BTreeMap::<u32, Vec<u32>>::new();

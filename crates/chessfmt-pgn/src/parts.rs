@@ -128,15 +128,19 @@ impl<K: Hash + Eq + Send, V: Send> PartedTable<K, V> {
         V: Default + Sync,
     {
         let mut out = Vec::new();
-        self.drain_entries_into(&mut out);
+        self.drain_entries_into(&mut out, |k, v| (k, v));
         out
     }
 
-    /// [`PartedTable::drain_entries`] into `out` (emptied first), whose room is used again:
-    /// a list drained into again and again is not fresh memory each time (its pages faulted
-    /// in anew: two thirds of the page faults of a Kvetka build that spills).
-    pub fn drain_entries_into(&mut self, out: &mut Vec<(K, V)>)
-    where
+    /// [`PartedTable::drain_entries`] into `out` (emptied first), each entry made into a `T`
+    /// by `entry`; the list's room is used again: a list drained into again and again is not
+    /// fresh memory each time (its pages faulted in anew: two thirds of the page faults of a
+    /// Kvetka build that spills).
+    pub fn drain_entries_into<T: Send>(
+        &mut self,
+        out: &mut Vec<T>,
+        entry: impl Fn(K, V) -> T + Sync,
+    ) where
         K: Clone + Sync,
         V: Default + Sync,
     {
@@ -150,7 +154,7 @@ impl<K: Hash + Eq + Send, V: Send> PartedTable<K, V> {
         out.par_extend(
             (0..total)
                 .into_par_iter()
-                .map(|_| (key.clone(), V::default())),
+                .map(|_| entry(key.clone(), V::default())),
         );
         let mut stretches = Vec::with_capacity(PARTS);
         let mut rest = out.as_mut_slice();
@@ -163,8 +167,8 @@ impl<K: Hash + Eq + Send, V: Send> PartedTable<K, V> {
             .par_iter_mut()
             .zip(stretches)
             .for_each(|(part, stretch)| {
-                for (slot, entry) in stretch.iter_mut().zip(part.drain()) {
-                    *slot = entry;
+                for (slot, (k, v)) in stretch.iter_mut().zip(part.drain()) {
+                    *slot = entry(k, v);
                 }
             });
     }

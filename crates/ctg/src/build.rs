@@ -525,10 +525,10 @@ impl Builder {
                 records
                     .into_iter()
                     .try_for_each(&mut each)
-                    .map_err(crate::error::RunsError::Book)
+                    .map_err(chessfmt_files::runs::MergeError::Sink)
             },
         )
-        .map_err(|e| e.into_error(&dir))?;
+        .map_err(|e| e.into_error(|e| crate::Error::io(&dir, e)))?;
         self.stats.truncated_positions += truncated;
         Ok(self.stats)
     }

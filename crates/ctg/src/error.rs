@@ -63,32 +63,6 @@ pub enum WriteError {
     },
 }
 
-/// An error of a merge of runs (`chessfmt_files::runs`) into a book: reading a run, or
-/// writing the book.
-#[cfg(any(feature = "pgn", feature = "tally"))]
-pub(crate) enum RunsError {
-    Io(io::Error),
-    Book(Error),
-}
-
-#[cfg(any(feature = "pgn", feature = "tally"))]
-impl From<io::Error> for RunsError {
-    fn from(e: io::Error) -> Self {
-        RunsError::Io(e)
-    }
-}
-
-#[cfg(feature = "pgn")]
-impl RunsError {
-    /// The book's error: a run's read error named by the runs' folder `dir`.
-    pub(crate) fn into_error(self, dir: &Path) -> Error {
-        match self {
-            RunsError::Io(e) => Error::io(dir, e),
-            RunsError::Book(e) => e,
-        }
-    }
-}
-
 impl Error {
     #[cfg_attr(not(feature = "std"), allow(dead_code))]
     pub(crate) fn io(path: impl Into<PathBuf>, source: io::Error) -> Self {

@@ -20,13 +20,13 @@
 //! the table counts such positions' parents higher. Move annotations and recommendations have
 //! no place in a table and are counted.
 
+use chessfmt_files::runs::MergeError;
 use chessfmt_tally::{Counts, Error as TallyError, Row};
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position, fen::Epd};
 
 use chess_core::normalize::normalize;
 
 use crate::{
-    error::RunsError,
     moves, position,
     raw::{MAX_MOVES, RatingPair, Stats},
     read::Book,
@@ -482,12 +482,12 @@ impl Gathered {
                     made.records
                         .into_iter()
                         .try_for_each(&mut each)
-                        .map_err(RunsError::Book)
+                        .map_err(MergeError::Sink)
                 },
             )
             .map_err(|e| match e {
-                RunsError::Io(source) => FromTallyError::Runs { dir, source },
-                RunsError::Book(e) => FromTallyError::Book(e),
+                MergeError::Io(source) => FromTallyError::Runs { dir, source },
+                MergeError::Sink(e) => FromTallyError::Book(e),
             })?;
         Ok(stats)
     }

@@ -377,11 +377,10 @@ struct Spill {
     max_positions: usize,
     /// The limit in bytes (what the merge of the runs may hold at once).
     memory: usize,
-    dir: std::path::PathBuf,
-    runs: Vec<run::Run>,
+    runs: chessfmt_files::runs::Runs<Spilled>,
     /// The table's entries being sorted into a run: kept between spills, so that each
     /// spill fills memory already in use instead of faulting in fresh pages.
-    sorting: Vec<(Key, Acc)>,
+    sorting: Vec<Spilled>,
 }
 
 impl Builder {
@@ -408,8 +407,7 @@ impl Builder {
         self.spill = Some(Spill {
             max_positions: (limit / BYTES_PER_POSITION).max(1),
             memory: limit,
-            dir: dir.to_path_buf(),
-            runs: Vec::new(),
+            runs: chessfmt_files::runs::Runs::new(dir),
             sorting: Vec::new(),
         });
     }
@@ -445,53 +443,33 @@ impl Builder {
     }
 
     /// Empties the table and the spilled runs, merged in key order: the positions of each
-    /// range of keys (about [`run::RANGE_RECORDS`]) folded into a `T` by `fold` — several
-    /// ranges at once on the pool where there are runs to merge — and the ranges' `T`s
-    /// handed to `sink` in key order. `bytes` is what a position takes in a `T`: two ranges
-    /// a thread are merged at once, each as large as the memory limit holds them twice over
-    /// (those being merged and those being sunk), from [`run::MIN_RANGE_SAMPLES`] to
-    /// [`run::RANGE_SAMPLES`] index entries; fewer at once where even the smallest are too
-    /// many.
+    /// range of keys folded into a `T` by `fold`, on the pool, and the ranges' `T`s handed to
+    /// `sink` in key order ([`Runs::merge_in_ranges`](chessfmt_files::runs::Runs)). `bytes`
+    /// is what a position takes in a `T`: the ranges in flight hold the memory limit.
     fn drain_sorted_folded<T: Default + Send>(
         &mut self,
         bytes: usize,
         fold: impl Fn(&mut T, Key, Acc) + Sync,
         mut sink: impl FnMut(T) -> Result<(), Error> + Send,
     ) -> Result<(), Error> {
-        let (runs, dir, limit, mut last) = match self.spill.take() {
-            Some(s) => (s.runs, s.dir, s.memory, s.sorting),
-            None => (Vec::new(), std::path::PathBuf::from("."), 0, Vec::new()),
+        use chessfmt_files::runs::{MergeError, RangeMerge, Runs};
+        let (runs, limit, mut last) = match self.spill.take() {
+            Some(s) => (s.runs, s.memory, s.sorting),
+            None => (Runs::new("."), 0, Vec::new()),
         };
         // The last entries go to the spills' list; the table's memory is given back.
         let mut table = std::mem::take(&mut self.positions);
-        table.drain_entries_into(&mut last);
+        table.drain_entries_into(&mut last, Spilled);
         drop(table);
-        last.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        // The memory of one range of `samples` index entries, twice over.
-        let held = |samples: usize| 2 * samples * run::INDEX_EVERY * bytes.max(1);
-        let mut width = 2 * rayon::current_num_threads();
-        let mut samples = (limit / width / held(1)).min(run::RANGE_SAMPLES);
-        if samples < run::MIN_RANGE_SAMPLES {
-            samples = run::MIN_RANGE_SAMPLES;
-            width = limit / held(samples);
-        }
-        #[cfg(any(unix, windows))]
-        if runs.len() > 1 && width >= 2 {
-            return run::merge_parallel(runs, last, samples, width, fold, sink)
-                .map_err(|e| e.into_error(&dir));
-        }
-        let (mut range, mut n) = (T::default(), 0);
-        run::merge(runs, last, |key, acc| {
-            fold(&mut range, key, acc);
-            n += 1;
-            if n == run::RANGE_RECORDS {
-                n = 0;
-                sink(std::mem::take(&mut range))?;
-            }
-            Ok(())
-        })
-        .map_err(|e| e.into_error(&dir))?;
-        sink(range)
+        let dir = runs.dir().to_path_buf();
+        runs.merge_in_ranges(
+            last,
+            RangeMerge::within(limit, bytes),
+            Spilled::absorb,
+            |t: &mut T, s| fold(t, s.0, s.1),
+            |t| sink(t).map_err(MergeError::Sink),
+        )
+        .map_err(|e| e.into_error(|e| Error::io(&dir, e)))
     }
 
     /// Writes the table, sorted, as a run when it is over the limit.
@@ -505,14 +483,11 @@ impl Builder {
         // The table is filled to the same size again: its parts keep their room, and so
         // does the list its entries are sorted in.
         let sorted = &mut spill.sorting;
-        self.positions.drain_entries_into(sorted);
+        self.positions.drain_entries_into(sorted, Spilled);
         sorted.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        let io = |e| Error::io(&spill.dir, e);
-        let file = tempfile::tempfile_in(&spill.dir).map_err(io)?;
-        let run = run::write_run(file, sorted);
+        let written = spill.runs.write_sorted(sorted);
         sorted.clear();
-        spill.runs.push(run.map_err(io)?);
-        Ok(())
+        written.map_err(|e| Error::io(spill.runs.dir(), e))
     }
 
     /// The header the builder follows.
@@ -890,8 +865,9 @@ pub fn link(elements: &mut [Element]) -> u64 {
     n
 }
 
-/// Sorted runs of `(key, accumulator)` on disk, and their merge.
-mod run;
+/// A position as a record of the spilled runs.
+mod spilled;
+use spilled::Spilled;
 
 #[cfg(test)]
 mod tests {

@@ -298,7 +298,7 @@ pub fn write_from_tally(
     writer: &mut crate::write::StreamWriter,
     limit: Option<&chess_core::book::MemoryLimit>,
 ) -> Result<FromTallyStats, FromTallyError> {
-    use chessfmt_files::runs::Runs;
+    use chessfmt_files::runs::{MergeError, Runs};
     let mut all = Partial::default();
     // Without a limit no run is written: the merge then only sorts what is in memory.
     let (mut runs, most) = match limit {
@@ -338,29 +338,14 @@ pub fn write_from_tally(
             .collect(),
         |a, b| a.g.merge(b.g),
         |s| {
-            writer.push(s.g.element(s.key)).map_err(MergeError::Book)?;
+            writer.push(s.g.element(s.key)).map_err(MergeError::Sink)?;
             count += 1;
             Ok(())
         },
     )
-    .map_err(|e| match e {
-        MergeError::Io(e) => Error::io(&dir, e),
-        MergeError::Book(e) => e,
-    })?;
+    .map_err(|e: MergeError<Error>| e.into_error(|e| Error::io(&dir, e)))?;
     stats.elements = count;
     Ok(stats)
-}
-
-/// An error of the runs' merge: reading a run, or writing the book.
-enum MergeError {
-    Io(std::io::Error),
-    Book(Error),
-}
-
-impl From<std::io::Error> for MergeError {
-    fn from(e: std::io::Error) -> Self {
-        MergeError::Io(e)
-    }
 }
 
 /// What [`to_tally`] did.

@@ -35,7 +35,8 @@ pub fn hash_order(position: &[u8]) -> u32 {
 
 /// The whole order of a record of the position `position` (whose [`hash_order`] is
 /// `hash_order`): the hash order, then the position's bytes (zero-padded, then their
-/// number: the order of the bytes themselves), as a key to sort by.
+/// number: the order of the bytes themselves), as a key to sort by (the runs' key).
+#[cfg(any(feature = "pgn", feature = "tally"))]
 pub(crate) fn record_order(hash_order: u32, position: &[u8]) -> (u32, [u8; 32], usize) {
     let mut bytes = [0; 32];
     let len = position.len().min(32);
