@@ -325,9 +325,10 @@ impl<T: Record> Runs<T> {
     {
         let runs = merge::fan_in(self.runs, &self.dir, &mut combine)?;
         let mut sources = Vec::with_capacity(runs.len() + 1);
+        let buffer = merge::buffer_for(runs.len());
         for mut run in runs {
             run.file.rewind()?;
-            sources.push(merge::whole(run.file));
+            sources.push(merge::whole(run.file, buffer));
         }
         sources.push(merge::in_memory(sorted(last)));
         for record in merge::Merged::new(sources, &mut combine)? {

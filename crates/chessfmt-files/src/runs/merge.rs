@@ -12,15 +12,23 @@ use std::{
 use super::{BUFFER, INDEX_EVERY, Record, Run};
 
 /// At most this many runs are read at once: more are first merged in groups of consecutive
-/// runs, which keeps their order (small in unit tests, so that they take this path).
-pub(super) const MAX_FAN_IN: usize = if cfg!(test) { 4 } else { 128 };
+/// runs, which keeps their order (small in unit tests, so that they take this path). A
+/// merge of all the runs at once costs a buffer a run ([`buffer_for`]); a fan-in pass
+/// writes the records it merges again, on one thread.
+pub(super) const MAX_FAN_IN: usize = if cfg!(test) { 4 } else { 512 };
+
+/// The buffer of each of `runs` runs read at once: 64 KiB where there are few, less where
+/// there are many (16 MiB for them all, 8 KiB each at least).
+pub(super) fn buffer_for(runs: usize) -> usize {
+    ((16 << 20) / runs.max(1)).clamp(8 << 10, BUFFER)
+}
 
 /// A sorted source of a merge: records with their keys.
 pub(super) type Source<'a, T> = Box<dyn Iterator<Item = io::Result<(<T as Record>::Key, T)>> + 'a>;
 
-/// The records of `file`, read from where it stands.
-pub(super) fn whole<'a, T: Record + 'a>(file: File) -> Source<'a, T> {
-    from_reader(BufReader::with_capacity(BUFFER, file))
+/// The records of `file`, read from where it stands through a buffer of `buffer` bytes.
+pub(super) fn whole<'a, T: Record + 'a>(file: File, buffer: usize) -> Source<'a, T> {
+    from_reader(BufReader::with_capacity(buffer, file))
 }
 
 /// The records read from `r` to its end.
@@ -35,26 +43,25 @@ pub(super) fn in_memory<'a, T: Record + 'a>(sorted: Vec<T>) -> Source<'a, T> {
     Box::new(sorted.into_iter().map(|t| Ok((t.key(), t))))
 }
 
-/// Merges consecutive groups of `runs` into one run each (indexed as a written run is),
-/// until at most [`MAX_FAN_IN`] are left.
+/// Merges consecutive runs of `runs` into one until at most [`MAX_FAN_IN`] are left: each
+/// pass merges the first runs, as few as bring the count down (at most `MAX_FAN_IN` at once),
+/// so that little is written again where the runs are a few more than the fan-in.
 pub(super) fn fan_in<T: Record>(
     mut runs: Vec<Run<T::Key>>,
     dir: &Path,
     combine: &mut impl FnMut(&mut T, T),
 ) -> io::Result<Vec<Run<T::Key>>> {
     while runs.len() > MAX_FAN_IN {
-        let mut merged = Vec::with_capacity(runs.len().div_ceil(MAX_FAN_IN));
-        let mut groups = runs.into_iter().peekable();
-        while groups.peek().is_some() {
-            let mut sources = Vec::with_capacity(MAX_FAN_IN);
-            for mut run in groups.by_ref().take(MAX_FAN_IN) {
-                run.file.rewind()?;
-                sources.push(whole(run.file));
-            }
-            let file = tempfile::tempfile_in(dir)?;
-            merged.push(write_run(file, Merged::new(sources, &mut *combine)?)?);
+        let group = (runs.len() - MAX_FAN_IN + 1).min(MAX_FAN_IN);
+        let rest = runs.split_off(group);
+        let mut sources = Vec::with_capacity(group);
+        for mut run in runs {
+            run.file.rewind()?;
+            sources.push(whole(run.file, buffer_for(group)));
         }
-        runs = merged;
+        let file = tempfile::tempfile_in(dir)?;
+        runs = vec![write_run(file, Merged::new(sources, &mut *combine)?)?];
+        runs.extend(rest);
     }
     Ok(runs)
 }

@@ -72,7 +72,7 @@ impl<T: Record> Runs<T> {
             let (lo, hi) = (i.checked_sub(1).map(|j| &bounds[j]), bounds.get(i));
             let mut sources: Vec<merge::Source<'_, T>> = Vec::with_capacity(runs.len() + 1);
             for run in &runs {
-                sources.push(range(run, lo, hi)?);
+                sources.push(range(run, lo, hi, range_buffer(runs.len()))?);
             }
             sources.push(merge::in_memory(last));
             let mut out = U::default();
@@ -180,22 +180,27 @@ impl io::Read for At<'_> {
     }
 }
 
-/// Bytes of the buffer of each run a range reads (a range reads a few of them a run).
-const RANGE_BUFFER: usize = 1 << 14;
+/// Bytes of the buffer of each of `runs` runs a range reads (a range reads a few of them a
+/// run): 16 KiB where there are few runs, less where there are many (2 MiB a range for them
+/// all, 4 KiB each at least).
+fn range_buffer(runs: usize) -> usize {
+    ((2 << 20) / runs.max(1)).clamp(4 << 10, 16 << 10)
+}
 
 /// The records of `run` with keys from `lo` (inclusive) to `hi` (exclusive), unbounded where
-/// `None`, read from the index entry before `lo`.
+/// `None`, read from the index entry before `lo` through a buffer of `buffer` bytes.
 fn range<'a, T: Record + 'a>(
     run: &'a Run<T::Key>,
     lo: Option<&'a T::Key>,
     hi: Option<&'a T::Key>,
+    buffer: usize,
 ) -> io::Result<merge::Source<'a, T>> {
     let start = lo.map_or(0, |lo| {
         let i = run.index.partition_point(|(k, _)| k < lo);
         i.checked_sub(1).map_or(0, |i| run.index[i].1)
     });
     let mut r = io::BufReader::with_capacity(
-        RANGE_BUFFER,
+        buffer,
         At {
             file: &run.file,
             pos: start,
