@@ -43,16 +43,19 @@ pub(super) fn in_memory<'a, T: Record + 'a>(sorted: Vec<T>) -> Source<'a, T> {
     Box::new(sorted.into_iter().map(|t| Ok((t.key(), t))))
 }
 
-/// Merges consecutive runs of `runs` into one until at most [`MAX_FAN_IN`] are left: each
-/// pass merges the first runs, as few as bring the count down (at most `MAX_FAN_IN` at once),
+/// Merges consecutive runs of `runs` into one until at most `most` (in the library,
+/// [`MAX_FAN_IN`]) are left: each pass merges the first runs, as few as bring the count down
+/// (at most `most` at once),
 /// so that little is written again where the runs are a few more than the fan-in.
 pub(super) fn fan_in<T: Record>(
     mut runs: Vec<Run<T::Key>>,
     dir: &Path,
+    most: usize,
     combine: &mut impl FnMut(&mut T, T),
 ) -> io::Result<Vec<Run<T::Key>>> {
-    while runs.len() > MAX_FAN_IN {
-        let group = (runs.len() - MAX_FAN_IN + 1).min(MAX_FAN_IN);
+    let most = most.max(2);
+    while runs.len() > most {
+        let group = (runs.len() - most + 1).min(most);
         let rest = runs.split_off(group);
         let mut sources = Vec::with_capacity(group);
         for mut run in runs {
