@@ -455,7 +455,8 @@ impl Builder {
         use chessfmt_files::runs::{MergeError, RangeMerge, Runs};
         let (runs, limit, mut last) = match self.spill.take() {
             Some(s) => (s.runs, s.memory, s.sorting),
-            None => (Runs::new("."), 0, Vec::new()),
+            // No limit (a growth held in memory): ranges as large as a merge cuts them.
+            None => (Runs::new("."), usize::MAX, Vec::new()),
         };
         // The last entries go to the spills' list; the table's memory is given back.
         let mut table = std::mem::take(&mut self.positions);
