@@ -97,19 +97,12 @@ fn cargo() -> Command {
 
 /// Runs a step, printing its name and duration; returns whether it succeeded.
 fn step(name: &str, mut cmd: Command) -> bool {
-    eprintln!("==> {name}");
-    let start = Instant::now();
-    let ok = cmd.status().map(|s| s.success()).unwrap_or_else(|e| {
-        eprintln!("    could not start: {e}");
-        false
-    });
-    eprintln!(
-        "<== {name}: {} in {:.1}s{}",
-        if ok { "ok" } else { "FAILED" },
-        start.elapsed().as_secs_f64(),
-        disk_note()
-    );
-    ok
+    timed(name, || {
+        cmd.status().map(|s| s.success()).unwrap_or_else(|e| {
+            eprintln!("    could not start: {e}");
+            false
+        })
+    })
 }
 
 /// [`step`] for a `cargo test`: its output passed on line by line as it comes, and the lines
@@ -118,31 +111,33 @@ fn step(name: &str, mut cmd: Command) -> bool {
 /// its tail (as CI's is) still shows them.
 fn step_noting(name: &str, mut cmd: Command, failures: &mut Vec<String>) -> bool {
     use std::process::Stdio;
+    timed(name, || {
+        let child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn();
+        let mut child = match child {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!("    could not start: {e}");
+                return false;
+            }
+        };
+        let (out, err) = (child.stdout.take(), child.stderr.take());
+        let out = std::thread::spawn(move || out.map(|o| watch(o, std::io::stdout())));
+        let err = std::thread::spawn(move || err.map(|e| watch(e, std::io::stderr())));
+        let ok = child.wait().is_ok_and(|s| s.success());
+        for kept in [out.join(), err.join()].into_iter().flatten().flatten() {
+            failures.extend(kept);
+        }
+        failures.truncate(300);
+        ok
+    })
+}
+
+/// Prints a step's name, runs it, and prints whether it succeeded, its duration and the
+/// disk it leaves.
+fn timed(name: &str, run: impl FnOnce() -> bool) -> bool {
     eprintln!("==> {name}");
     let start = Instant::now();
-    let child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn();
-    let mut child = match child {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("    could not start: {e}");
-            eprintln!("<== {name}: FAILED");
-            return false;
-        }
-    };
-    let (out, err) = (child.stdout.take(), child.stderr.take());
-    let out = std::thread::spawn(move || out.map(|o| watch(o, std::io::stdout())));
-    let err = std::thread::spawn(move || err.map(|e| watch(e, std::io::stderr())));
-    let ok = child.wait().is_ok_and(|s| s.success());
-    for kept in [out.join(), err.join()].into_iter().flatten().flatten() {
-        failures.extend(kept.into_iter().map(|mut l| {
-            // A line of a few hundred characters at most.
-            if let Some((i, _)) = l.char_indices().nth(400) {
-                l.truncate(i);
-            }
-            l
-        }));
-    }
-    failures.truncate(300);
+    let ok = run();
     eprintln!(
         "<== {name}: {} in {:.1}s{}",
         if ok { "ok" } else { "FAILED" },
@@ -154,7 +149,8 @@ fn step_noting(name: &str, mut cmd: Command, failures: &mut Vec<String>) -> bool
 
 /// Passes a test run's stream on to `to`, line by line, and keeps its telling lines: the
 /// failing tests' headers, each panic and the few lines after it, errors, FAILED lines, and
-/// the list of failures that ends a test binary's report (300 lines at most).
+/// the list of failures that ends a test binary's report (300 lines at most, of 400
+/// characters at most each).
 fn watch(r: impl std::io::Read, mut to: impl std::io::Write) -> Vec<String> {
     use std::io::BufRead;
     let mut kept = Vec::new();
@@ -175,7 +171,7 @@ fn watch(r: impl std::io::Read, mut to: impl std::io::Write) -> Vec<String> {
         after_panic = after_panic.saturating_sub(1);
         in_list = line == "failures:" || in_list && !line.is_empty();
         if telling && kept.len() < 300 {
-            kept.push(line);
+            kept.push(line.chars().take(400).collect());
         }
     }
     kept
@@ -295,8 +291,14 @@ const PACKAGE_TEST_TOOLS: &[&str] = &[
 /// README's `pip install ./crates/chessfmt-py` (the wheel built by maturin, release, and
 /// installed), and its pytest suite run against python-chess and the corpus.
 fn python_package() -> bool {
-    eprintln!("==> Python package: wheel, install, pytest");
-    let start = Instant::now();
+    timed(
+        "Python package: wheel, install, pytest",
+        python_package_steps,
+    )
+}
+
+/// The steps of [`python_package`]: whether all succeeded (each failed one said).
+fn python_package_steps() -> bool {
     let venv = target_dir().join("py-package");
     let python = venv.join("bin").join("python");
     let run = |what: &str, cmd: &mut Command| {
@@ -306,7 +308,7 @@ fn python_package() -> bool {
         }
         ok
     };
-    let ok = run(
+    run(
         "python3 -m venv",
         Command::new("python3")
             .args(["-m", "venv", "--clear"])
@@ -331,14 +333,7 @@ fn python_package() -> bool {
             .arg(root().join("crates/chessfmt-py/tests"))
             .current_dir(root())
             .env("CI", "true"),
-    );
-    eprintln!(
-        "<== Python package: {} in {:.1}s{}",
-        if ok { "ok" } else { "FAILED" },
-        start.elapsed().as_secs_f64(),
-        disk_note()
-    );
-    ok
+    )
 }
 
 /// `python -m pip install`, quiet, without a cache (the CI machine's disk is small: no second
