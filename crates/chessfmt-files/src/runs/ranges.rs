@@ -75,11 +75,12 @@ impl<T: Record> Runs<T> {
         let (records, width) = cut.cut(runs.len());
         let bounds = bounds(&runs, &last, records);
         let sizes = sizes(&last, &bounds);
+        let buffer = range_buffer(runs.len());
         let merge_range = |i: usize, last: Vec<T>| -> io::Result<U> {
             let (lo, hi) = (i.checked_sub(1).map(|j| &bounds[j]), bounds.get(i));
             let mut sources: Vec<merge::Source<'_, T>> = Vec::with_capacity(runs.len() + 1);
             for run in &runs {
-                sources.push(range(run, lo, hi, range_buffer(runs.len()))?);
+                sources.push(range(run, lo, hi, buffer)?);
             }
             sources.push(merge::in_memory(last));
             let mut out = U::default();
