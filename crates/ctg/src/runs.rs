@@ -12,10 +12,14 @@ use crate::position;
 /// then its bytes (zero-padded, and their number: the order of the bytes themselves).
 pub(crate) type Order = (u32, [u8; 32], usize);
 
-/// The run order of `key`.
+/// The run order of `key`: the order in which [`crate::write::StreamWriter::push`] takes
+/// records, as a key to sort by.
 pub(crate) fn order(key: &position::Key) -> Order {
     let b = key.as_bytes();
-    crate::write::stream::record_order(crate::write::hash_order(b), b)
+    let mut bytes = [0; 32];
+    let len = b.len().min(32);
+    bytes[..len].copy_from_slice(&b[..len]);
+    (crate::write::hash_order(b), bytes, b.len())
 }
 
 /// Appends `key`: its length, then its bytes.

@@ -33,17 +33,6 @@ pub fn hash_order(position: &[u8]) -> u32 {
     gen_hash(position).reverse_bits()
 }
 
-/// The whole order of a record of the position `position` (whose [`hash_order`] is
-/// `hash_order`): the hash order, then the position's bytes (zero-padded, then their
-/// number: the order of the bytes themselves), as a key to sort by (the runs' key).
-#[cfg(any(feature = "pgn", feature = "tally"))]
-pub(crate) fn record_order(hash_order: u32, position: &[u8]) -> (u32, [u8; 32], usize) {
-    let mut bytes = [0; 32];
-    let len = position.len().min(32);
-    bytes[..len].copy_from_slice(&position[..len]);
-    (hash_order, bytes, position.len())
-}
-
 /// Writes a book from records that arrive in [`hash_order`] (then by position), without
 /// holding them: each is spooled to an anonymous temporary file, and six bytes of it stay in
 /// memory until [`StreamWriter::finish`] lays out and writes the book. Nothing is written
