@@ -218,10 +218,10 @@ fn polyglot_from_tally<'py>(
         })?;
     let d = PyDict::new(py);
     d.set_item("rows", stats.rows)?;
-    d.set_item("bad_rows", stats.bad_rows)?;
+    d.set_item("bad_rows", stats.bad_rows.count)?;
     d.set_item("halved", stats.halved)?;
     d.set_item("entries", stats.entries)?;
-    d.set_item("left_out", stats.examples.clone())?;
+    d.set_item("left_out", stats.bad_rows.examples.clone())?;
     Ok(d)
 }
 
@@ -256,15 +256,14 @@ fn polyglot_to_tally<'py>(
 fn from_counts<'py>(
     py: Python<'py>,
     rows: u64,
-    bad_rows: u64,
+    bad_rows: &chessfmt_tally::BadRows,
     uncodable_moves: u64,
-    examples: &[String],
 ) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("rows", rows)?;
-    d.set_item("bad_rows", bad_rows)?;
+    d.set_item("bad_rows", bad_rows.count)?;
     d.set_item("uncodable_moves", uncodable_moves)?;
-    d.set_item("left_out", examples.to_vec())?;
+    d.set_item("left_out", bad_rows.examples.clone())?;
     Ok(d)
 }
 
@@ -314,13 +313,7 @@ fn ctg_from_tally<'py>(
             .map_err(|e| errors::to_py(e.in_file(&out)))?;
         Ok((written, stats))
     })?;
-    let d = from_counts(
-        py,
-        stats.rows,
-        stats.bad_rows,
-        stats.uncodable_moves,
-        &stats.examples,
-    )?;
+    let d = from_counts(py, stats.rows, &stats.bad_rows, stats.uncodable_moves)?;
     d.set_item("truncated_positions", stats.truncated_positions)?;
     d.set_item("positions", written.records)?;
     Ok(d)
@@ -379,13 +372,7 @@ fn kvetka_from_tally<'py>(
         let written = writer.finish(None).map_err(errors::to_py)?;
         Ok((written, stats))
     })?;
-    let d = from_counts(
-        py,
-        stats.rows,
-        stats.bad_rows,
-        stats.uncodable_moves,
-        &stats.examples,
-    )?;
+    let d = from_counts(py, stats.rows, &stats.bad_rows, stats.uncodable_moves)?;
     d.set_item("without_result", stats.without_result)?;
     d.set_item("positions", written.elements)?;
     Ok(d)

@@ -53,6 +53,7 @@ pub mod csv;
 mod error;
 #[doc(hidden)]
 pub mod fuzzing;
+pub mod gather;
 mod merge;
 #[cfg(feature = "parquet")]
 pub mod parquet;
@@ -68,6 +69,7 @@ pub mod tree;
 pub use chunks::map_chunks;
 pub use csv::{CsvReader, CsvWriter};
 pub use error::{Error, ErrorKind};
+pub use gather::BadRows;
 pub use merge::{MergeStats, merge, merge_batches, sort_and_sum};
 pub use position::PackedPosition;
 pub use resolve::RowResolver;

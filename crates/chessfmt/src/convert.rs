@@ -136,7 +136,7 @@ pub fn run(args: &ConvertArgs) -> CliResult {
                 &args.input,
                 &out,
             )?;
-            lost.insert("bad_rows".into(), s.bad_rows.into());
+            lost.insert("bad_rows".into(), s.bad_rows.count.into());
             notes.push("Polyglot weights are 2·wins + draws + games without result of the mover (moves of weight 0 are left out)".into());
             s.entries
         }

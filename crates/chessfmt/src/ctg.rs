@@ -618,7 +618,7 @@ pub(crate) fn write_from_rows(
             e => CliError(e.to_string()),
         })?;
     bar.finish_and_clear();
-    for e in &stats.examples {
+    for e in &stats.bad_rows.examples {
         crate::output::warn(format_args!("{}: left out: {e}", source.display()));
     }
     warn_losses(stats.uncodable_moves, stats.truncated_positions);
@@ -632,11 +632,15 @@ fn from_tally(table: &Path, out: &crate::args::WriteArgs, memory_limit: usize) -
         &Shown {
             text: format!(
                 "{} rows read ({} left out, {} moves without a CTG code); {} positions on {} pages",
-                stats.rows, stats.bad_rows, stats.uncodable_moves, written.records, written.pages
+                stats.rows,
+                stats.bad_rows.count,
+                stats.uncodable_moves,
+                written.records,
+                written.pages
             ),
             json: serde_json::json!({
                 "rows": stats.rows,
-                "bad_rows": stats.bad_rows,
+                "bad_rows": stats.bad_rows.count,
                 "uncodable_moves": stats.uncodable_moves,
                 "truncated_positions": stats.truncated_positions,
                 "positions": written.records,

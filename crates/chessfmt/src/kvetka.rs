@@ -803,7 +803,7 @@ pub(crate) fn write_from_rows(
         .map_err(|e| CliError(e.to_string()))?;
     bar.finish_and_clear();
     let w = writer.finish(None)?;
-    for e in &stats.examples {
+    for e in &stats.bad_rows.examples {
         crate::output::warn(format_args!("{}: left out: {e}", source.display()));
     }
     if stats.uncodable_moves > 0 {
@@ -829,11 +829,11 @@ fn from_tally(table: &Path, out: &WriteArgs, caption: &str, memory_limit: usize)
             text: format!(
                 "{} rows read ({} left out, {} moves without a Kvetka code); {} positions in {} \
                  blocks",
-                stats.rows, stats.bad_rows, stats.uncodable_moves, w.elements, w.blocks
+                stats.rows, stats.bad_rows.count, stats.uncodable_moves, w.elements, w.blocks
             ),
             json: serde_json::json!({
                 "rows": stats.rows,
-                "bad_rows": stats.bad_rows,
+                "bad_rows": stats.bad_rows.count,
                 "uncodable_moves": stats.uncodable_moves,
                 "without_result": stats.without_result,
                 "positions": w.elements,

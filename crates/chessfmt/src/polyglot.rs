@@ -350,7 +350,7 @@ pub(crate) fn write_from_rows(
     crate::tally::refuse_existing(out)?;
     let (entries, stats) = polyglot_book::ops::tally::from_tally_batches(rows, options)
         .map_err(|e| CliError(e.to_string()))?;
-    for e in &stats.examples {
+    for e in &stats.bad_rows.examples {
         crate::output::warn(format!("{}: left out: {e}", source.display()));
     }
     crate::destination::write_single(&out.output, out.force, out.json, &[source], |w| {
@@ -376,14 +376,14 @@ fn from_tally(args: &FromTallyArgs) -> CliResult {
             text: format!(
                 "{} rows read ({} left out); {} positions halved to fit; {} entries written to {}",
                 stats.rows,
-                stats.bad_rows,
+                stats.bad_rows.count,
                 stats.halved,
                 stats.entries,
                 crate::destination::shown(&args.out.output)
             ),
             json: serde_json::json!({
                 "rows": stats.rows,
-                "bad_rows": stats.bad_rows,
+                "bad_rows": stats.bad_rows.count,
                 "halved": stats.halved,
                 "entries": stats.entries,
                 "output": args.out.output.display().to_string(),

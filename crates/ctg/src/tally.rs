@@ -21,7 +21,10 @@
 //! no place in a table and are counted.
 
 use chessfmt_files::runs::MergeError;
-use chessfmt_tally::{Counts, Error as TallyError, Row};
+use chessfmt_tally::{
+    BadRows, Counts, Error as TallyError, Row,
+    gather::{CHUNK_ROWS, GatherError, Gathering, Spill, gather, gather_spilling},
+};
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position, fen::Epd};
 
 use chess_core::normalize::normalize;
@@ -40,8 +43,8 @@ pub struct FromTallyStats {
     /// Rows read.
     pub rows: u64,
     /// Rows left out: a position that cannot be read or stored, or a move that is not legal
-    /// there (the first few in [`FromTallyStats::examples`]).
-    pub bad_rows: u64,
+    /// there (the first few as messages).
+    pub bad_rows: BadRows,
     /// Moves CTG has no code for (left out; their plays count for the position).
     pub uncodable_moves: u64,
     /// Positions with more than 127 moves (the least played dropped).
@@ -51,8 +54,6 @@ pub struct FromTallyStats {
     /// The plays of the start position (the table's root): the book header's game count, as
     /// [`games_of`] finds it; 0 when the start position is not among the records.
     pub games: u32,
-    /// The first bad rows, as messages.
-    pub examples: Vec<String>,
 }
 
 #[derive(Debug, Default)]
@@ -145,16 +146,6 @@ impl Acc {
     }
 }
 
-/// Bad rows kept as examples ([`FromTallyStats::examples`]).
-const EXAMPLES: usize = 5;
-
-fn bad(stats: &mut FromTallyStats, message: String) {
-    stats.bad_rows += 1;
-    if stats.examples.len() < EXAMPLES {
-        stats.examples.push(message);
-    }
-}
-
 /// The game count of a book made from a table (for the header,
 /// [`crate::write::write_book`]'s `games`): the plays of the start position, the table's root;
 /// 0 when the start position is not among the records.
@@ -167,9 +158,6 @@ pub fn games_of(records: &[RecordData]) -> u32 {
         .find(|r| start.as_bytes() == r.position.as_slice())
         .map_or(0, |r| r.stats.games)
 }
-
-/// Rows one task of [`from_tally`] resolves and codes.
-const CHUNK_ROWS: usize = 4096;
 
 /// A position being gathered: the rows leaving it (with its moves) and the rows reaching it.
 #[derive(Debug, Default)]
@@ -225,12 +213,14 @@ impl Partial {
             let (p, m) = match resolver.resolve(row) {
                 Ok(r) => r,
                 Err(why) => {
-                    bad(stats, why);
+                    stats.bad_rows.note(why);
                     continue;
                 }
             };
             let Some(key) = position::key_of(p) else {
-                bad(stats, format!("a position CTG cannot store: {}", row.epd));
+                stats
+                    .bad_rows
+                    .note(format!("a position CTG cannot store: {}", row.epd));
                 continue;
             };
             let acc = &mut part.positions.entry(key).out;
@@ -250,16 +240,23 @@ impl Partial {
         }
         part
     }
+}
+
+impl Gathering for Partial {
+    type Key = position::Key;
+    type Entry = Entry;
+
+    fn positions(&mut self) -> &mut chessfmt_tally::ShardedMap<position::Key, Entry> {
+        &mut self.positions
+    }
 
     /// Adds `other` (the chunk after this one's rows).
     fn merge(&mut self, other: Partial) {
         self.positions.merge(other.positions, Entry::merge);
         let (s, o) = (&mut self.stats, other.stats);
         s.rows += o.rows;
-        s.bad_rows += o.bad_rows;
+        s.bad_rows.add(o.bad_rows);
         s.uncodable_moves += o.uncodable_moves;
-        let room = EXAMPLES.saturating_sub(s.examples.len());
-        s.examples.extend(o.examples.into_iter().take(room));
     }
 }
 
@@ -277,9 +274,7 @@ fn from_tally_in_chunks(
     rows: impl IntoIterator<Item = Result<Row, TallyError>>,
     chunk_rows: usize,
 ) -> Result<(Vec<RecordData>, FromTallyStats), TallyError> {
-    let mut all = Partial::default();
-    chessfmt_tally::map_chunks(rows, chunk_rows, Partial::of, |part| all.merge(part))?;
-    Ok(records_of(all))
+    Ok(records_of(gather(rows, chunk_rows, Partial::of)?))
 }
 
 /// The records of what was gathered, sorted by position.
@@ -394,38 +389,25 @@ struct Gathered {
 
 /// Gathers the positions of `rows` (see [`from_tally`]); with a `limit`, past it they are
 /// written to sorted runs (anonymous temporary files in the limit's folder).
-fn gather(
+fn gather_limited(
     rows: impl IntoIterator<Item = Result<Row, TallyError>>,
     limit: Option<&chess_core::book::MemoryLimit>,
 ) -> Result<Gathered, FromTallyError> {
     use chessfmt_files::runs::Runs;
-    let mut all = Partial::default();
     // Without a limit no run is written: the merge then only sorts what is in memory.
-    let (mut runs, most) = match limit {
-        Some(l) => (
-            Runs::<Spilled>::new(&l.dir),
-            Some((l.bytes / BYTES_PER_ENTRY).max(1024)),
-        ),
-        None => (Runs::new("."), None),
-    };
-    let mut spill_error = None;
-    chessfmt_tally::map_chunks(rows, CHUNK_ROWS, Partial::of, |part| {
-        // After a failed spill nothing more is gathered: the error ends the call.
-        if spill_error.is_some() {
-            return;
-        }
-        all.merge(part);
-        if most.is_some_and(|most| all.positions.len() >= most) {
-            let run = all.positions.drain().map(|(key, e)| Spilled { key, e });
-            spill_error = runs.write(run.collect()).err();
-        }
-    })?;
-    if let Some(e) = spill_error {
-        return Err(FromTallyError::Runs {
+    let mut runs = Runs::<Spilled>::new(limit.map_or(".".as_ref(), |l| l.dir.as_path()));
+    let spill = limit.map(|l| Spill {
+        runs: &mut runs,
+        most: (l.bytes / BYTES_PER_ENTRY).max(1024),
+        record: |key, e| Spilled { key, e },
+    });
+    let all = gather_spilling(rows, CHUNK_ROWS, Partial::of, spill).map_err(|e| match e {
+        GatherError::Runs(source) => FromTallyError::Runs {
             dir: runs.dir().to_path_buf(),
-            source: e,
-        });
-    }
+            source,
+        },
+        GatherError::Table(e) => FromTallyError::Table(e),
+    })?;
     Ok(Gathered { all, runs })
 }
 
@@ -505,11 +487,13 @@ pub fn from_tally_limited(
         return Ok(from_tally(rows)?);
     }
     let mut records = Vec::new();
-    let stats =
-        gather(rows, limit)?.records(crate::write::merge_cut(limit.map(|l| l.bytes)), |r| {
+    let stats = gather_limited(rows, limit)?.records(
+        crate::write::merge_cut(limit.map(|l| l.bytes)),
+        |r| {
             records.push(r);
             Ok(())
-        })?;
+        },
+    )?;
     records.sort_unstable_by(|a, b| a.position.cmp(&b.position));
     Ok((records, stats))
 }
@@ -525,7 +509,7 @@ pub fn write_from_tally(
     writer: &mut crate::write::StreamWriter,
     limit: Option<&chess_core::book::MemoryLimit>,
 ) -> Result<FromTallyStats, FromTallyError> {
-    gather(rows, limit)?.records(crate::write::merge_cut(limit.map(|l| l.bytes)), |r| {
+    gather_limited(rows, limit)?.records(crate::write::merge_cut(limit.map(|l| l.bytes)), |r| {
         writer.push(&r)
     })
 }
@@ -614,7 +598,10 @@ mod tests {
             include_str!("../../../testdata/kvetka/small.pgn"),
             |rows, chunk| from_tally_in_chunks(rows.iter().cloned().map(Ok), chunk).unwrap(),
         );
-        assert_eq!((stats.bad_rows, stats.examples.len()), (6, 5));
+        assert_eq!(
+            (stats.bad_rows.count, stats.bad_rows.examples.len()),
+            (6, 5)
+        );
     }
 
     /// Positions gathered under a limit that spills runs of a thousand (merged at the end)

@@ -15,7 +15,10 @@
 //! (as a Kvetka reader shows a move's: every game through that position, by any move order).
 //! Comments and game references have no place in a table and are counted.
 
-use chessfmt_tally::{Counts, Error as TallyError, Row};
+use chessfmt_tally::{
+    BadRows, Counts, Error as TallyError, Row,
+    gather::{CHUNK_ROWS, GatherError, Gathering, Spill, gather, gather_spilling},
+};
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position, fen::Epd};
 
 use crate::{
@@ -32,16 +35,14 @@ pub struct FromTallyStats {
     /// Rows read.
     pub rows: u64,
     /// Rows left out: a position that cannot be read or keyed, or a move that is not legal
-    /// there (the first few in [`FromTallyStats::examples`]).
-    pub bad_rows: u64,
+    /// there (the first few as messages).
+    pub bad_rows: BadRows,
     /// Moves Kvetka has no code for (left out; their plays count for the position).
     pub uncodable_moves: u64,
     /// Moves played only in games without a result (left out).
     pub without_result: u64,
     /// Elements of the book.
     pub elements: usize,
-    /// The first bad rows, as messages.
-    pub examples: Vec<String>,
 }
 
 /// An element being gathered: its side to move's results from the rows leaving it and from
@@ -66,16 +67,6 @@ fn add(a: &mut (u64, u64, u64), b: (u64, u64, u64)) {
     a.0 += b.0;
     a.1 += b.1;
     a.2 += b.2;
-}
-
-/// Bad rows kept as examples ([`FromTallyStats::examples`]).
-const EXAMPLES: usize = 5;
-
-fn bad(stats: &mut FromTallyStats, message: String) {
-    stats.bad_rows += 1;
-    if stats.examples.len() < EXAMPLES {
-        stats.examples.push(message);
-    }
 }
 
 impl Gathered {
@@ -135,12 +126,14 @@ impl Partial {
             let (p, m) = match resolver.resolve(row) {
                 Ok(r) => r,
                 Err(why) => {
-                    bad(stats, why);
+                    stats.bad_rows.note(why);
                     continue;
                 }
             };
             let Some(key) = position::key_of(p) else {
-                bad(stats, format!("a position Kvetka cannot key: {}", row.epd));
+                stats
+                    .bad_rows
+                    .note(format!("a position Kvetka cannot key: {}", row.epd));
                 continue;
             };
             let c = &row.counts;
@@ -164,22 +157,26 @@ impl Partial {
         }
         part
     }
+}
+
+impl Gathering for Partial {
+    type Key = Key;
+    type Entry = Gathered;
+
+    fn positions(&mut self) -> &mut chessfmt_tally::ShardedMap<Key, Gathered> {
+        &mut self.elements
+    }
 
     /// Adds `other` (the chunk after this one's rows).
     fn merge(&mut self, other: Partial) {
         self.elements.merge(other.elements, Gathered::merge);
         let (s, o) = (&mut self.stats, other.stats);
         s.rows += o.rows;
-        s.bad_rows += o.bad_rows;
+        s.bad_rows.add(o.bad_rows);
         s.uncodable_moves += o.uncodable_moves;
         s.without_result += o.without_result;
-        let room = EXAMPLES.saturating_sub(s.examples.len());
-        s.examples.extend(o.examples.into_iter().take(room));
     }
 }
-
-/// Rows one task of [`from_tally`] resolves and codes.
-const CHUNK_ROWS: usize = 4096;
 
 /// The elements of a Kvetka book made from a table (see the [module](self) documentation),
 /// sorted by key. Rows are resolved and coded in chunks on the current rayon pool and summed
@@ -195,12 +192,10 @@ fn from_tally_in_chunks(
     rows: impl IntoIterator<Item = Result<Row, TallyError>>,
     chunk_rows: usize,
 ) -> Result<(Vec<Element>, FromTallyStats), TallyError> {
-    let mut all = Partial::default();
-    chessfmt_tally::map_chunks(rows, chunk_rows, Partial::of, |part| all.merge(part))?;
     let Partial {
         elements,
         mut stats,
-    } = all;
+    } = gather(rows, chunk_rows, Partial::of)?;
     let mut out: Vec<Element> = elements
         .into_entries()
         .map(|(key, g)| g.element(key))
@@ -299,36 +294,20 @@ pub fn write_from_tally(
     limit: Option<&chess_core::book::MemoryLimit>,
 ) -> Result<FromTallyStats, FromTallyError> {
     use chessfmt_files::runs::{MergeError, Runs};
-    let mut all = Partial::default();
     // Without a limit no run is written: the merge then only sorts what is in memory.
-    let (mut runs, most) = match limit {
-        Some(l) => (
-            Runs::<Spilled>::new(&l.dir),
-            Some((l.bytes / BYTES_PER_GATHERED).max(1024)),
-        ),
-        None => (Runs::new("."), None),
-    };
-    let mut spill_error = None;
-    chessfmt_tally::map_chunks(rows, CHUNK_ROWS, Partial::of, |part| {
-        // After a failed spill nothing more is gathered: the error ends the call.
-        if spill_error.is_some() {
-            return;
-        }
-        all.merge(part);
-        if most.is_some_and(|most| all.elements.len() >= most) {
-            let run = all.elements.drain().map(|(key, g)| Spilled { key, g });
-            if let Err(e) = runs.write(run.collect()) {
-                spill_error = Some(Error::io(runs.dir(), e));
-            }
-        }
-    })?;
-    if let Some(e) = spill_error {
-        return Err(e.into());
-    }
+    let mut runs = Runs::<Spilled>::new(limit.map_or(".".as_ref(), |l| l.dir.as_path()));
+    let spill = limit.map(|l| Spill {
+        runs: &mut runs,
+        most: (l.bytes / BYTES_PER_GATHERED).max(1024),
+        record: |key, g| Spilled { key, g },
+    });
     let Partial {
         elements,
         mut stats,
-    } = all;
+    } = gather_spilling(rows, CHUNK_ROWS, Partial::of, spill).map_err(|e| match e {
+        GatherError::Runs(e) => FromTallyError::Book(Error::io(runs.dir(), e)),
+        GatherError::Table(e) => FromTallyError::Table(e),
+    })?;
     let mut count = 0;
     let dir = runs.dir().to_path_buf();
     runs.merge(
@@ -420,7 +399,10 @@ mod tests {
             include_str!("../../../testdata/kvetka/small.pgn"),
             |rows, chunk| from_tally_in_chunks(rows.iter().cloned().map(Ok), chunk).unwrap(),
         );
-        assert_eq!((stats.bad_rows, stats.examples.len()), (6, 5));
+        assert_eq!(
+            (stats.bad_rows.count, stats.bad_rows.examples.len()),
+            (6, 5)
+        );
     }
 
     /// A book written from a table as it is made — in memory, and under a limit that spills

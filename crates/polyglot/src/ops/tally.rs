@@ -19,7 +19,7 @@
 
 use std::collections::HashSet;
 
-use chessfmt_tally::{Counts, Error as TallyError, Row, RowBatch, RowRef};
+use chessfmt_tally::{BadRows, Counts, Error as TallyError, Row, RowBatch, RowRef};
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, fen::Epd};
 
 use super::build::{BuildOptions, COUNT_MAX};
@@ -32,14 +32,12 @@ pub struct FromTallyStats {
     /// Rows read.
     pub rows: u64,
     /// Rows whose position or move could not be read (a move square without a piece of the
-    /// side to move, a bad promotion; legality is not checked): left out, the first few kept in [`FromTallyStats::examples`].
-    pub bad_rows: u64,
+    /// side to move, a bad promotion; legality is not checked): left out, the first few kept as messages.
+    pub bad_rows: BadRows,
     /// Positions whose counts were halved to fit (see the [module](self) documentation).
     pub halved: u64,
     /// Entries of the book.
     pub entries: usize,
-    /// The first bad rows, as messages.
-    pub examples: Vec<String>,
 }
 
 /// One move of a position gathered from the table's rows.
@@ -109,13 +107,10 @@ impl<'o> Gather<'o> {
         let Some((mv, turn)) =
             EpdBoard::read(row.epd).and_then(|b| Some((b.encode(row.uci)?, b.turn)))
         else {
-            bad(
-                &mut self.stats,
-                format!(
-                    "{}: not a move of the side to move there: {}",
-                    row.epd, row.uci
-                ),
-            );
+            self.stats.bad_rows.note(format!(
+                "{}: not a move of the side to move there: {}",
+                row.epd, row.uci
+            ));
             return;
         };
         let c = row.counts;
@@ -260,13 +255,6 @@ impl<'a> EpdBoard<'a> {
             to = if to > from { from + 3 } else { from - 4 };
         }
         Some(u16::from(to) | u16::from(from) << 6 | promotion << 12)
-    }
-}
-
-fn bad(stats: &mut FromTallyStats, message: String) {
-    stats.bad_rows += 1;
-    if stats.examples.len() < 5 {
-        stats.examples.push(message);
     }
 }
 
@@ -416,7 +404,7 @@ mod tests {
         let batched = from_tally_batches(batches, &options).unwrap();
         assert!(one_by_one.0 == batched.0);
         assert_eq!(one_by_one.1, batched.1);
-        assert!(one_by_one.0.len() > 100 && one_by_one.1.bad_rows > 0);
+        assert!(one_by_one.0.len() > 100 && one_by_one.1.bad_rows.count > 0);
     }
 
     /// The fast encoding is the Polyglot field of the legal move, on random playouts (every
