@@ -3,6 +3,52 @@
 
 use shakmaty::{Bitboard, Board, Color, Piece, Position, Role, Setup, Square, fen::Epd};
 
+/// The EPD of one rank whose occupied files are the bits of its index: the text with a zero
+/// byte where each piece's letter goes, the text's length, and where the letters go (in file
+/// order).
+struct RankPattern {
+    text: [u8; 8],
+    len: u8,
+    slots: [u8; 8],
+}
+
+/// [`RankPattern`] of every occupancy of a rank: a rank's EPD without a branch per square.
+static RANK_PATTERNS: [RankPattern; 256] = {
+    let mut patterns = [const {
+        RankPattern {
+            text: [0; 8],
+            len: 0,
+            slots: [0; 8],
+        }
+    }; 256];
+    let mut row = 0;
+    while row < 256 {
+        let p = &mut patterns[row];
+        let (mut file, mut empty, mut pieces) = (0, 0u8, 0);
+        while file < 8 {
+            if row >> file & 1 == 1 {
+                if empty > 0 {
+                    p.text[p.len as usize] = b'0' + empty;
+                    p.len += 1;
+                    empty = 0;
+                }
+                p.slots[pieces] = p.len;
+                pieces += 1;
+                p.len += 1;
+            } else {
+                empty += 1;
+            }
+            file += 1;
+        }
+        if empty > 0 {
+            p.text[p.len as usize] = b'0' + empty;
+            p.len += 1;
+        }
+        row += 1;
+    }
+    patterns
+};
+
 /// A position packed for the table: the occupied squares (8 bytes), a nibble per piece in
 /// square order (16 bytes), the side to move, the castling rooks of the first and the eighth
 /// rank, and the en passant square (`0xff`: none). Written out as EPD ([`PackedPosition::epd`]).
@@ -120,29 +166,18 @@ impl PackedPosition {
         let mut text = [0u8; 96];
         let mut n = 0;
         // Ranks from the eighth down; the pieces of a rank come after those of the ranks below.
+        // A rank's digits come from its pattern; its letters go into the pattern's slots.
         let mut above = count;
         for rank in (0..8u32).rev() {
             let row = (occupied >> (8 * rank)) as u8;
-            above -= row.count_ones() as usize;
-            let mut i = above;
-            let mut file = 0u32;
-            let mut rest = row;
-            while rest != 0 {
-                let f = rest.trailing_zeros();
-                rest &= rest - 1;
-                if f > file {
-                    text[n] = b'0' + (f - file) as u8;
-                    n += 1;
-                }
-                text[n] = letters[i];
-                n += 1;
-                i += 1;
-                file = f + 1;
+            let pattern = &RANK_PATTERNS[usize::from(row)];
+            let pieces = row.count_ones() as usize;
+            above -= pieces;
+            text[n..n + 8].copy_from_slice(&pattern.text);
+            for (&slot, &letter) in pattern.slots[..pieces].iter().zip(&letters[above..]) {
+                text[n + usize::from(slot)] = letter;
             }
-            if file < 8 {
-                text[n] = b'0' + (8 - file) as u8;
-                n += 1;
-            }
+            n += usize::from(pattern.len);
             text[n] = b'/';
             n += 1;
         }
@@ -227,6 +262,38 @@ mod tests {
             let mut slow = Vec::new();
             packed.write_epd_shakmaty(&mut slow);
             proptest::prop_assert_eq!(String::from_utf8(slow).unwrap(), want);
+        }
+    }
+
+    /// Every occupancy of a rank (here the fourth and the eighth, beside kings elsewhere) is
+    /// written as shakmaty writes it: the rank patterns' digits and slots.
+    #[test]
+    fn every_rank_pattern() {
+        for rank in [3u32, 7] {
+            for row in 0..256u64 {
+                // White rooks on the rank's occupied files, the kings on a1 and h2 (or h3).
+                let king_rank = if rank == 7 { 1 } else { 2 };
+                let occupied = row << (8 * rank) | 1 | 1 << (8 * king_rank + 7);
+                let mut b = [0u8; 28];
+                b[..8].copy_from_slice(&occupied.to_le_bytes());
+                // In square order: the white king on a1, the black king, the rank's rooks.
+                let mut nibbles = vec![6u8, 14];
+                nibbles.extend(vec![4u8; row.count_ones() as usize]);
+                for (i, n) in nibbles.iter().enumerate() {
+                    b[8 + i / 2] |= n << (4 * (i % 2));
+                }
+                b[27] = 0xff;
+                let packed = PackedPosition(b);
+                let mut fast = Vec::new();
+                packed.write_epd(&mut fast);
+                let mut slow = Vec::new();
+                packed.write_epd_shakmaty(&mut slow);
+                assert_eq!(
+                    String::from_utf8(fast).unwrap(),
+                    String::from_utf8(slow).unwrap(),
+                    "rank {rank}, row {row:08b}"
+                );
+            }
         }
     }
 
