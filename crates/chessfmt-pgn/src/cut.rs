@@ -21,6 +21,7 @@ pub struct PgnBytes<'a> {
     keep_header: fn(&[u8]) -> bool,
     piece: usize,
     release: Option<&'a (dyn Fn(std::ops::Range<usize>) + Sync)>,
+    ply_limit: usize,
 }
 
 impl std::fmt::Debug for PgnBytes<'_> {
@@ -43,6 +44,7 @@ impl<'a> PgnBytes<'a> {
             keep_header: |_| true,
             piece: 1 << 19,
             release: None,
+            ply_limit: usize::MAX,
         }
     }
 
@@ -67,6 +69,21 @@ impl<'a> PgnBytes<'a> {
     #[must_use]
     pub fn with_header_filter(mut self, keep: fn(&[u8]) -> bool) -> Self {
         self.keep_header = keep;
+        self
+    }
+
+    /// Reads at most the first `plies` main-line moves of a game whose `Result` header gives
+    /// its result, the rest of its movetext skipped without reading its moves (a builder
+    /// that replays no more of a game: a book to 20 plies of games of 80 reads a fourth of
+    /// the moves). The games are those a whole reading gives, their `sans` cut at `plies`
+    /// and their `outcome` (the termination marker) not read: the result is the header's in
+    /// both. A game whose result only its termination marker gives is read whole, and so is
+    /// the last game of a piece when it was left early (whether the end of the input cut it
+    /// off is then known), so the games skipped are the same too — except a game over the
+    /// `pgn_plies` limit past `plies`, which is read (its moves past `plies` are not).
+    #[must_use]
+    pub fn with_ply_limit(mut self, plies: usize) -> Self {
+        self.ply_limit = plies;
         self
     }
 
@@ -174,15 +191,39 @@ impl<'a> PgnBytes<'a> {
         range: std::ops::Range<usize>,
         limits: Limits,
     ) -> (Vec<RawGame>, SkipStats, u64) {
-        let mut reader =
-            PgnReader::with_limits(&self.data[range], limits).with_header_filter(self.keep_header);
+        let mut reader = PgnReader::with_limits(&self.data[range.clone()], limits)
+            .with_header_filter(self.keep_header)
+            .with_ply_limit(self.ply_limit);
         let mut games = Vec::new();
         // In-memory input: the only errors are pgn-reader's own, which end the piece as they
         // end a stream (the games before are kept).
         while let Ok(Some(g)) = reader.next_raw() {
             games.push(g);
         }
-        let used = reader.next_index;
-        (games, reader.take_skipped(), used)
+        let mut used = reader.next_index;
+        let mut skipped = reader.take_skipped();
+        // The piece's last game was left early: read it again whole, so that a game cut off
+        // by the end of the piece (in a comment, in mid-line) is found as a whole reading
+        // finds it.
+        if reader.last_read_in_part
+            && let Some(last) = games.pop()
+        {
+            let start = range.start + last.offset as usize;
+            let mut again = PgnReader::with_limits(&self.data[start..range.end], limits)
+                .with_header_filter(self.keep_header);
+            while let Ok(Some(mut g)) = again.next_raw() {
+                g.index += last.index;
+                g.offset += last.offset;
+                games.push(g);
+            }
+            let mut more = again.take_skipped();
+            for e in &mut more.examples {
+                e.index += last.index;
+                e.offset += last.offset;
+            }
+            skipped.merge(more);
+            used = last.index + again.next_index;
+        }
+        (games, skipped, used)
     }
 }

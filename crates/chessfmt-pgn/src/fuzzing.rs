@@ -48,6 +48,14 @@ pub fn pgn(data: &[u8]) {
     if let Ok(games) = crate::ParquetGames::from_bytes(data.to_vec()) {
         summary(&mut PgnReader::new(std::io::Read::take(games, 1 << 20)).games());
     }
+    // Read with a ply limit, in pieces of any size: the same games (small pieces only for
+    // small inputs: a fuzz run stays fast).
+    let pieces: &[usize] = if data.len() < 4096 {
+        &[1, 64, 1 << 19]
+    } else {
+        &[1 << 19]
+    };
+    same_games_with_ply_limit(data, &[0, 1, 3], pieces);
     let whole = summary(&mut PgnReader::new(data).games());
     let trickled = summary(&mut PgnReader::new(Trickle::new(data, 3)).games());
     let n = whole.len().min(trickled.len());
@@ -57,6 +65,59 @@ pub fn pgn(data: &[u8]) {
         "{:?}",
         String::from_utf8_lossy(data)
     );
+}
+
+/// Bytes in memory read with a ply limit ([`crate::PgnBytes::with_ply_limit`]) give the
+/// games and the skipped games a whole reading gives, their moves cut at the limit, for
+/// every limit in `limits` and every piece size in `pieces` (the input cut into pieces as
+/// a parallel reading cuts it): what a game left early loses is only what is not read.
+/// (A game over the `pgn_plies` limit is the one difference, and cannot be in `data`: a
+/// whole reading skips it, a limited one reads its first moves.)
+pub fn same_games_with_ply_limit(data: &[u8], limits: &[usize], pieces: &[usize]) {
+    use crate::PgnBytes;
+    // Every piece's games (their moves cut at `plies`), skipped games and numbers used.
+    let read = |bytes: &PgnBytes<'_>, plies: usize| {
+        let mut all = Vec::new();
+        for range in bytes.pieces() {
+            let (games, skipped, used) = bytes.tokenise(range.clone());
+            let games: Vec<_> = games
+                .into_iter()
+                .map(|g| {
+                    let result = g.result();
+                    let sans = g.sans[..g.sans.len().min(plies)].to_vec();
+                    (g.index, g.offset, g.length, g.headers, sans, result)
+                })
+                .collect();
+            let skipped: Vec<_> = skipped
+                .examples
+                .iter()
+                .map(|e| (e.index, e.offset, e.reason.to_string()))
+                .collect();
+            all.push((range, games, skipped, used));
+        }
+        all
+    };
+    for &piece in pieces {
+        let bytes = PgnBytes::new(data).with_piece_size(piece);
+        for &plies in limits {
+            let whole = read(&bytes, plies);
+            let limited = read(&bytes.with_ply_limit(plies), plies);
+            assert!(
+                limited == whole,
+                "ply limit {plies}, pieces of {piece}: {:?}",
+                String::from_utf8_lossy(data)
+            );
+        }
+    }
+}
+
+/// One piece of `bytes` tokenised as a parallel reading tokenises it: its games, skipped
+/// games and the game numbers used.
+pub fn tokenise(
+    bytes: &crate::PgnBytes<'_>,
+    range: std::ops::Range<usize>,
+) -> (Vec<crate::RawGame>, crate::SkipStats, u64) {
+    bytes.tokenise(range)
 }
 
 /// The games the builder fuzz entry points replay: the first 200 of the bytes as PGN

@@ -88,6 +88,28 @@ struct Collect {
     limits: Limits,
     tags: usize,
     tag_bytes: usize,
+    /// Main-line moves read at most where the game's result is known from its headers
+    /// ([`PgnReader::with_ply_limit`]).
+    ply_limit: usize,
+    /// Whether the kept headers give the game's result (a `Result` of `1-0`, `0-1` or a
+    /// draw): its termination marker is then not needed.
+    result_known: bool,
+    /// Whether the movetext was left after `ply_limit` moves (skipped, not read).
+    stopped: bool,
+}
+
+impl Collect {
+    fn new(reader: &PgnReader<impl Read>) -> Collect {
+        Collect {
+            keep_header: reader.keep_header,
+            limits: reader.limits,
+            tags: 0,
+            tag_bytes: 0,
+            ply_limit: reader.ply_limit,
+            result_known: false,
+            stopped: false,
+        }
+    }
 }
 
 impl Visitor for Collect {
@@ -134,6 +156,8 @@ impl Visitor for Collect {
     }
 
     fn begin_movetext(&mut self, tags: Self::Tags) -> ControlFlow<Self::Output, Self::Movetext> {
+        self.result_known = crate::game::find_header(&tags, "Result")
+            .is_some_and(|r| crate::GameResult::parse(r) != crate::GameResult::Unknown);
         ControlFlow::Continue((tags, Vec::new(), None))
     }
 
@@ -146,6 +170,11 @@ impl Visitor for Collect {
             )));
         }
         m.1.push(san_plus);
+        if m.1.len() >= self.ply_limit && self.result_known {
+            // pgn-reader skips the rest of the movetext without reading its moves.
+            self.stopped = true;
+            return ControlFlow::Break(Ok(std::mem::take(m)));
+        }
         ControlFlow::Continue(())
     }
 
@@ -194,6 +223,11 @@ pub struct PgnReader<R> {
     limits: Limits,
     skipped: SkipStats,
     done: bool,
+    /// [`PgnReader::with_ply_limit`].
+    ply_limit: usize,
+    /// The last game read was the input's last and its movetext was left after
+    /// `ply_limit` moves: whether it was cut off is not known.
+    pub(crate) last_read_in_part: bool,
 }
 
 /// The headers a game needs to be replayed and scored: `Result`, `FEN`, `SetUp`, `Variant`.
@@ -246,6 +280,8 @@ impl<R: Read> PgnReader<R> {
             limits,
             skipped: SkipStats::default(),
             done: false,
+            ply_limit: usize::MAX,
+            last_read_in_part: false,
         }
     }
 
@@ -259,6 +295,17 @@ impl<R: Read> PgnReader<R> {
     #[must_use]
     pub fn with_header_filter(mut self, keep: fn(&[u8]) -> bool) -> Self {
         self.keep_header = keep;
+        self
+    }
+
+    /// Reads at most the first `plies` main-line moves of each game whose headers give its
+    /// result, skipping the rest of its movetext without reading its moves (for a reader of
+    /// bytes in memory, [`crate::PgnBytes::with_ply_limit`], which reads the input's last game
+    /// whole: whether a game left early was cut off by the end of the input is not known
+    /// here, [`PgnReader::last_read_in_part`]).
+    #[must_use]
+    pub(crate) fn with_ply_limit(mut self, plies: usize) -> Self {
+        self.ply_limit = plies;
         self
     }
 
@@ -343,12 +390,8 @@ impl<R: Read> PgnReader<R> {
             }
             let offset = self.position();
             self.next_index += 1;
-            let read = self.reader.read_game(&mut Collect {
-                keep_header: self.keep_header,
-                limits: self.limits,
-                tags: 0,
-                tag_bytes: 0,
-            });
+            let mut collect = Collect::new(self);
+            let read = self.reader.read_game(&mut collect);
             let collected = match read {
                 Ok(Some(c)) => c,
                 Ok(None) => {
@@ -389,7 +432,9 @@ impl<R: Read> PgnReader<R> {
             };
             // Include the whitespace up to the next game in this game's span.
             let more = self.has_more()?;
+            self.last_read_in_part = collect.stopped && !more;
             if !more
+                && !collect.stopped
                 && outcome.is_none()
                 && self.tally.count.load(Ordering::Relaxed) > 0
                 && self.tally.last.load(Ordering::Relaxed) != b'\n'

@@ -31,6 +31,18 @@ impl<'a> From<PgnBytes<'a>> for PgnInput<'a, &'a [u8]> {
 }
 
 impl<'a, R: Read> PgnInput<'a, R> {
+    /// Reads at most the first `plies` main-line moves of a game whose result its headers
+    /// give, for bytes in memory ([`PgnBytes::with_ply_limit`]: the same games, their moves
+    /// cut there); a stream is read whole (whether its last game was cut off by the end of
+    /// the input needs its whole text, which a stream does not keep).
+    #[must_use]
+    pub fn with_ply_limit(self, plies: usize) -> Self {
+        match self {
+            PgnInput::Reader(r) => PgnInput::Reader(r),
+            PgnInput::Bytes(b) => PgnInput::Bytes(b.with_ply_limit(plies)),
+        }
+    }
+
     /// Keeps only the headers `keep` accepts, whichever the input.
     #[must_use]
     pub fn with_header_filter(self, keep: fn(&[u8]) -> bool) -> Self {

@@ -276,7 +276,9 @@ impl Tally {
             }
             (input, _) => input,
         }
-        .with_header_filter(tally_header);
+        .with_header_filter(tally_header)
+        // Moves past `max_ply` are not counted: they are not read either.
+        .with_ply_limit(max_ply);
         let base = self.stats.games_read;
         let before = std::mem::take(&mut self.stats.skipped);
         let mut failed = None;

@@ -628,12 +628,15 @@ impl Builder {
             .last()
             .map_or_else(|| "-".to_string(), |s| s.address.clone());
         let path = Path::new(&source);
-        let reader = input.with_header_filter(|name| {
-            chessfmt_pgn::essential_header(name)
-                || [&b"White"[..], b"Black", b"WhiteElo", b"BlackElo"]
-                    .iter()
-                    .any(|h| h.eq_ignore_ascii_case(name))
-        });
+        // Moves past the header's ply limit are not counted: they are not read either.
+        let reader = input
+            .with_header_filter(|name| {
+                chessfmt_pgn::essential_header(name)
+                    || [&b"White"[..], b"Black", b"WhiteElo", b"BlackElo"]
+                        .iter()
+                        .any(|h| h.eq_ignore_ascii_case(name))
+            })
+            .with_ply_limit(plies_of(&self.header));
         let header = self.header.clone();
         let read_before = self.stats.games_read;
         let skipped = chessfmt_pgn::replay_runs_in_order(

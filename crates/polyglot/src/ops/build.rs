@@ -428,7 +428,10 @@ impl Builder {
     ) -> io::Result<()> {
         const BATCH: usize = 512;
         let max_ply = self.options.max_ply;
-        let reader = input.with_header_filter(chessfmt_pgn::essential_header);
+        // Moves past `max_ply` are not counted: they are not read either.
+        let reader = input
+            .with_header_filter(chessfmt_pgn::essential_header)
+            .with_ply_limit(max_ply);
         let read_before = self.stats.games_read;
         // Count batch k (in order) while batch k + 1 is replayed on the pool.
         let skipped = chessfmt_pgn::replay_runs_in_order(
