@@ -13,6 +13,7 @@ use chess_core::prefetch::prefetch;
 
 use crate::{
     Counts, PackedPosition,
+    position::Planes,
     row::{GameFacts, SmallCounts},
 };
 
@@ -138,12 +139,12 @@ impl Shard {
     }
 
     /// Counts one play of `uci` from the position `key` in `game`, first seen at `seen`.
-    /// `packed` is the position's board: it must be given the first time a key is counted
-    /// (later plays may leave it out).
+    /// `board` is the position's: it must be given the first time a key is counted (later
+    /// plays may leave it out), and is packed only then.
     pub(crate) fn count(
         &mut self,
         key: u64,
-        packed: Option<&PackedPosition>,
+        board: Option<&Planes>,
         uci: u16,
         game: &GameFacts,
         seen: u64,
@@ -160,7 +161,7 @@ impl Shard {
                 first: NONE,
             };
             self.boards
-                .push(packed.copied().unwrap_or_else(PackedPosition::placeholder));
+                .push(board.map_or_else(PackedPosition::placeholder, PackedPosition::from_planes));
             counted.new_position = true;
         }
         let mut last = NONE;
@@ -276,7 +277,7 @@ mod tests {
     #[test]
     fn counts_and_finds_again() {
         let mut shard = Shard::default();
-        let board = PackedPosition::of(&shakmaty::Chess::default());
+        let board = Planes::of(&shakmaty::Chess::default());
         shard.prefetch(1);
         let keys: Vec<u64> = (0..5000u64)
             .map(|k| k.wrapping_mul(0x9e37_79b9_7f4a_7c15))

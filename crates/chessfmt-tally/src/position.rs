@@ -55,22 +55,52 @@ static RANK_PATTERNS: [RankPattern; 256] = {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct PackedPosition([u8; 28]);
 
+/// What a [`PackedPosition`] is packed from, read off a position in a few instructions: the
+/// occupied squares, the nibble's bits as planes (roles are 1 to 6: pawn 001 … king 110, and
+/// black), the side to move, the castling rooks and the en passant square. A replay keeps
+/// these for each ply, and the table packs them only for a position it has not seen.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Planes {
+    occupied: u64,
+    planes: [u64; 4],
+    castling: u64,
+    black_to_move: bool,
+    ep: u8,
+}
+
+impl Planes {
+    /// The planes of `pos` (the en passant square only where a capture is legal, as Polyglot
+    /// keys and EPD written by this crate have it).
+    pub(crate) fn of(pos: &impl Position) -> Planes {
+        let board = pos.board();
+        Planes {
+            occupied: board.occupied().0,
+            planes: [
+                (board.pawns() | board.bishops() | board.queens()).0,
+                (board.knights() | board.bishops() | board.kings()).0,
+                (board.rooks() | board.queens() | board.kings()).0,
+                board.black().0,
+            ],
+            castling: pos.castles().castling_rights().0,
+            black_to_move: pos.turn() == Color::Black,
+            ep: pos.legal_ep_square().map_or(0xff, u8::from),
+        }
+    }
+}
+
 impl PackedPosition {
     /// Packs the position of `pos` (the en passant square only where a capture is legal,
     /// as Polyglot keys and EPD written by this crate have it).
     pub fn of(pos: &impl Position) -> PackedPosition {
+        PackedPosition::from_planes(&Planes::of(pos))
+    }
+
+    /// Packs `planes`: the pieces' nibbles read per occupied square with shifts (a lookup
+    /// table is slower here: the table's random accesses evict it).
+    pub(crate) fn from_planes(p: &Planes) -> PackedPosition {
         let mut b = [0u8; 28];
-        let board = pos.board();
-        let occupied = board.occupied().0;
+        let (occupied, planes) = (p.occupied, p.planes);
         b[..8].copy_from_slice(&occupied.to_le_bytes());
-        // The nibble's bits as planes (roles are 1 to 6: pawn 001 … king 110), read per
-        // occupied square with shifts rather than a lookup of the piece on each square.
-        let planes = [
-            (board.pawns() | board.bishops() | board.queens()).0,
-            (board.knights() | board.bishops() | board.kings()).0,
-            (board.rooks() | board.queens() | board.kings()).0,
-            board.black().0,
-        ];
         let mut rest = occupied;
         let mut i = 0;
         while rest != 0 && i < 32 {
@@ -83,11 +113,10 @@ impl PackedPosition {
             b[8 + i / 2] |= nibble << (4 * (i % 2));
             i += 1;
         }
-        b[24] = u8::from(pos.turn() == Color::Black);
-        let rooks = pos.castles().castling_rights();
-        b[25] = (rooks.0 & 0xff) as u8;
-        b[26] = (rooks.0 >> 56) as u8;
-        b[27] = pos.legal_ep_square().map_or(0xff, u8::from);
+        b[24] = u8::from(p.black_to_move);
+        b[25] = (p.castling & 0xff) as u8;
+        b[26] = (p.castling >> 56) as u8;
+        b[27] = p.ep;
         PackedPosition(b)
     }
 

@@ -8,8 +8,8 @@ use chessfmt_pgn::{GameError, GameResult, RawGame};
 use shakmaty::Move;
 
 use crate::{
-    PackedPosition,
     counting::{SHARDS, shard_of},
+    position::Planes,
     row::{GameFacts, Outcome, move_code, pack_uci},
 };
 
@@ -46,8 +46,8 @@ pub(crate) struct GameInfo {
 pub(crate) struct ReplayedRun {
     /// The plies by shard, each list in input order.
     pub(crate) parts: Vec<Vec<Ply>>,
-    /// The boards of the plies that carry one.
-    pub(crate) positions: Vec<PackedPosition>,
+    /// The boards of the plies that carry one (packed by the table if it has not seen them).
+    pub(crate) positions: Vec<Planes>,
     /// The good games, in order.
     pub(crate) games: Vec<GameInfo>,
     /// The errors of the games left out, in order.
@@ -150,7 +150,7 @@ impl ReplayedRun {
                 NO_POSITION
             } else {
                 seen[slot] = key;
-                positions.push(PackedPosition::of(pos));
+                positions.push(Planes::of(pos));
                 u32::try_from(positions.len() - 1).unwrap_or(NO_POSITION)
             };
             let shard = shard_of(key);

@@ -338,13 +338,13 @@ impl Tally {
                             }
                         }
                         let game = &run.games[usize::from(ply.game)];
-                        let packed = match ply.position {
+                        let board = match ply.position {
                             NO_POSITION => None,
                             p => run.positions.get(p as usize),
                         };
                         let c = shard.count(
                             ply.key,
-                            packed,
+                            board,
                             ply.uci,
                             &game.facts,
                             first_seen(part_number, game.number, ply.ply),
