@@ -56,14 +56,15 @@ static RANK_PATTERNS: [RankPattern; 256] = {
 pub struct PackedPosition([u8; 28]);
 
 /// What a [`PackedPosition`] is packed from, read off a position in a few instructions: the
-/// occupied squares, the nibble's bits as planes (roles are 1 to 6: pawn 001 … king 110, and
-/// black), the side to move, the castling rooks and the en passant square. A replay keeps
-/// these for each ply, and the table packs them only for a position it has not seen.
+/// nibble's bits as planes (roles are 1 to 6: pawn 001 … king 110, every role has a bit in
+/// the first three, so they are the occupied squares too; and black), the castling rooks of
+/// the first and the eighth rank, the side to move and the en passant square: 40 bytes. A
+/// replay keeps these for each ply, and the table packs them only for a position it has not
+/// seen.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Planes {
-    occupied: u64,
     planes: [u64; 4],
-    castling: u64,
+    castling: [u8; 2],
     black_to_move: bool,
     ep: u8,
 }
@@ -73,15 +74,15 @@ impl Planes {
     /// keys and EPD written by this crate have it).
     pub(crate) fn of(pos: &impl Position) -> Planes {
         let board = pos.board();
+        let rooks = pos.castles().castling_rights().0;
         Planes {
-            occupied: board.occupied().0,
             planes: [
                 (board.pawns() | board.bishops() | board.queens()).0,
                 (board.knights() | board.bishops() | board.kings()).0,
                 (board.rooks() | board.queens() | board.kings()).0,
                 board.black().0,
             ],
-            castling: pos.castles().castling_rights().0,
+            castling: [(rooks & 0xff) as u8, (rooks >> 56) as u8],
             black_to_move: pos.turn() == Color::Black,
             ep: pos.legal_ep_square().map_or(0xff, u8::from),
         }
@@ -99,7 +100,8 @@ impl PackedPosition {
     /// table is slower here: the table's random accesses evict it).
     pub(crate) fn from_planes(p: &Planes) -> PackedPosition {
         let mut b = [0u8; 28];
-        let (occupied, planes) = (p.occupied, p.planes);
+        let planes = p.planes;
+        let occupied = planes[0] | planes[1] | planes[2];
         b[..8].copy_from_slice(&occupied.to_le_bytes());
         let mut rest = occupied;
         let mut i = 0;
@@ -114,8 +116,8 @@ impl PackedPosition {
             i += 1;
         }
         b[24] = u8::from(p.black_to_move);
-        b[25] = (p.castling & 0xff) as u8;
-        b[26] = (p.castling >> 56) as u8;
+        b[25] = p.castling[0];
+        b[26] = p.castling[1];
         b[27] = p.ep;
         PackedPosition(b)
     }
@@ -324,6 +326,12 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// A ply's board in a replay takes 40 bytes (what a tally in bounded memory counts on).
+    #[test]
+    fn planes_are_40_bytes() {
+        assert_eq!(size_of::<Planes>(), 40);
     }
 
     /// Chess960 castling rights (rooks off the corners) go through shakmaty.
