@@ -36,7 +36,7 @@
 //! let start = Chess::default();
 //! let e4 = Move::Normal { role: Role::Pawn, from: Square::E2, capture: None, to: Square::E4, promotion: None };
 //! let entry = Entry { key: polyglot_key(&start), raw_move: encode_move(e4), weight: 10, learn: 0 };
-//! let path = std::env::temp_dir().join("polyglot-book-doc-example.bin");
+//! let path = std::env::temp_dir().join(format!("polyglot-book-doc-{}.bin", std::process::id()));
 //! write::save(&path, &[entry], true)?;
 //!
 //! let book = Book::open(&path, OpenMode::Strict)?;
