@@ -191,39 +191,59 @@ impl<'a> PgnBytes<'a> {
         range: std::ops::Range<usize>,
         limits: Limits,
     ) -> (Vec<RawGame>, SkipStats, u64) {
-        let mut reader = PgnReader::with_limits(&self.data[range.clone()], limits)
+        let (mut games, mut skipped, mut used, in_part) =
+            self.read(range.clone(), limits, self.ply_limit);
+        // The piece's last game was left early: read it again whole, so that a game cut off
+        // by the end of the piece (in a comment, in mid-line) is found as a whole reading
+        // finds it.
+        if in_part && let Some(last) = games.pop() {
+            let start = range.start + last.offset as usize;
+            let (mut again, mut more, used_again, _) =
+                self.read(start..range.end, limits, usize::MAX);
+            renumber(&mut again, &mut more, last.index, last.offset);
+            games.extend(again);
+            skipped.merge(more);
+            used = last.index + used_again;
+        }
+        (games, skipped, used)
+    }
+
+    /// The games of `range` read by one reader reading at most `ply_limit` moves of a game
+    /// (numbered from 0 at the range's start), the games it skipped, the game numbers it
+    /// used, and whether its last game was left early
+    /// ([`PgnReader::last_read_in_part`]).
+    #[cfg_attr(not(feature = "parallel"), allow(dead_code))]
+    fn read(
+        &self,
+        range: std::ops::Range<usize>,
+        limits: Limits,
+        ply_limit: usize,
+    ) -> (Vec<RawGame>, SkipStats, u64, bool) {
+        let mut reader = PgnReader::with_limits(&self.data[range], limits)
             .with_header_filter(self.keep_header)
-            .with_ply_limit(self.ply_limit);
+            .with_ply_limit(ply_limit);
         let mut games = Vec::new();
         // In-memory input: the only errors are pgn-reader's own, which end the piece as they
         // end a stream (the games before are kept).
         while let Ok(Some(g)) = reader.next_raw() {
             games.push(g);
         }
-        let mut used = reader.next_index;
-        let mut skipped = reader.take_skipped();
-        // The piece's last game was left early: read it again whole, so that a game cut off
-        // by the end of the piece (in a comment, in mid-line) is found as a whole reading
-        // finds it.
-        if reader.last_read_in_part
-            && let Some(last) = games.pop()
-        {
-            let start = range.start + last.offset as usize;
-            let mut again = PgnReader::with_limits(&self.data[start..range.end], limits)
-                .with_header_filter(self.keep_header);
-            while let Ok(Some(mut g)) = again.next_raw() {
-                g.index += last.index;
-                g.offset += last.offset;
-                games.push(g);
-            }
-            let mut more = again.take_skipped();
-            for e in &mut more.examples {
-                e.index += last.index;
-                e.offset += last.offset;
-            }
-            skipped.merge(more);
-            used = last.index + again.next_index;
-        }
-        (games, skipped, used)
+        let skipped = reader.take_skipped();
+        (games, skipped, reader.next_index, reader.last_read_in_part)
+    }
+}
+
+/// Numbers `games` and the examples of `skipped`, read on their own from a part of an input
+/// (numbered from 0 at its start), as the input's: `index` games and `offset` bytes come
+/// before the part.
+#[cfg_attr(not(feature = "parallel"), allow(dead_code))]
+pub(crate) fn renumber(games: &mut [RawGame], skipped: &mut SkipStats, index: u64, offset: u64) {
+    for g in games {
+        g.index += index;
+        g.offset += offset;
+    }
+    for e in &mut skipped.examples {
+        e.index += index;
+        e.offset += offset;
     }
 }

@@ -75,7 +75,8 @@ pub fn pgn(data: &[u8]) {
 /// whole reading skips it, a limited one reads its first moves.)
 pub fn same_games_with_ply_limit(data: &[u8], limits: &[usize], pieces: &[usize]) {
     use crate::PgnBytes;
-    // Every piece's games (their moves cut at `plies`), skipped games and numbers used.
+    // Every piece's games (their moves cut at `plies`), skipped games (by kind, and the
+    // examples) and numbers used.
     let read = |bytes: &PgnBytes<'_>, plies: usize| {
         let mut all = Vec::new();
         for range in bytes.pieces() {
@@ -88,12 +89,12 @@ pub fn same_games_with_ply_limit(data: &[u8], limits: &[usize], pieces: &[usize]
                     (g.index, g.offset, g.length, g.headers, sans, result)
                 })
                 .collect();
-            let skipped: Vec<_> = skipped
+            let examples: Vec<_> = skipped
                 .examples
                 .iter()
                 .map(|e| (e.index, e.offset, e.reason.to_string()))
                 .collect();
-            all.push((range, games, skipped, used));
+            all.push((range, games, skipped.by_kind, examples, used));
         }
         all
     };

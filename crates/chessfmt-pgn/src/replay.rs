@@ -234,17 +234,9 @@ fn replay_bytes<T: Send>(
                         range = range.start..next.end;
                         piece = bytes.tokenise(range.clone());
                     }
-                    let (g, mut s, used) = piece;
-                    let start = range.start as u64;
-                    games.extend(g.into_iter().map(|mut g| {
-                        g.index += index;
-                        g.offset += start;
-                        g
-                    }));
-                    for e in &mut s.examples {
-                        e.index += index;
-                        e.offset += start;
-                    }
+                    let (mut g, mut s, used) = piece;
+                    crate::cut::renumber(&mut g, &mut s, index, range.start as u64);
+                    games.extend(g);
                     skipped.merge(s);
                     index += used;
                 }

@@ -83,8 +83,8 @@ pub enum GatherError {
     Runs(io::Error),
 }
 
-/// Where a [`gather_spilling`] under a memory limit writes what it gathered: `runs`, each position
-/// made into a run's record by `record`, whenever `most` positions are in memory.
+/// Where a [`gather_spilling`] under a memory limit writes what it gathered: `runs`, each
+/// position made into a run's record by `record`, whenever `most` positions are in memory.
 pub struct Spill<'a, G: Gathering, R: Record> {
     /// The runs written.
     pub runs: &'a mut Runs<R>,
