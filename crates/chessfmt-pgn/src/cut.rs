@@ -11,8 +11,8 @@ use crate::{PgnReader, RawGame, SkipStats};
 const QUICK_TAG_LINE: usize = 1 << 10;
 
 /// PGN bytes in memory (an uncompressed file, mapped): [`replay_in_order`](crate::replay_in_order)
-/// cuts them at game boundaries and tokenises the pieces in parallel, where a stream is tokenised
-/// on one thread. The games, their numbers and byte offsets, and the skipped games are the same as
+/// cuts them at game boundaries and tokenises the pieces in parallel (a stream's windows are
+/// read as bytes in memory too). The games, their numbers and byte offsets, and the skipped games are the same as
 /// [`PgnReader`] gives on the same bytes.
 #[derive(Clone, Copy)]
 pub struct PgnBytes<'a> {
@@ -87,6 +87,25 @@ impl<'a> PgnBytes<'a> {
         self
     }
 
+    /// The same settings over other bytes (a stream's window), without a release hook.
+    #[cfg_attr(not(feature = "parallel"), allow(dead_code))]
+    pub(crate) fn over<'b>(&self, data: &'b [u8]) -> PgnBytes<'b> {
+        PgnBytes {
+            data,
+            limits: self.limits,
+            keep_header: self.keep_header,
+            piece: self.piece,
+            release: None,
+            ply_limit: self.ply_limit,
+        }
+    }
+
+    /// The size of the pieces tokenised in parallel.
+    #[cfg_attr(not(feature = "parallel"), allow(dead_code))]
+    pub(crate) fn piece_size(&self) -> usize {
+        self.piece
+    }
+
     /// The bytes.
     pub fn data(&self) -> &'a [u8] {
         self.data
@@ -117,32 +136,12 @@ impl<'a> PgnBytes<'a> {
     /// the cutting goes ([`with_release`](Self::with_release)), so cutting a mapped file does
     /// not make it resident.
     pub fn pieces(&self) -> Vec<std::ops::Range<usize>> {
-        let finder = memchr::memmem::Finder::new(b"\n[Event ");
+        let finder = boundary_finder();
         let mut out = Vec::new();
         let (mut start, mut behind) = (0, 0);
         while start < self.data.len() {
-            let mut from = (start + self.piece).min(self.data.len());
-            let cut = loop {
-                match finder.find(&self.data[from..]) {
-                    None => break self.data.len(),
-                    Some(i) => {
-                        let nl = from + i;
-                        // An empty line before ("\n\n" or "\n\r\n"), and not inside a brace
-                        // comment: the nearest brace before is not an opening one (a comment
-                        // holds no "}"). A "{" in a tag value or a ";" comment only costs a
-                        // larger piece; a comment holding an empty line and "[Event" more
-                        // than 64 KiB long is caught when its piece reads a cut-off game.
-                        let before = &self.data[..nl];
-                        let window = &before[before.len().saturating_sub(1 << 16)..];
-                        let in_comment =
-                            memchr::memrchr2(b'{', b'}', window).is_some_and(|i| window[i] == b'{');
-                        if (before.ends_with(b"\n") || before.ends_with(b"\n\r")) && !in_comment {
-                            break nl + 1;
-                        }
-                        from = nl + 1;
-                    }
-                }
-            };
+            let from = (start + self.piece).min(self.data.len());
+            let cut = next_boundary(self.data, from, &finder).unwrap_or(self.data.len());
             out.push(start..cut);
             // Released as it goes: a touched page can map a whole large folio of the file
             // (a freshly written one is all large folios), so releasing only at the end let
@@ -230,6 +229,36 @@ impl<'a> PgnBytes<'a> {
         }
         let skipped = reader.take_skipped();
         (games, skipped, reader.next_index, reader.last_read_in_part)
+    }
+}
+
+/// The finder of [`next_boundary`]'s lines.
+pub(crate) fn boundary_finder() -> memchr::memmem::Finder<'static> {
+    memchr::memmem::Finder::new(b"\n[Event ")
+}
+
+/// The first place at or after `from` where `data` can be cut between two games: just before
+/// a line `[Event ` that follows an empty line outside a comment (see [`PgnBytes::pieces`]);
+/// `None` if there is none. Only `data` is looked at: text that begins at such a place (a
+/// stream's window) is cut as a whole input would be.
+pub(crate) fn next_boundary(
+    data: &[u8],
+    mut from: usize,
+    finder: &memchr::memmem::Finder<'_>,
+) -> Option<usize> {
+    loop {
+        let nl = from + finder.find(data.get(from..)?)?;
+        // An empty line before ("\n\n" or "\n\r\n"), and not inside a brace comment: the
+        // nearest brace before is not an opening one (a comment holds no "}"). A "{" in a tag
+        // value or a ";" comment only costs a larger piece; a comment holding an empty line
+        // and "[Event" more than 64 KiB long is caught when its piece reads a cut-off game.
+        let before = &data[..nl];
+        let window = &before[before.len().saturating_sub(1 << 16)..];
+        let in_comment = memchr::memrchr2(b'{', b'}', window).is_some_and(|i| window[i] == b'{');
+        if (before.ends_with(b"\n") || before.ends_with(b"\n\r")) && !in_comment {
+            return Some(nl + 1);
+        }
+        from = nl + 1;
     }
 }
 

@@ -56,6 +56,8 @@ pub fn pgn(data: &[u8]) {
         &[1 << 19]
     };
     same_games_with_ply_limit(data, &[0, 1, 3], pieces);
+    #[cfg(feature = "parallel")]
+    same_games_streamed(data, &[0, 3, usize::MAX], pieces);
     let whole = summary(&mut PgnReader::new(data).games());
     let trickled = summary(&mut PgnReader::new(Trickle::new(data, 3)).games());
     let n = whole.len().min(trickled.len());
@@ -108,6 +110,119 @@ pub fn same_games_with_ply_limit(data: &[u8], limits: &[usize], pieces: &[usize]
                 "ply limit {plies}, pieces of {piece}: {:?}",
                 String::from_utf8_lossy(data)
             );
+        }
+    }
+}
+
+/// A game as the property checks compare it: number, offset, length, headers, the moves
+/// up to a limit, the result.
+#[cfg(feature = "parallel")]
+type Compared = (
+    u64,
+    u64,
+    u64,
+    Vec<(String, String)>,
+    Vec<pgn_reader::SanPlus>,
+    crate::GameResult,
+);
+
+/// A skipped games' tally as the property checks compare it: the counts by kind and the
+/// examples' numbers, offsets and reasons.
+#[cfg(feature = "parallel")]
+type ComparedSkips = (
+    std::collections::BTreeMap<&'static str, u64>,
+    Vec<(u64, u64, String)>,
+);
+
+#[cfg(feature = "parallel")]
+fn compared(g: &crate::RawGame, plies: usize) -> Compared {
+    let sans = g.sans[..g.sans.len().min(plies)].to_vec();
+    (
+        g.index,
+        g.offset,
+        g.length,
+        g.headers.clone(),
+        sans,
+        g.result(),
+    )
+}
+
+#[cfg(feature = "parallel")]
+fn compared_skips(s: &crate::SkipStats) -> ComparedSkips {
+    let examples = s
+        .examples
+        .iter()
+        .map(|e| (e.index, e.offset, e.reason.to_string()))
+        .collect();
+    (s.by_kind.clone(), examples)
+}
+
+/// What one [`crate::PgnReader`] reads of `source`, game by game on this thread: the
+/// games (moves cut at `plies`), the skipped games, and whether reading ended with an error
+/// (pgn-reader's own on some malformed text).
+#[cfg(feature = "parallel")]
+pub fn read_whole(
+    source: impl std::io::Read,
+    plies: usize,
+) -> (Vec<Compared>, ComparedSkips, bool) {
+    let mut reader = crate::PgnReader::new(source);
+    let mut games = Vec::new();
+    let failed = loop {
+        match reader.next_raw() {
+            Ok(Some(g)) => games.push(compared(&g, plies)),
+            Ok(None) => break false,
+            Err(_) => break true,
+        }
+    };
+    (games, compared_skips(reader.skipped()), failed)
+}
+
+/// A stream replayed in windows ([`crate::replay_in_order`] of a [`crate::PgnReader`], on
+/// the current rayon pool) gives the games and skipped games one reader gives reading it game
+/// by game, for every ply limit in `limits` (their moves cut there) and every piece size in
+/// `pieces` (windows of four pieces a thread; the text handed out 7 bytes at a time). Where
+/// the whole reading ends with pgn-reader's error, the games before it are compared (the
+/// windows read on past it, as bytes in memory do).
+#[cfg(feature = "parallel")]
+pub fn same_games_streamed(data: &[u8], limits: &[usize], pieces: &[usize]) {
+    for &plies in limits {
+        let (whole, whole_skipped, failed) = read_whole(data, plies);
+        for &piece in pieces {
+            let mut games = Vec::new();
+            let input = crate::PgnInput::Reader(crate::PgnReader::new(Trickle::new(data, 7)))
+                .with_piece_size(piece)
+                .with_ply_limit(plies);
+            let skipped = crate::replay_in_order(
+                input,
+                5,
+                |g| compared(g, plies),
+                |batch| {
+                    games.extend(batch);
+                    std::ops::ControlFlow::Continue(())
+                },
+                |_| {},
+            );
+            let what = || {
+                let first = games.iter().zip(&whole).find(|(a, b)| a != b);
+                format!(
+                    "ply limit {plies}, pieces of {piece}, {} games of {}, first difference \
+                     {first:?}: {:?}",
+                    games.len(),
+                    whole.len(),
+                    String::from_utf8_lossy(&data[..data.len().min(1 << 12)])
+                )
+            };
+            if failed {
+                assert!(
+                    games.len() >= whole.len() && games[..whole.len()] == whole[..],
+                    "{}",
+                    what()
+                );
+            } else {
+                let skipped = skipped.expect("a stream in memory");
+                assert!(games == whole, "{}", what());
+                assert!(compared_skips(&skipped) == whole_skipped, "{}", what());
+            }
         }
     }
 }

@@ -53,6 +53,8 @@ pub mod parts;
 mod reader;
 mod replay;
 pub mod san_fast;
+#[cfg(feature = "parallel")]
+mod window;
 
 pub use cut::*;
 pub use decompress::*;

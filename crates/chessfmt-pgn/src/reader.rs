@@ -21,7 +21,7 @@ use crate::{Game, GameError, RawGame, SkipReason, SkipStats, open_decompressed};
 
 /// What the byte-counting wrapper knows about the input, shared with the reader.
 #[derive(Debug, Default)]
-struct Tally {
+pub(crate) struct Tally {
     /// Bytes handed out.
     count: AtomicU64,
     /// The last byte handed out (`\n` tells a game cut at a line break from one cut inside a
@@ -33,7 +33,13 @@ struct Tally {
 }
 
 impl Tally {
-    fn damage(&self) -> Option<String> {
+    /// Bytes handed out so far.
+    pub(crate) fn count(&self) -> u64 {
+        self.count.load(Ordering::Relaxed)
+    }
+
+    /// The decoding error that ended a damaged compressed stream, if any.
+    pub(crate) fn damage(&self) -> Option<String> {
         self.damage.lock().map_or(None, |d| d.clone())
     }
 }
@@ -41,7 +47,7 @@ impl Tally {
 /// A reader wrapper that counts the bytes it hands out and turns the damage of a compressed
 /// stream into the end of the input.
 #[derive(Debug)]
-struct Counting<R> {
+pub(crate) struct Counting<R> {
     inner: R,
     tally: Arc<Tally>,
     damaged: bool,
@@ -228,6 +234,21 @@ pub struct PgnReader<R> {
     /// The last game read was the input's last and its movetext was left after
     /// `ply_limit` moves: whether it was cut off is not known.
     pub(crate) last_read_in_part: bool,
+    /// The size of the pieces a replay tokenises in parallel ([`crate::PgnInput::with_piece_size`]).
+    pub(crate) piece: usize,
+}
+
+/// A [`PgnReader`] that has read nothing yet, taken apart for a replay that reads its stream
+/// in windows of whole games ([`PgnReader::into_unread`]).
+#[cfg_attr(not(feature = "parallel"), allow(dead_code))]
+pub(crate) struct Unread<R> {
+    /// The stream, its bytes counted and a damaged compressed stream's error kept in `tally`.
+    pub(crate) source: Counting<R>,
+    pub(crate) tally: Arc<Tally>,
+    pub(crate) limits: Limits,
+    pub(crate) keep_header: fn(&[u8]) -> bool,
+    pub(crate) ply_limit: usize,
+    pub(crate) piece: usize,
 }
 
 /// The headers a game needs to be replayed and scored: `Result`, `FEN`, `SetUp`, `Variant`.
@@ -282,7 +303,26 @@ impl<R: Read> PgnReader<R> {
             done: false,
             ply_limit: usize::MAX,
             last_read_in_part: false,
+            piece: 1 << 19,
         }
+    }
+
+    /// The stream and the reader's settings, when nothing has been read yet; the reader
+    /// itself otherwise.
+    #[cfg_attr(not(feature = "parallel"), allow(dead_code))]
+    pub(crate) fn into_unread(self) -> Result<Unread<R>, Box<Self>> {
+        if self.next_index != 0 || self.done || self.tally.count() != 0 || self.skipped.total() != 0
+        {
+            return Err(Box::new(self));
+        }
+        Ok(Unread {
+            tally: self.tally,
+            limits: self.limits,
+            keep_header: self.keep_header,
+            ply_limit: self.ply_limit,
+            piece: self.piece,
+            source: self.reader.into_inner(),
+        })
     }
 
     /// The limits the reader works under.

@@ -170,15 +170,14 @@ fn each_row(shard: &Shard, positions: &[Position], mut f: impl FnMut(u64, &str, 
     }
 }
 
-/// The size of the pieces of PGN in memory that a tally limited to `limit` bytes tokenises in
-/// parallel: the games in flight (two groups of four pieces a worker thread, their games and
+/// The size of the pieces of PGN (in memory, or a stream's windows) that a tally limited to
+/// `limit` bytes tokenises in parallel: the games in flight (two groups of four pieces a worker thread, their games and
 /// replayed plies, each ply's board as planes, about twelve times their text on full games)
 /// kept to a sixth of the limit, between 64 KiB and the default 512 KiB. With the default
 /// pieces, a batch of games in flight took about 60 MB a thread whatever the limit
 /// (`--memory-limit 32` peaked at 125 MB with two threads).
 fn piece_size(limit: usize) -> usize {
-    let threads = rayon::current_num_threads().max(1);
-    (limit / (6 * 2 * 4 * 12 * threads)).clamp(64 << 10, 512 << 10)
+    chessfmt_pgn::piece_size_within(limit / 6, 12)
 }
 
 /// [`Counts::first_seen`] of ply `ply` of game `game` of part `part`: the part in the top 16
@@ -271,10 +270,8 @@ impl Tally {
     ) -> io::Result<SkipStats> {
         let max_ply = self.options.max_ply();
         let reader = match (input.into(), &self.options.memory_limit) {
-            (PgnInput::Bytes(bytes), Some(limit)) => {
-                PgnInput::Bytes(bytes.with_piece_size(piece_size(limit.bytes)))
-            }
-            (input, _) => input,
+            (input, Some(limit)) => input.with_piece_size(piece_size(limit.bytes)),
+            (input, None) => input,
         }
         .with_header_filter(tally_header)
         // Moves past `max_ply` are not counted: they are not read either.

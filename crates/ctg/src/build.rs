@@ -421,11 +421,17 @@ impl Builder {
     ) -> io::Result<SkipStats> {
         let mut mine = SkipStats::default();
         // Only the tags the book uses are kept (results, start position, ratings).
-        let reader = input.into().with_header_filter(|name| {
+        let mut reader = input.into().with_header_filter(|name| {
             chessfmt_pgn::essential_header(name)
                 || name.eq_ignore_ascii_case(b"WhiteElo")
                 || name.eq_ignore_ascii_case(b"BlackElo")
         });
+        // Under a memory limit the games in flight (their moves and coded positions, about
+        // twenty times their text) are kept near the limit too.
+        if let Some(spill) = &self.spill {
+            let limit = spill.max_positions * spill::BYTES_PER_POSITION;
+            reader = reader.with_piece_size(chessfmt_pgn::piece_size_within(limit, 20));
+        }
         // Replaying, normalising and coding each position happen in parallel, and so does
         // counting (each part of the table by one task).
         let max_ply = self.max_ply;
