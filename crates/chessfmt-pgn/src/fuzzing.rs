@@ -29,6 +29,63 @@ impl std::io::Read for Trickle<'_> {
     }
 }
 
+/// `text` compressed as `kind` (`"gz"`, `"zst"` or `"xz"`): the compressed inputs of the
+/// tests.
+///
+/// # Panics
+///
+/// On another `kind`.
+#[cfg(all(feature = "gzip", feature = "zstd", feature = "xz"))]
+pub fn compressed(kind: &str, text: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let written = match kind {
+        "gz" => {
+            let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+            e.write_all(text).and_then(|()| e.finish())
+        }
+        "zst" => zstd::encode_all(text, 3),
+        "xz" => {
+            let mut e = xz2::write::XzEncoder::new(Vec::new(), 6);
+            e.write_all(text).and_then(|()| e.finish())
+        }
+        _ => panic!("no compression {kind:?}"),
+    };
+    written.expect("compressing in memory")
+}
+
+/// Games of every shape a reading in pieces or windows must not change, `n` of them and a
+/// last one cut off: a BOM, CRLF lines, comments holding an empty line and `[Event`, an
+/// illegal game, a tag over the 64 KiB limit, a game without an empty line before the next,
+/// a 2 KB tag line (over the 1 KiB a piece is first read with), results given only by the
+/// marker, long comments.
+pub fn varied_pgn(n: usize) -> String {
+    let mut text = String::from("\u{feff}");
+    for i in 0..n {
+        text += &match i % 8 {
+            0 => format!("[Event \"g{i}\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 1-0\n\n"),
+            1 => format!(
+                "[Event \"g{i}\"]\r\n[Result \"*\"]\r\n\r\n1. d4 {{a\n\n[Event \"no\"]\n}} d5 *\r\n\r\n"
+            ),
+            2 => format!("[Event \"g{i}\"]\n[Result \"0-1\"]\n\n1. e5 0-1\n\n"),
+            3 => format!(
+                "[Event \"g{i}\"]\n[Big \"{}\"]\n\n1. c4 *\n\n",
+                "x".repeat(70_000)
+            ),
+            4 => format!("[Event \"g{i}\"]\n1. Nf3 *\n[Event \"h{i}\"]\n\n1. g3 *\n\n"),
+            5 if i % 3 == 0 => format!(
+                "[Event \"g{i}\"]\n[Annotator \"{}\"]\n\n1. e4 *\n\n",
+                "y".repeat(2_000)
+            ),
+            6 => format!(
+                "[Event \"g{i}\"]\n[Result \"1/2-1/2\"]\n\n1. c4 {{ {} }} c5 2. Nc3 1/2-1/2\n\n",
+                "long comment\n\n[Event \"x\"]\n".repeat(40)
+            ),
+            _ => format!("[Event \"g{i}\"]\n\n1. e4 c5 2. Nf3 d6 3. d4 cxd4 *\n\n"),
+        };
+    }
+    text + "[Event \"cut\"]\n\n1. e4 e5 2."
+}
+
 /// PGN input: never panics, whatever the bytes; reading in 3-byte chunks gives the same games
 /// (up to the first I/O error).
 pub fn pgn(data: &[u8]) {

@@ -135,6 +135,18 @@ impl Visitor for Collect {
         name: &[u8],
         value: RawTag<'_>,
     ) -> ControlFlow<Self::Output> {
+        // A tag line longer than the limit is over it whether or not pgn-reader's buffer
+        // happened to hold it whole (it holds the limit's bytes, and more when the input
+        // came in larger reads): the same games however the input arrives. Counted from the
+        // "[" to the closing quote, with the space before the value (what pgn-reader always
+        // holds whole).
+        if name.len() + value.as_bytes().len() + 4 > self.limits.pgn_tag_line {
+            return ControlFlow::Break(Err(LimitExceeded::new(
+                "pgn_tag_line",
+                "tag-line bytes",
+                self.limits.pgn_tag_line,
+            )));
+        }
         self.tags += 1;
         self.tag_bytes += name.len() + value.as_bytes().len();
         if self.tags > self.limits.pgn_tags {

@@ -1,9 +1,9 @@
 //! Bulk PGN input keeps going: oversized games are skipped, a cut-off last game and a cut
 //! compressed stream end the input cleanly, each reported with its game number and offset.
 
-use std::io::Write;
-
 use chessfmt_pgn::Limits;
+#[cfg(all(feature = "gzip", feature = "zstd", feature = "xz"))]
+use chessfmt_pgn::fuzzing::compressed;
 use chessfmt_pgn::{PgnReader, SkipReason, SkipStats};
 
 const MAX_TAG_LINE: usize = Limits::DEFAULT.pgn_tag_line;
@@ -130,23 +130,7 @@ fn a_last_game_cut_inside_a_comment_or_a_tag_is_left_out() {
     assert_eq!(skipped.total(), 0);
 }
 
-fn compressed(kind: &str, text: &[u8]) -> Vec<u8> {
-    match kind {
-        "gz" => {
-            let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-            e.write_all(text).unwrap();
-            e.finish().unwrap()
-        }
-        "zst" => zstd::encode_all(text, 3).unwrap(),
-        "xz" => {
-            let mut e = xz2::write::XzEncoder::new(Vec::new(), 6);
-            e.write_all(text).unwrap();
-            e.finish().unwrap()
-        }
-        _ => unreachable!(),
-    }
-}
-
+#[cfg(all(feature = "gzip", feature = "zstd", feature = "xz"))]
 #[test]
 fn a_cut_compressed_stream_ends_the_input_cleanly() {
     // Pseudo-random comments so that the stream does not compress to nothing.
@@ -192,6 +176,7 @@ fn a_cut_compressed_stream_ends_the_input_cleanly() {
     }
 }
 
+#[cfg(all(feature = "gzip", feature = "zstd", feature = "xz"))]
 #[test]
 fn every_game_before_the_damage_is_read() {
     // A complete first frame (member, stream) of 1000 games, then the first bytes of a second:
@@ -257,4 +242,54 @@ fn several_oversized_tags_in_one_game_skip_only_that_game() {
     assert_eq!(read_events, events(0..4));
     assert_eq!(skipped.total(), 1);
     assert_eq!(skipped.examples[0].index, 2);
+}
+
+/// A tag line just under, at and over the limit, and far over it (70 KB, which a reader may
+/// hold whole when the input comes in large reads): the same games and skipped games
+/// whether the text comes whole or a few bytes at a time.
+#[test]
+fn a_tag_line_over_the_limit_is_over_it_however_the_input_arrives() {
+    let limit = Limits::DEFAULT.pgn_tag_line;
+    let mut text = String::new();
+    for (i, len) in [
+        limit - 8,
+        limit - 5,
+        limit - 1,
+        limit,
+        limit + 1,
+        limit + 3,
+        70_000,
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        // `[Note "…"]`: the value fills the line to `len` bytes.
+        text += &format!(
+            "[Event \"game {i}\"]\n[Note \"{}\"]\n[Result \"1-0\"]\n\n1. e4 e5 1-0\n\n",
+            "v".repeat(len - 9)
+        );
+    }
+    let read = |source: &mut dyn std::io::Read| {
+        let mut reader = PgnReader::new(source);
+        let mut games = Vec::new();
+        while let Some(g) = reader.next_raw().unwrap() {
+            games.push((g.index, g.offset, g.length));
+        }
+        (games, reader.skipped().clone())
+    };
+    let (whole, skipped) = read(&mut text.as_bytes());
+    // Lines of up to the limit (before the closing bracket) are read, longer ones are over it.
+    assert_eq!(
+        whole.iter().map(|g| g.0).collect::<Vec<_>>(),
+        [0, 1, 2, 3, 4]
+    );
+    assert_eq!(skipped.by_kind.get("over a limit"), Some(&2));
+    for piece in [1, 7, 4096, 1 << 17] {
+        let mut trickle = chessfmt_pgn::fuzzing::Trickle::new(text.as_bytes(), piece);
+        assert_eq!(
+            read(&mut trickle),
+            (whole.clone(), skipped.clone()),
+            "reads of {piece}"
+        );
+    }
 }

@@ -58,34 +58,7 @@ fn pieces_read_as_one_stream() {
     // Games separated by empty lines, without them, with CRLF, a BOM, an illegal game, an
     // oversized one, one with a 2 KB tag line, comments holding "[Event", and a cut-off last
     // game.
-    let mut text = String::from("\u{feff}");
-    for i in 0..300 {
-        match i % 7 {
-            0 => text += &format!("[Event \"g{i}\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 1-0\n\n"),
-            1 => {
-                text += &format!(
-                    "[Event \"g{i}\"]\r\n[Result \"*\"]\r\n\r\n1. d4 {{a\n\n[Event \"no\"]\n}} d5 *\r\n\r\n"
-                );
-            }
-            2 => text += &format!("[Event \"g{i}\"]\n[Result \"0-1\"]\n\n1. e5 0-1\n\n"),
-            3 => {
-                text += &format!(
-                    "[Event \"g{i}\"]\n[Big \"{}\"]\n\n1. c4 *\n\n",
-                    "x".repeat(70_000)
-                );
-            }
-            4 => text += &format!("[Event \"g{i}\"]\n1. Nf3 *\n[Event \"h{i}\"]\n\n1. g3 *\n\n"),
-            // A tag line over the 1 KiB a piece is first read with, under the 64 KiB limit.
-            5 if i % 3 == 0 => {
-                text += &format!(
-                    "[Event \"g{i}\"]\n[Annotator \"{}\"]\n\n1. e4 *\n\n",
-                    "y".repeat(2_000)
-                );
-            }
-            _ => text += &format!("[Event \"g{i}\"]\n\n1. e4 c5 2. Nf3 d6 3. d4 cxd4 *\n\n"),
-        }
-    }
-    text += "[Event \"cut\"]\n\n1. e4 e5 2.";
+    let text = chessfmt_pgn::fuzzing::varied_pgn(300);
     let text = leak(text.into_bytes());
     assert_same("synthetic", text, Limits::default());
     let mut tight = Limits::default();

@@ -6,10 +6,10 @@
 
 #![cfg(feature = "parallel")]
 
-use std::{io::Write, ops::ControlFlow};
+use std::ops::ControlFlow;
 
 use chessfmt_pgn::{
-    PgnInput, PgnReader, SkipReason, SkipStats,
+    PgnInput, PgnReader, SkipStats,
     fuzzing::{read_whole, same_games_streamed},
     replay_in_order,
 };
@@ -25,41 +25,8 @@ fn on_pools(check: impl Fn() + Sync) {
     }
 }
 
-/// Games of every shape the windows must not change: CRLF, a BOM, an illegal game, comments
-/// holding an empty line and "[Event", a game without an empty line before the next, a 2 KB
-/// tag line, results given only by the marker, a cut-off last game.
 fn crafted() -> String {
-    let mut text = String::from("\u{feff}");
-    for i in 0..400 {
-        match i % 7 {
-            0 => text += &format!("[Event \"g{i}\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 1-0\n\n"),
-            1 => {
-                text += &format!(
-                    "[Event \"g{i}\"]\r\n[Result \"*\"]\r\n\r\n1. d4 {{a\n\n[Event \"no\"]\n}} d5 *\r\n\r\n"
-                );
-            }
-            2 => text += &format!("[Event \"g{i}\"]\n[Result \"0-1\"]\n\n1. e5 0-1\n\n"),
-            3 => {
-                text += &format!(
-                    "[Event \"g{i}\"]\n[Result \"1/2-1/2\"]\n\n1. c4 {{ {} }} c5 2. Nc3 1/2-1/2\n\n",
-                    "long comment\n\n[Event \"x\"]\n".repeat(40)
-                );
-            }
-            4 => text += &format!("[Event \"g{i}\"]\n1. Nf3 *\n[Event \"h{i}\"]\n\n1. g3 *\n\n"),
-            5 if i % 3 == 0 => {
-                text += &format!(
-                    "[Event \"g{i}\"]\n[Annotator \"{}\"]\n\n1. e4 *\n\n",
-                    "y".repeat(2_000)
-                );
-            }
-            _ => {
-                text += &format!(
-                    "[Event \"g{i}\"]\n\n1. e4 c5 2. Nf3 d6 3. d4 cxd4 4. Nxd4 Nf6 1-0\n\n"
-                );
-            }
-        }
-    }
-    text + "[Event \"cut\"]\n[Result \"1-0\"]\n\n1. e4 e5 2."
+    chessfmt_pgn::fuzzing::varied_pgn(400)
 }
 
 #[test]
@@ -165,48 +132,17 @@ fn a_reader_that_has_read_goes_on() {
     let mut reader = PgnReader::new(text.as_bytes());
     let first = reader.next_batch(10).unwrap();
     assert_eq!(first.len(), 10);
-    let mut games = Vec::new();
-    let skipped = replay_in_order(
-        PgnInput::Reader(reader),
-        7,
-        |g| (g.index, g.offset, g.length),
-        |batch| {
-            games.extend(batch);
-            ControlFlow::Continue(())
-        },
-        |_| {},
-    )
-    .unwrap();
+    let (games, skipped) = replayed(PgnInput::Reader(reader));
     let want: Vec<_> = whole[10..].iter().map(|g| (g.0, g.1, g.2)).collect();
     assert_eq!(games, want);
     assert_eq!(skipped.by_kind, whole_skipped.0);
 }
 
-fn compressed(kind: &str, text: &[u8]) -> Vec<u8> {
-    match kind {
-        "gz" => {
-            let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-            e.write_all(text).unwrap();
-            e.finish().unwrap()
-        }
-        "zst" => zstd::encode_all(text, 3).unwrap(),
-        "xz" => {
-            let mut e = xz2::write::XzEncoder::new(Vec::new(), 6);
-            e.write_all(text).unwrap();
-            e.finish().unwrap()
-        }
-        _ => unreachable!(),
-    }
-}
-
-/// The games and skipped games of a replay of `reader` in windows of `piece`-byte pieces.
-fn replayed(
-    reader: PgnReader<impl std::io::Read + Send>,
-    piece: usize,
-) -> (Vec<(u64, u64, u64)>, SkipStats) {
+/// The games (number, offset, length) and skipped games of a replay of `input`.
+fn replayed<R: std::io::Read + Send>(input: PgnInput<'_, R>) -> (Vec<(u64, u64, u64)>, SkipStats) {
     let mut games = Vec::new();
     let skipped = replay_in_order(
-        PgnInput::Reader(reader).with_piece_size(piece),
+        input,
         7,
         |g| (g.index, g.offset, g.length),
         |batch| {
@@ -222,6 +158,7 @@ fn replayed(
 /// A compressed stream cut short or damaged ends the input as for one reader: every game
 /// before the damage, and one "truncated input" saying the stream is damaged, at the game it
 /// cut off or after the last.
+#[cfg(all(feature = "gzip", feature = "zstd", feature = "xz"))]
 #[test]
 fn a_damaged_compressed_stream_ends_as_for_one_reader() {
     let mut x = chess_core::fuzzing::XorShift::new(0x2545_f491_4f6c_dd1d);
@@ -237,6 +174,7 @@ fn a_damaged_compressed_stream_ends_as_for_one_reader() {
         .collect();
     let first: String = text.split_inclusive("1-0\n\n").take(1000).collect();
     for kind in ["gz", "zst", "xz"] {
+        let compressed = chessfmt_pgn::fuzzing::compressed;
         let whole = compressed(kind, text.as_bytes());
         // Cut inside the text, and after a whole first frame (the second one's first bytes).
         let mut two = compressed(kind, first.as_bytes());
@@ -256,10 +194,10 @@ fn a_damaged_compressed_stream_ends_as_for_one_reader() {
             assert_eq!(want_skipped.total(), 1, "{kind}");
             assert!(matches!(
                 want_skipped.examples[0].reason,
-                SkipReason::DamagedStream(_)
+                chessfmt_pgn::SkipReason::DamagedStream(_)
             ));
             for piece in [100, 1 << 12, 1 << 19] {
-                let (games, skipped) = replayed(open(), piece);
+                let (games, skipped) = replayed(PgnInput::Reader(open()).with_piece_size(piece));
                 assert_eq!(games, want, "{kind}, pieces of {piece}");
                 assert_eq!(skipped, want_skipped, "{kind}, pieces of {piece}");
             }

@@ -4,12 +4,10 @@
 //! warns with the game's number and byte offset, and exits 0; `--strict` makes each of them
 //! exit 1 with nothing written.
 
-use std::{
-    io::Write,
-    path::{Path, PathBuf},
-};
+use std::path::{Path, PathBuf};
 
 mod common;
+use chessfmt_pgn::fuzzing::compressed;
 use common::chessfmt;
 
 /// Game `i`: its own first moves (so books differ), a comment, a result.
@@ -23,23 +21,6 @@ fn game(i: usize, comment: &str) -> String {
 
 fn games(n: usize) -> String {
     (0..n).map(|i| game(i, "a comment")).collect()
-}
-
-fn compressed(kind: &str, text: &[u8]) -> Vec<u8> {
-    match kind {
-        "gz" => {
-            let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-            e.write_all(text).unwrap();
-            e.finish().unwrap()
-        }
-        "zst" => zstd::encode_all(text, 3).unwrap(),
-        "xz" => {
-            let mut e = xz2::write::XzEncoder::new(Vec::new(), 6);
-            e.write_all(text).unwrap();
-            e.finish().unwrap()
-        }
-        _ => unreachable!(),
-    }
 }
 
 /// (games used, games skipped) of a build of `pgn` by `builder` (exit 0 expected, with a
