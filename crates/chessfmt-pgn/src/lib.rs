@@ -53,7 +53,6 @@ pub mod parts;
 mod reader;
 mod replay;
 pub mod san_fast;
-#[cfg(feature = "parallel")]
 mod window;
 
 pub use cut::*;
@@ -65,6 +64,7 @@ pub use limits::Limits;
 pub use parquet_games::ParquetGames;
 pub use reader::*;
 pub use replay::*;
+pub use window::{NextWindow, PgnWindow, PgnWindows};
 
 /// The README's examples, compiled and run as doctests.
 #[cfg(doctest)]

@@ -79,7 +79,7 @@ impl<R: Read> Read for Counting<R> {
 
 /// Errors of a decompressor on a cut or damaged stream (gzip, xz and zstd report these kinds);
 /// other kinds are I/O errors of the file itself.
-fn is_stream_damage(e: &io::Error) -> bool {
+pub(crate) fn is_stream_damage(e: &io::Error) -> bool {
     matches!(
         e.kind(),
         io::ErrorKind::InvalidData | io::ErrorKind::UnexpectedEof | io::ErrorKind::InvalidInput

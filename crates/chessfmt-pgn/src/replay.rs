@@ -9,7 +9,7 @@ use crate::{PgnBytes, PgnReader};
 #[cfg(feature = "parallel")]
 use crate::{
     RawGame, SkipStats,
-    window::{Next, Window, Windows},
+    window::{NextWindow as Next, PgnWindow as Window, PgnWindows as Windows},
 };
 
 /// The PGN input of [`replay_in_order`](crate::replay_in_order): a stream or bytes in memory.
@@ -385,7 +385,7 @@ where
     let mut skipped = SkipStats::default();
     let (mut index, mut read) = (0u64, 0u64);
     let mut pending: Option<Vec<T>> = None;
-    let mut next = windows.next()?;
+    let mut next = windows.next_window()?;
     loop {
         let window = match next {
             Next::End => break,
@@ -423,7 +423,7 @@ where
                         if window.last {
                             Ok(Next::End)
                         } else {
-                            windows.next()
+                            windows.next_window()
                         }
                     },
                 )

@@ -1,39 +1,62 @@
-//! A stream read in windows of whole games ([`Windows`]): the bytes of a compressed file or
-//! of standard input held a window at a time, so that a replay cuts each window into pieces
-//! and tokenises them in parallel as it does bytes in memory.
+//! A stream read in windows of whole games ([`PgnWindows`]): the bytes of a compressed file
+//! or of standard input held a window at a time, so that a reader cuts each window into
+//! pieces and reads them in parallel as it does bytes in memory (the ordered replay, the
+//! ChessBase import).
 
 use std::io::{self, Read};
 
 use crate::cut::{boundary_finder, next_boundary};
 
-/// Bytes of a stream that begin where a game begins (at the start, or at a place
-/// [`next_boundary`] found).
+/// Bytes of a stream that begin where a game begins (at the start, or where
+/// [`PgnBytes::pieces`](crate::PgnBytes::pieces) would cut).
 #[derive(Debug)]
-pub(crate) struct Window {
+pub struct PgnWindow {
     /// The bytes.
-    pub(crate) data: Vec<u8>,
+    pub data: Vec<u8>,
     /// Where they begin in the stream.
-    pub(crate) offset: u64,
+    pub offset: u64,
     /// Whether they end where the stream ends.
-    pub(crate) last: bool,
+    pub last: bool,
 }
 
-/// What [`Windows::next`] read.
+/// What [`PgnWindows::next_window`] read.
 #[derive(Debug)]
-pub(crate) enum Next {
+pub enum NextWindow {
     /// Bytes ending where the stream ends or where a game begins.
-    Window(Window),
+    Window(PgnWindow),
     /// The end of the stream: nothing left.
     End,
     /// More than the limit of bytes without a place between two games (one game of many
     /// megabytes, or text without `[Event` lines): what was read, for a reading that goes on
-    /// without windows.
-    TooLong(Window),
+    /// without windows ([`PgnWindows::into_rest`] after it).
+    TooLong(PgnWindow),
 }
 
-/// A stream cut into [`Window`]s of about `size` bytes at places between two games.
+/// A stream cut into [`PgnWindow`]s of about `size` bytes where one game ends and the next
+/// begins, by the rule that cuts bytes in memory into pieces
+/// ([`PgnBytes::pieces`](crate::PgnBytes::pieces)): a window read as one input gives the
+/// games the stream gives there (unless the cut fell inside a comment of more than 64 KiB
+/// holding an empty line and `[Event`: its last piece is then cut off, as a piece of bytes
+/// in memory can be).
+///
+/// A compressed stream cut short or damaged ends the windows where its text ends
+/// ([`PgnWindows::damage`] keeps the error), so that the games before are read.
+///
+/// ```
+/// use chessfmt_pgn::{NextWindow, PgnWindows};
+///
+/// let pgn = "[Event \"a\"]\n\n1. e4 *\n\n[Event \"b\"]\n\n1. d4 *\n\n[Event \"c\"]\n\n1. c4 *\n";
+/// let mut windows = PgnWindows::new(pgn.as_bytes(), 20, 100);
+/// let mut starts = Vec::new();
+/// while let NextWindow::Window(w) = windows.next_window()? {
+///     assert!(w.data.starts_with(b"[Event"));
+///     starts.push(w.offset);
+/// }
+/// assert_eq!(starts, [0, 22, 44]);
+/// # Ok::<(), std::io::Error>(())
+/// ```
 #[derive(Debug)]
-pub(crate) struct Windows<R> {
+pub struct PgnWindows<R> {
     source: R,
     size: usize,
     most: usize,
@@ -45,13 +68,15 @@ pub(crate) struct Windows<R> {
     /// Where `carry` begins in the stream.
     offset: u64,
     ended: bool,
+    /// The error of a damaged compressed stream that ended the windows.
+    damage: Option<io::Error>,
 }
 
-impl<R: Read> Windows<R> {
+impl<R: Read> PgnWindows<R> {
     /// Windows of about `size` bytes (at least 1), none longer than `most` unless the stream
-    /// has no place to cut before it ([`Next::TooLong`]).
-    pub(crate) fn new(source: R, size: usize, most: usize) -> Self {
-        Windows {
+    /// has no place to cut before it ([`NextWindow::TooLong`]).
+    pub fn new(source: R, size: usize, most: usize) -> Self {
+        PgnWindows {
             source,
             size: size.max(1),
             most: most.max(size),
@@ -59,17 +84,25 @@ impl<R: Read> Windows<R> {
             spare: Vec::new(),
             offset: 0,
             ended: false,
+            damage: None,
         }
+    }
+
+    /// The error of a compressed stream cut short or damaged that ended the windows (they end
+    /// where its text does), if any.
+    pub fn damage(&self) -> Option<&io::Error> {
+        self.damage.as_ref()
     }
 
     /// The rest of the stream (the bytes read past the last window, then the stream), for a
     /// reading that goes on without windows.
-    pub(crate) fn into_rest(self) -> io::Chain<io::Cursor<Vec<u8>>, R> {
+    pub fn into_rest(self) -> io::Chain<io::Cursor<Vec<u8>>, R> {
         io::Cursor::new(self.carry).chain(self.source)
     }
 
-    /// Hands a window's bytes back to be filled again.
-    pub(crate) fn recycle(&mut self, bytes: Vec<u8>) {
+    /// Hands a window's bytes back to be filled again (a stream of gigabytes then goes
+    /// through the same few buffers).
+    pub fn recycle(&mut self, bytes: Vec<u8>) {
         if bytes.capacity() > self.spare.capacity() {
             self.spare = bytes;
         }
@@ -81,15 +114,28 @@ impl<R: Read> Windows<R> {
         if want > 0 && !self.ended {
             // Room for all of it first: reading to the end would double the buffer.
             buf.reserve(want);
-            let got = (&mut self.source).take(want as u64).read_to_end(buf)?;
-            self.ended = got < want;
+            let before = buf.len();
+            match (&mut self.source).take(want as u64).read_to_end(buf) {
+                Ok(got) => self.ended = got < want,
+                // What was read before the damage is kept (in `buf`): the windows end there.
+                Err(e) if crate::reader::is_stream_damage(&e) => {
+                    debug_assert!(buf.len() >= before);
+                    self.ended = true;
+                    self.damage = Some(e);
+                }
+                Err(e) => return Err(e),
+            }
         }
         Ok(())
     }
 
     /// The next window: the bytes left from the last one and what follows, cut at the first
     /// place between two games past three quarters of the window's size.
-    pub(crate) fn next(&mut self) -> io::Result<Next> {
+    ///
+    /// # Errors
+    ///
+    /// An error of the stream other than a compressed stream's damage.
+    pub fn next_window(&mut self) -> io::Result<NextWindow> {
         let mut buf = std::mem::take(&mut self.spare);
         buf.clear();
         buf.extend_from_slice(&self.carry);
@@ -102,9 +148,9 @@ impl<R: Read> Windows<R> {
             if self.ended {
                 self.offset += buf.len() as u64;
                 return Ok(if buf.is_empty() {
-                    Next::End
+                    NextWindow::End
                 } else {
-                    Next::Window(Window {
+                    NextWindow::Window(PgnWindow {
                         data: buf,
                         offset,
                         last: true,
@@ -115,7 +161,7 @@ impl<R: Read> Windows<R> {
                 self.carry.extend_from_slice(&buf[cut..]);
                 buf.truncate(cut);
                 self.offset += cut as u64;
-                return Ok(Next::Window(Window {
+                return Ok(NextWindow::Window(PgnWindow {
                     data: buf,
                     offset,
                     last: false,
@@ -123,7 +169,7 @@ impl<R: Read> Windows<R> {
             }
             if buf.len() >= self.most {
                 self.offset += buf.len() as u64;
-                return Ok(Next::TooLong(Window {
+                return Ok(NextWindow::TooLong(PgnWindow {
                     data: buf,
                     offset,
                     last: false,
@@ -143,13 +189,13 @@ mod tests {
 
     /// Every window of `text` read by windows of `size`, at most `most`.
     fn windows(text: &[u8], size: usize, most: usize) -> Vec<(Vec<u8>, u64, bool, bool)> {
-        let mut w = Windows::new(crate::fuzzing::Trickle::new(text, 5), size, most);
+        let mut w = PgnWindows::new(crate::fuzzing::Trickle::new(text, 5), size, most);
         let mut out = Vec::new();
         loop {
-            match w.next().unwrap() {
-                Next::End => return out,
-                Next::Window(x) => out.push((x.data, x.offset, x.last, false)),
-                Next::TooLong(x) => {
+            match w.next_window().unwrap() {
+                NextWindow::End => return out,
+                NextWindow::Window(x) => out.push((x.data, x.offset, x.last, false)),
+                NextWindow::TooLong(x) => {
                     out.push((x.data, x.offset, x.last, true));
                     return out;
                 }

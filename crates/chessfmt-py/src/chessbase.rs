@@ -201,13 +201,13 @@ fn chessbase_import<'py>(
         for path in &pgn_paths {
             let mut why = |why: String| skipped.push(format!("{}: {why}", path.display()));
             // A plain file is read whole and its games read in parallel pieces; a compressed
-            // one is streamed.
+            // one is streamed in windows of whole games, read in parallel pieces too.
             let added = match inputs::plain_pgn(path)? {
                 Some(data) => pool.install(|| import.add_pgn_bytes(&data, &mut why, || {})),
                 None => {
                     let stream =
                         chessfmt_pgn::open_decompressed(path).map_err(|e| errors::io(path, &e))?;
-                    import.add_pgn(stream, &mut why, || {})
+                    pool.install(|| import.add_pgn_stream(stream, &mut why, || {}))
                 }
             };
             added.map_err(|e| match e {

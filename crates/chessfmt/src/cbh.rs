@@ -836,7 +836,8 @@ fn import(
         let skipped = |why: String| {
             bar.suspend(|| crate::output::warn(format!("{}: {why}", path.display())));
         };
-        // A plain file is mapped and read in parallel pieces; a compressed one streamed.
+        // A plain file is mapped and read in parallel pieces; a compressed one (or standard
+        // input) streamed in windows of whole games, read in parallel pieces too.
         let added = match crate::pgn_input::mapped_plain(path)? {
             Some(data) => {
                 // Pages already read leave memory: the map never holds the whole file.
@@ -846,7 +847,7 @@ fn import(
             }
             None => {
                 let stream = crate::pgn_input::open_decompressed(path)?;
-                import.add_pgn(stream, skipped, || bar.inc(1))
+                import.add_pgn_stream(stream, skipped, || bar.inc(1))
             }
         };
         added.map_err(|e| match e {

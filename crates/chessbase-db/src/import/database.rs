@@ -74,6 +74,16 @@ fn both<A: Send, B: Send>(a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B + 
     (a(), b())
 }
 
+/// A reader that fails once with the error it holds, then ends: a damaged stream's error
+/// met again where its text ends.
+struct Failing(Option<std::io::Error>);
+
+impl Read for Failing {
+    fn read(&mut self, _: &mut [u8]) -> std::io::Result<usize> {
+        self.0.take().map_or(Ok(0), Err)
+    }
+}
+
 /// What reading a piece needs of the import (a copy, so pieces are read while games are
 /// added).
 #[derive(Clone, Copy)]
@@ -172,6 +182,20 @@ impl DatabaseImport {
     pub fn add_pgn<R: Read>(
         &mut self,
         input: R,
+        skipped: impl FnMut(String),
+        read: impl FnMut(),
+    ) -> Result<ImportStats, ImportFailure> {
+        let stats = self.add_games(input, 0, skipped, read)?;
+        self.summary.games_read += stats.games;
+        Ok(stats)
+    }
+
+    /// The games of `input` read by one reader and added, numbered after `before` games of
+    /// the same input (the games read are counted by the caller).
+    fn add_games<R: Read>(
+        &mut self,
+        input: R,
+        before: u64,
         mut skipped: impl FnMut(String),
         mut read: impl FnMut(),
     ) -> Result<ImportStats, ImportFailure> {
@@ -189,7 +213,8 @@ impl DatabaseImport {
                         full = Some(e);
                     }
                 }
-                Err(e) => {
+                Err(mut e) => {
+                    e.index += before;
                     self.summary.games_skipped += 1;
                     skipped(format!("{e}; left out"));
                 }
@@ -198,8 +223,104 @@ impl DatabaseImport {
         if let Some(e) = full {
             return Err(ImportFailure::Full(e));
         }
-        self.summary.games_read += stats.games;
         Ok(stats)
+    }
+
+    /// [`add_pgn`](Self::add_pgn) of a stream (a compressed file, standard input) read in
+    /// windows of whole games ([`chessfmt_pgn::PgnWindows`], four pieces of 512 KiB a thread):
+    /// each window's pieces read and encoded in parallel (with the `parallel` feature) while
+    /// the window before is added, as [`add_pgn_pieces`](Self::add_pgn_pieces) does bytes in
+    /// memory — the same database at every thread count, and the same as
+    /// [`add_pgn`](Self::add_pgn) gives on well-formed text. The last window of a compressed
+    /// stream cut short or damaged is read by one reader that meets the damage where
+    /// [`add_pgn`](Self::add_pgn) meets it, and so is the rest of text where no window can
+    /// be cut (a game of megabytes, no `[Event` lines).
+    pub fn add_pgn_stream<R: Read + Send>(
+        &mut self,
+        input: R,
+        skipped: impl FnMut(String),
+        read: impl FnMut(),
+    ) -> Result<ImportStats, ImportFailure> {
+        self.add_pgn_windows(input, 4 * threads() * (1 << 19), skipped, read)
+    }
+
+    /// [`add_pgn_stream`](Self::add_pgn_stream) in windows of `size` bytes (tests use small
+    /// ones).
+    #[doc(hidden)]
+    pub fn add_pgn_windows<R: Read + Send>(
+        &mut self,
+        input: R,
+        size: usize,
+        mut skipped: impl FnMut(String),
+        mut read: impl FnMut(),
+    ) -> Result<ImportStats, ImportFailure> {
+        let mut windows = chessfmt_pgn::PgnWindows::new(input, size, size + size.min(4 << 20));
+        let reading = PieceReading {
+            limits: self.limits,
+            options: self.options,
+            code_page: self.writer.code_page(),
+        };
+        // A window's pieces read, or the bytes one reader reads on from.
+        enum Window {
+            Pieces(Vec<PieceRead>),
+            OnFrom(Vec<u8>),
+        }
+        let next = |windows: &mut chessfmt_pgn::PgnWindows<R>| -> std::io::Result<Option<Window>> {
+            Ok(match windows.next_window()? {
+                chessfmt_pgn::NextWindow::End if windows.damage().is_none() => None,
+                chessfmt_pgn::NextWindow::End => Some(Window::OnFrom(Vec::new())),
+                chessfmt_pgn::NextWindow::Window(w) if !(w.last && windows.damage().is_some()) => {
+                    let pieces = chessfmt_pgn::PgnBytes::new(&w.data).pieces();
+                    let read = reading.read(&w.data, &pieces);
+                    windows.recycle(w.data);
+                    Some(Window::Pieces(read))
+                }
+                chessfmt_pgn::NextWindow::Window(w) | chessfmt_pgn::NextWindow::TooLong(w) => {
+                    Some(Window::OnFrom(w.data))
+                }
+            })
+        };
+        let mut total = ImportStats::default();
+        let mut pending = next(&mut windows)?;
+        while let Some(window) = pending.take() {
+            match window {
+                Window::Pieces(pieces) => {
+                    // Window k is added (in order, on this side) while window k + 1 is read.
+                    let ((games, messages, full), after) = both(
+                        || self.add_window(pieces, &mut total),
+                        || next(&mut windows),
+                    );
+                    for _ in 0..games {
+                        read();
+                    }
+                    messages.into_iter().for_each(&mut skipped);
+                    if let Some(e) = full {
+                        return Err(ImportFailure::Full(e));
+                    }
+                    pending = after?;
+                }
+                Window::OnFrom(bytes) => {
+                    // The damage where the stream had it: one reader meets it as `add_pgn`'s.
+                    let damage = windows
+                        .damage()
+                        .map(|e| std::io::Error::new(e.kind(), e.to_string()));
+                    let rest = std::io::Cursor::new(bytes).chain(windows.into_rest());
+                    let source: Box<dyn Read> = match damage {
+                        Some(e) => Box::new(rest.chain(Failing(Some(e)))),
+                        None => Box::new(rest),
+                    };
+                    let more = self.add_games(source, total.games, &mut skipped, &mut read)?;
+                    total.games += more.games;
+                    total.failed += more.failed;
+                    if total.stopped.is_none() {
+                        total.stopped = more.stopped;
+                    }
+                    break;
+                }
+            }
+        }
+        self.summary.games_read += total.games;
+        Ok(total)
     }
 
     /// [`add_pgn`](Self::add_pgn) for PGN text in memory (a plain file read or mapped): cut
