@@ -5,7 +5,9 @@ use std::{
     path::{Path, PathBuf},
 };
 
-use chessfmt_pgn::{GameResult, PgnReader};
+use std::ops::ControlFlow;
+
+use chessfmt_pgn::{GameResult, PgnInput, SkipStats};
 use clap::Args;
 use polyglot_book::OpenMode;
 use serde::Serialize;
@@ -14,6 +16,7 @@ use crate::{
     CliError, CliResult,
     formats::{Format, detect, polyglot_summary},
     output::report,
+    pgn_input::Input,
     progress,
 };
 
@@ -44,9 +47,10 @@ struct PgnSummary {
     unknown_results: u64,
 }
 
+/// A PGN file's games counted: read (a plain file mapped, a compressed one in windows) and
+/// replayed in parallel, summed in input order.
 fn pgn_summary(path: &Path) -> Result<PgnSummary, CliError> {
-    let reader = PgnReader::open(path).map_err(|e| CliError(format!("{}: {e}", path.display())))?;
-    let mut games = reader.games();
+    let input = crate::pgn_input::open(path)?;
     let mut s = PgnSummary {
         format: Format::Pgn,
         games: 0,
@@ -59,22 +63,46 @@ fn pgn_summary(path: &Path) -> Result<PgnSummary, CliError> {
         unknown_results: 0,
     };
     let bar = progress::spinner("games");
-    for game in games.by_ref() {
-        let game = game.map_err(|e| CliError(format!("{}: {e}", path.display())))?;
-        s.games += 1;
-        s.plies += game.moves.len() as u64;
-        match game.result {
-            GameResult::WhiteWins => s.white_wins += 1,
-            GameResult::BlackWins => s.black_wins += 1,
-            GameResult::Draw => s.draws += 1,
-            _ => s.unknown_results += 1,
+    let mut skipped = SkipStats::default();
+    // Pages already read leave memory: the map never holds the whole file.
+    let (data, release);
+    let pgn: PgnInput<'_, Box<dyn std::io::Read + Send>> = match input {
+        Input::Mapped(mapped) => {
+            data = mapped;
+            release = |r| data.release(r);
+            PgnInput::Bytes(chessfmt_pgn::PgnBytes::new(&data).with_release(&release))
         }
-        bar.inc(1);
-    }
+        Input::Stream(reader) => PgnInput::Reader(reader),
+    };
+    let read = chessfmt_pgn::replay_in_order(
+        pgn.with_header_filter(chessfmt_pgn::essential_header),
+        1024,
+        |raw| raw.resolve().map(|g| (g.moves.len() as u64, g.result)),
+        |batch| {
+            for game in batch {
+                match game {
+                    Ok((plies, result)) => {
+                        s.games += 1;
+                        s.plies += plies;
+                        match result {
+                            GameResult::WhiteWins => s.white_wins += 1,
+                            GameResult::BlackWins => s.black_wins += 1,
+                            GameResult::Draw => s.draws += 1,
+                            _ => s.unknown_results += 1,
+                        }
+                    }
+                    Err(e) => skipped.record(e),
+                }
+            }
+            ControlFlow::Continue(())
+        },
+        |n| bar.set_position(n),
+    );
+    skipped.merge(read.map_err(|e| CliError(format!("{}: {e}", path.display())))?);
     bar.finish_and_clear();
-    s.skipped = games.skipped().total();
-    s.skipped_by_reason = games.skipped().by_kind.clone();
-    crate::pgn_input::warn_skipped(Some(path), games.skipped());
+    s.skipped = skipped.total();
+    s.skipped_by_reason = skipped.by_kind.clone();
+    crate::pgn_input::warn_skipped(Some(path), &skipped);
     Ok(s)
 }
 

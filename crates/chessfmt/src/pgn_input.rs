@@ -50,7 +50,8 @@ pub fn check_pgn_input(path: &Path) -> CliResult {
 pub enum Input {
     /// A plain file, mapped: cut at game boundaries and tokenised in parallel.
     Mapped(chessfmt_files::FileData),
-    /// A compressed file or standard input: decompressed and tokenised on one thread.
+    /// A compressed file or standard input: decompressed in windows of whole games, whose
+    /// pieces are tokenised in parallel.
     Stream(chessfmt_pgn::PgnReader<Box<dyn std::io::Read + Send>>),
 }
 
@@ -73,7 +74,8 @@ macro_rules! add_pgn {
 }
 
 /// Opens a PGN input: a plain regular file is mapped (its games are then tokenised in
-/// parallel), a compressed one or standard input (`-`) is streamed.
+/// parallel), a compressed one or standard input (`-`) is streamed (in windows of whole
+/// games, tokenised in parallel too).
 pub fn open(path: &Path) -> Result<Input, CliError> {
     match mapped_plain(path)? {
         Some(data) => Ok(Input::Mapped(data)),
