@@ -56,13 +56,21 @@ impl ParquetGames {
                      lichess layout)",
                 )
             })?;
-        let tags = source
+        let mut tags: Vec<_> = source
             .columns()
             .into_iter()
             .filter(|c| c.index != movetext.index && c.kind != Kind::Other)
             .filter(|c| !c.name.is_empty() && c.name.bytes().all(|b| b.is_ascii_graphic()))
             .map(|c| (c.name, c.index, c.kind))
             .collect();
+        // `Event` first, as PGN writes it: a reader cuts the text where an `[Event` line
+        // follows an empty line, to read it in parallel (`PgnWindows`); a table whose first
+        // column is another (`cbh export --format parquet`'s game number) was read on one
+        // thread.
+        if let Some(event) = tags.iter().position(|t| t.0 == "Event") {
+            let event = tags.remove(event);
+            tags.insert(0, event);
+        }
         Ok(ParquetGames {
             source,
             movetext: movetext.index,
@@ -223,6 +231,26 @@ mod tests {
             "[Event \"Say \\\"hi\\\"\"]\n[Result \"1-0\"]\n\n1. e4 e5 1-0\n\n\
              [Result \"0-1\"]\n[WhiteElo \"2500\"]\n\n1. d4 0-1\n\n"
         );
+        // `Event` first whatever the columns' order (cbh export's tables begin with the game
+        // number): the text is cut into windows where an `[Event` line begins a game.
+        let schema = "message games {
+            required int32 number;
+            required binary Event (UTF8);
+            required binary movetext (UTF8);
+        }";
+        let mut f = ParquetFile::new(Vec::new(), schema, &[]).unwrap();
+        f.write_row_group(vec![
+            Column::required(Values::Int32(vec![7])),
+            Column::required(text(&["E"])),
+            Column::required(text(&["1. e4 *"])),
+        ])
+        .unwrap();
+        let mut pgn = String::new();
+        ParquetGames::from_bytes(f.finish().unwrap())
+            .unwrap()
+            .read_to_string(&mut pgn)
+            .unwrap();
+        assert_eq!(pgn, "[Event \"E\"]\n[number \"7\"]\n\n1. e4 *\n\n");
         // No movetext column: an error saying what is needed.
         let mut f = ParquetFile::new(Vec::new(), "message t { required int32 x; }", &[]).unwrap();
         f.write_row_group(vec![Column::required(Values::Int32(vec![1]))])
