@@ -53,6 +53,19 @@ pub fn compressed(kind: &str, text: &[u8]) -> Vec<u8> {
     written.expect("compressing in memory")
 }
 
+/// `count` pseudo-random words of 40 letters, the same every run: comments that keep a
+/// compressed stream of games from compressing to nothing (the tests cut it short).
+pub fn noise(count: usize) -> Vec<String> {
+    let mut x = XorShift::new(0x2545_f491_4f6c_dd1d);
+    (0..count)
+        .map(|_| {
+            (0..40)
+                .map(|_| char::from(b'a' + (x.next_u64() % 26) as u8))
+                .collect()
+        })
+        .collect()
+}
+
 /// Games of every shape a reading in pieces or windows must not change, `n` of them and a
 /// last one cut off: a BOM, CRLF lines, comments holding an empty line and `[Event`, an
 /// illegal game, a tag over the 64 KiB limit, a game without an empty line before the next,

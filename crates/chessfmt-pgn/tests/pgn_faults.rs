@@ -134,14 +134,10 @@ fn a_last_game_cut_inside_a_comment_or_a_tag_is_left_out() {
 #[test]
 fn a_cut_compressed_stream_ends_the_input_cleanly() {
     // Pseudo-random comments so that the stream does not compress to nothing.
-    let mut x = chess_core::fuzzing::XorShift::new(0x2545_f491_4f6c_dd1d);
-    let text: String = (0..3000)
-        .map(|i| {
-            let noise: String = (0..40)
-                .map(|_| char::from(b'a' + (x.next_u64() % 26) as u8))
-                .collect();
-            game(i).replace("a comment", &noise)
-        })
+    let text: String = chessfmt_pgn::fuzzing::noise(3000)
+        .iter()
+        .enumerate()
+        .map(|(i, noise)| game(i).replace("a comment", noise))
         .collect();
     let dir = tempfile::tempdir().unwrap();
     for kind in ["gz", "zst", "xz"] {

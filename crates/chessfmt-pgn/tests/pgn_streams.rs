@@ -161,12 +161,10 @@ fn replayed<R: std::io::Read + Send>(input: PgnInput<'_, R>) -> (Vec<(u64, u64, 
 #[cfg(all(feature = "gzip", feature = "zstd", feature = "xz"))]
 #[test]
 fn a_damaged_compressed_stream_ends_as_for_one_reader() {
-    let mut x = chess_core::fuzzing::XorShift::new(0x2545_f491_4f6c_dd1d);
-    let text: String = (0..3000)
-        .map(|i| {
-            let noise: String = (0..40)
-                .map(|_| char::from(b'a' + (x.next_u64() % 26) as u8))
-                .collect();
+    let text: String = chessfmt_pgn::fuzzing::noise(3000)
+        .iter()
+        .enumerate()
+        .map(|(i, noise)| {
             format!(
                 "[Event \"game {i}\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 {{{noise}}} Nc6 1-0\n\n"
             )

@@ -170,14 +170,10 @@ fn a_cut_compressed_stream_keeps_every_complete_game_in_every_builder() {
     let dir = tempfile::tempdir().unwrap();
     let first = games(20);
     // Noise so that 90 % of the stream is well inside the games.
-    let mut x = chess_core::fuzzing::XorShift::new(0x2545_f491_4f6c_dd1d);
-    let noisy: String = (0..3000)
-        .map(|i| {
-            let noise: String = (0..40)
-                .map(|_| char::from(b'a' + (x.next_u64() % 26) as u8))
-                .collect();
-            game(i, &noise)
-        })
+    let noisy: String = chessfmt_pgn::fuzzing::noise(3000)
+        .iter()
+        .enumerate()
+        .map(|(i, noise)| game(i, noise))
         .collect();
     for kind in ["gz", "xz", "zst"] {
         // A complete first frame of 20 games, then 12 bytes of a second one.
