@@ -32,13 +32,14 @@ fn whole(source: impl std::io::Read) -> Imported {
     )
 }
 
-/// The import in windows of `size` bytes of `source`, and the games counted as read.
-fn windowed(source: impl std::io::Read + Send, size: usize) -> Imported {
+/// The import of `source` in windows of four pieces of `piece` bytes a thread, and the games
+/// counted as read.
+fn windowed(source: impl std::io::Read + Send, piece: usize) -> Imported {
     let mut import = DatabaseImport::new(TextEncoding::Detect, false);
     let mut messages = Vec::new();
     let mut read = 0u64;
     let stats = import
-        .add_pgn_windows(source, size, |m| messages.push(m), || read += 1)
+        .add_pgn_windows(source, piece, |m| messages.push(m), || read += 1)
         .unwrap();
     let (f, summary) = import.finish();
     assert_eq!((summary.games_read, read), (stats.games, stats.games));
@@ -96,11 +97,12 @@ fn windows_import_what_one_reader_imports() {
                 .num_threads(threads)
                 .build()
                 .unwrap();
-            for size in [64, 5_000, 1 << 16, 1 << 22] {
-                let got = pool.install(|| windowed(Trickle::new(text.as_bytes(), 7), size));
+            // Windows of 64 bytes to 4 MiB a thread.
+            for piece in [16, 1_250, 1 << 14, 1 << 20] {
+                let got = pool.install(|| windowed(Trickle::new(text.as_bytes(), 7), piece));
                 assert!(
                     got == want,
-                    "{threads} threads, windows of {size}, long game {long_game}: {} games, {:?}",
+                    "{threads} threads, pieces of {piece}, long game {long_game}: {} games, {:?}",
                     got.2,
                     got.1.iter().zip(&want.1).find(|(a, b)| a != b)
                 );
@@ -120,11 +122,11 @@ fn a_damaged_stream_imports_as_for_one_reader() {
         let open = || chessfmt_pgn::decompressed(std::io::Cursor::new(cut.to_vec())).unwrap();
         let want = whole(open());
         assert!(want.4, "{kind}: reading stopped");
-        for size in [5_000, 1 << 16] {
-            let got = windowed(open(), size);
+        for piece in [1_250, 1 << 14] {
+            let got = windowed(open(), piece);
             assert!(
                 got == want,
-                "{kind}, windows of {size}: {:?} vs {:?}",
+                "{kind}, pieces of {piece}: {:?} vs {:?}",
                 (got.2, got.3, got.4, got.1.last()),
                 (want.2, want.3, want.4, want.1.last())
             );

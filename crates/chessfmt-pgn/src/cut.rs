@@ -12,8 +12,8 @@ const QUICK_TAG_LINE: usize = 1 << 10;
 
 /// PGN bytes in memory (an uncompressed file, mapped): [`replay_in_order`](crate::replay_in_order)
 /// cuts them at game boundaries and tokenises the pieces in parallel (a stream's windows are
-/// read as bytes in memory too). The games, their numbers and byte offsets, and the skipped games are the same as
-/// [`PgnReader`] gives on the same bytes.
+/// read as bytes in memory too). The games, their numbers and byte offsets, and the skipped
+/// games are the same as [`PgnReader`] gives on the same bytes.
 #[derive(Clone, Copy)]
 pub struct PgnBytes<'a> {
     pub(crate) data: &'a [u8],

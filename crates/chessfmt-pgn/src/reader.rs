@@ -86,6 +86,12 @@ pub(crate) fn is_stream_damage(e: &io::Error) -> bool {
     ) || e.to_string().contains("incomplete frame")
 }
 
+/// A tag line over [`Limits::pgn_tag_line`]: whether pgn-reader could not hold it or
+/// [`Collect`] refused it.
+fn tag_line_over(limits: &Limits) -> LimitExceeded {
+    LimitExceeded::new("pgn_tag_line", "tag-line bytes", limits.pgn_tag_line)
+}
+
 /// A game [`Collect`] gave up on: over a limit.
 type Collected = Result<(Vec<(String, String)>, Vec<SanPlus>, Option<Outcome>), LimitExceeded>;
 
@@ -141,11 +147,7 @@ impl Visitor for Collect {
         // "[" to the closing quote, with the space before the value (what pgn-reader always
         // holds whole).
         if name.len() + value.as_bytes().len() + 4 > self.limits.pgn_tag_line {
-            return ControlFlow::Break(Err(LimitExceeded::new(
-                "pgn_tag_line",
-                "tag-line bytes",
-                self.limits.pgn_tag_line,
-            )));
+            return ControlFlow::Break(Err(tag_line_over(&self.limits)));
         }
         self.tags += 1;
         self.tag_bytes += name.len() + value.as_bytes().len();
@@ -465,11 +467,7 @@ impl<R: Read> PgnReader<R> {
                         self.truncated(index, offset, inside);
                         return Ok(None);
                     }
-                    let limit = LimitExceeded::new(
-                        "pgn_tag_line",
-                        "tag-line bytes",
-                        self.limits.pgn_tag_line,
-                    );
+                    let limit = tag_line_over(&self.limits);
                     self.skip(index, offset, SkipReason::OverLimit(limit));
                     self.skip_rest()?;
                     continue;

@@ -376,11 +376,12 @@ where
         .with_header_filter(unread.keep_header)
         .with_ply_limit(unread.ply_limit)
         .with_piece_size(unread.piece);
-    let size = 4 * rayon::current_num_threads().max(1) * template.piece_size();
-    // A window runs on past its size while no game begins, up to 4 MiB more (a game of
-    // megabytes, text without "[Event" lines: then one reader reads on, in little memory).
-    let most = size + size.min(4 << 20);
-    let mut windows = Windows::new(unread.source, size, most);
+    let mut windows = Windows::of_pieces(
+        unread.source,
+        template.piece_size(),
+        rayon::current_num_threads(),
+    );
+    let most = windows.most();
     let tally = unread.tally;
     let mut skipped = SkipStats::default();
     let (mut index, mut read) = (0u64, 0u64);

@@ -62,7 +62,7 @@ pub struct PgnWindows<R> {
     most: usize,
     /// Bytes read past the last window's end.
     carry: Vec<u8>,
-    /// A window's bytes handed back ([`Windows::recycle`]), filled again by the next: a
+    /// A window's bytes handed back ([`PgnWindows::recycle`]), filled again by the next: a
     /// stream of gigabytes goes through the same few buffers, not fresh memory each window.
     spare: Vec<u8>,
     /// Where `carry` begins in the stream.
@@ -86,6 +86,20 @@ impl<R: Read> PgnWindows<R> {
             ended: false,
             damage: None,
         }
+    }
+
+    /// Windows of four pieces of `piece` bytes a thread of `threads` (what a parallel reader
+    /// cuts each window into), run on past that by at most as much again and 4 MiB: past it,
+    /// one game of megabytes or text without `[Event` lines is [`NextWindow::TooLong`], for
+    /// one reader to read on in little memory.
+    pub fn of_pieces(source: R, piece: usize, threads: usize) -> Self {
+        let size = 4 * threads.max(1) * piece.max(1);
+        Self::new(source, size, size + size.min(4 << 20))
+    }
+
+    /// The longest a window runs on while no game begins.
+    pub fn most(&self) -> usize {
+        self.most
     }
 
     /// The error of a compressed stream cut short or damaged that ended the windows (they end
@@ -114,12 +128,10 @@ impl<R: Read> PgnWindows<R> {
         if want > 0 && !self.ended {
             // Room for all of it first: reading to the end would double the buffer.
             buf.reserve(want);
-            let before = buf.len();
             match (&mut self.source).take(want as u64).read_to_end(buf) {
                 Ok(got) => self.ended = got < want,
                 // What was read before the damage is kept (in `buf`): the windows end there.
                 Err(e) if crate::reader::is_stream_damage(&e) => {
-                    debug_assert!(buf.len() >= before);
                     self.ended = true;
                     self.damage = Some(e);
                 }

@@ -16,7 +16,6 @@ use crate::{
     CliError, CliResult,
     formats::{Format, detect, polyglot_summary},
     output::report,
-    pgn_input::Input,
     progress,
 };
 
@@ -64,18 +63,26 @@ fn pgn_summary(path: &Path) -> Result<PgnSummary, CliError> {
     };
     let bar = progress::spinner("games");
     let mut skipped = SkipStats::default();
-    // Pages already read leave memory: the map never holds the whole file.
-    let (data, release);
-    let pgn: PgnInput<'_, Box<dyn std::io::Read + Send>> = match input {
-        Input::Mapped(mapped) => {
-            data = mapped;
-            release = |r| data.release(r);
-            PgnInput::Bytes(chessfmt_pgn::PgnBytes::new(&data).with_release(&release))
-        }
-        Input::Stream(reader) => PgnInput::Reader(reader),
-    };
-    let read = chessfmt_pgn::replay_in_order(
-        pgn.with_header_filter(chessfmt_pgn::essential_header),
+    let read = add_pgn!(input, |pgn| count_games(pgn, &mut s, &mut skipped, &bar));
+    skipped.merge(read.map_err(|e| CliError(format!("{}: {e}", path.display())))?);
+    bar.finish_and_clear();
+    s.skipped = skipped.total();
+    s.skipped_by_reason = skipped.by_kind.clone();
+    crate::pgn_input::warn_skipped(Some(path), &skipped);
+    Ok(s)
+}
+
+/// Replays the games of `pgn` on the pool and counts them into `s` in input order, the games
+/// that cannot be replayed into `skipped`; returns the games the reader left out.
+fn count_games<'a, R: std::io::Read + Send>(
+    pgn: impl Into<PgnInput<'a, R>>,
+    s: &mut PgnSummary,
+    skipped: &mut SkipStats,
+    bar: &indicatif::ProgressBar,
+) -> std::io::Result<SkipStats> {
+    chessfmt_pgn::replay_in_order(
+        pgn.into()
+            .with_header_filter(chessfmt_pgn::essential_header),
         1024,
         |raw| raw.resolve().map(|g| (g.moves.len() as u64, g.result)),
         |batch| {
@@ -97,13 +104,7 @@ fn pgn_summary(path: &Path) -> Result<PgnSummary, CliError> {
             ControlFlow::Continue(())
         },
         |n| bar.set_position(n),
-    );
-    skipped.merge(read.map_err(|e| CliError(format!("{}: {e}", path.display())))?);
-    bar.finish_and_clear();
-    s.skipped = skipped.total();
-    s.skipped_by_reason = skipped.by_kind.clone();
-    crate::pgn_input::warn_skipped(Some(path), &skipped);
-    Ok(s)
+    )
 }
 
 /// Summary of a book or database of several files, or of self-play data.

@@ -247,20 +247,20 @@ impl DatabaseImport {
         if threads() <= 1 {
             return self.add_pgn(input, skipped, read);
         }
-        self.add_pgn_windows(input, 4 * threads() * (1 << 19), skipped, read)
+        self.add_pgn_windows(input, 1 << 19, skipped, read)
     }
 
-    /// [`add_pgn_stream`](Self::add_pgn_stream) in windows of `size` bytes (tests use small
-    /// ones).
+    /// [`add_pgn_stream`](Self::add_pgn_stream) in windows of four pieces of `piece` bytes a
+    /// thread (tests use small ones).
     #[doc(hidden)]
     pub fn add_pgn_windows<R: Read + Send>(
         &mut self,
         input: R,
-        size: usize,
+        piece: usize,
         mut skipped: impl FnMut(String),
         mut read: impl FnMut(),
     ) -> Result<ImportStats, ImportFailure> {
-        let mut windows = chessfmt_pgn::PgnWindows::new(input, size, size + size.min(4 << 20));
+        let mut windows = chessfmt_pgn::PgnWindows::of_pieces(input, piece, threads());
         let reading = PieceReading {
             limits: self.limits,
             options: self.options,
