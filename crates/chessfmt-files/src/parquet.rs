@@ -43,6 +43,14 @@ pub struct Text {
 }
 
 impl Text {
+    /// Room for `values` values of `bytes` bytes in all.
+    pub fn with_capacity(values: usize, bytes: usize) -> Text {
+        Text {
+            data: Vec::with_capacity(bytes),
+            ends: Vec::with_capacity(values),
+        }
+    }
+
     /// Appends a value.
     pub fn push(&mut self, s: &str) {
         self.push_bytes(s.as_bytes());

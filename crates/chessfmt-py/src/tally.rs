@@ -179,14 +179,13 @@ fn tally_merge(
 ) -> PyResult<(u64, u64)> {
     inputs::check_output(&out, &parts, overwrite)?;
     py.detach(|| {
-        let readers = parts
-            .iter()
-            .map(|p| open_table(p))
-            .collect::<PyResult<Vec<_>>>()?;
+        let readers = chessfmt_tally::table::open_merge_inputs(&parts).map_err(table_error)?;
         write_file(&out, overwrite, |w| {
             let mut table = TableWriter::new(TableFormat::of_path(&out), w)?;
-            let stats = chessfmt_tally::merge(readers, |r| table.write(&r), |i| parts[i].clone())?;
+            let mut merge = chessfmt_tally::Merge::new(readers, |i| parts[i].clone())?;
+            table.write_merge(&mut merge)?;
             table.finish()?;
+            let stats = merge.stats();
             Ok((stats.rows_read, stats.rows_written))
         })
     })

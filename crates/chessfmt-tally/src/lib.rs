@@ -70,7 +70,7 @@ pub use chunks::map_chunks;
 pub use csv::{CsvReader, CsvWriter};
 pub use error::{Error, ErrorKind};
 pub use gather::BadRows;
-pub use merge::{MergeStats, merge, merge_batches, sort_and_sum};
+pub use merge::{Merge, MergeStats, merge, merge_batches, sort_and_sum};
 pub use position::PackedPosition;
 pub use resolve::RowResolver;
 pub use row::{Counts, Row, RowBatch, RowRef};

@@ -101,26 +101,115 @@ pub fn merge_batches<I>(
 where
     I: Iterator<Item = Result<RowBatch, Error>>,
 {
-    let mut stats = MergeStats::default();
-    let mut cursors: Vec<Cursor<I>> = Vec::with_capacity(inputs.len());
-    // The inputs with a row, by (key, input): the smallest key on top.
-    let mut heap: BinaryHeap<Reverse<(u64, usize)>> = BinaryHeap::with_capacity(inputs.len());
-    for (i, batches) in inputs.into_iter().enumerate() {
-        let mut cursor = Cursor {
-            batches,
-            batch: RowBatch::default(),
-            at: 0,
-        };
-        // Advancing from an empty batch reads the first row.
-        if cursor.advance(&mut stats).map_err(|e| e.in_file(name(i)))? {
-            heap.push(Reverse((cursor.row().map_or(0, |r| r.key), i)));
-        }
-        cursors.push(cursor);
+    let mut merge = Merge::new(inputs, name)?;
+    while let Some(row) = merge.next_row()? {
+        out(row)?;
     }
-    let mut current = Row::new(0, "", "");
-    let mut have = false;
-    let mut tied: Vec<usize> = Vec::new();
-    while let Some(Reverse((key, first))) = heap.pop() {
+    Ok(merge.stats().clone())
+}
+
+/// A merge of sorted tables in progress ([`merge_batches`] a row at a time): each
+/// [`Merge::next_row`] gives the next row of the merged table, borrowed until the call after,
+/// so that a writer can take the rows in windows on a thread of its choosing
+/// ([`crate::TableWriter::write_merge`]). Memory holds one batch per input.
+pub struct Merge<I, N> {
+    cursors: Vec<Cursor<I>>,
+    /// The inputs with a row, by (key, input): the smallest key on top.
+    heap: BinaryHeap<Reverse<(u64, usize)>>,
+    /// The row being summed, and whether there is one.
+    current: Row,
+    have: bool,
+    /// The row last given out (the one summed before `current`).
+    given: Row,
+    tied: Vec<usize>,
+    stats: MergeStats,
+    name: N,
+}
+
+impl<I, N> std::fmt::Debug for Merge<I, N> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Merge")
+            .field("inputs", &self.cursors.len())
+            .field("stats", &self.stats)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<I, N> Merge<I, N>
+where
+    I: Iterator<Item = Result<RowBatch, Error>>,
+    N: Fn(usize) -> std::path::PathBuf,
+{
+    /// Starts merging `inputs` (reading the first batch of each); `name(i)` names input `i`
+    /// in an error.
+    pub fn new(inputs: Vec<I>, name: N) -> Result<Merge<I, N>, Error> {
+        let mut merge = Merge {
+            cursors: Vec::with_capacity(inputs.len()),
+            heap: BinaryHeap::with_capacity(inputs.len()),
+            current: Row::new(0, "", ""),
+            have: false,
+            given: Row::new(0, "", ""),
+            tied: Vec::new(),
+            stats: MergeStats::default(),
+            name,
+        };
+        for (i, batches) in inputs.into_iter().enumerate() {
+            let mut cursor = Cursor {
+                batches,
+                batch: RowBatch::default(),
+                at: 0,
+            };
+            // Advancing from an empty batch reads the first row.
+            if cursor
+                .advance(&mut merge.stats)
+                .map_err(|e| e.in_file((merge.name)(i)))?
+            {
+                merge
+                    .heap
+                    .push(Reverse((cursor.row().map_or(0, |r| r.key), i)));
+            }
+            merge.cursors.push(cursor);
+        }
+        Ok(merge)
+    }
+
+    /// What the merge has read and given out so far.
+    pub fn stats(&self) -> &MergeStats {
+        &self.stats
+    }
+
+    /// The next row of the merged table (the rows of one position and move summed); `None`
+    /// at the end. An input out of order, or an error an input yields, is an error naming
+    /// the input.
+    pub fn next_row(&mut self) -> Result<Option<RowRef<'_>>, Error> {
+        while let Some(Reverse((key, first))) = self.heap.pop() {
+            let finished = self.take(key, first)?;
+            if finished {
+                self.stats.rows_written += 1;
+                return Ok(Some(self.given.as_ref()));
+            }
+        }
+        if std::mem::take(&mut self.have) {
+            self.stats.rows_written += 1;
+            std::mem::swap(&mut self.given, &mut self.current);
+            return Ok(Some(self.given.as_ref()));
+        }
+        Ok(None)
+    }
+
+    /// Takes the smallest row of the inputs at `key` (`first` popped from the heap) into the
+    /// row being summed; whether that finished the row before it (then in `given`).
+    fn take(&mut self, key: u64, first: usize) -> Result<bool, Error> {
+        let Merge {
+            cursors,
+            heap,
+            current,
+            have,
+            given,
+            tied,
+            stats,
+            name,
+        } = self;
         // The inputs at the smallest key; of them, the smallest row (the first input on ties).
         tied.clear();
         tied.push(first);
@@ -140,13 +229,14 @@ where
                 best = i;
             }
         }
+        let mut finished = false;
         if let Some(row) = cursors[best].row() {
-            if have && row.same_position_move(current.as_ref()) {
+            if *have && row.same_position_move(current.as_ref()) {
                 current.counts.merge(row.counts);
             } else {
-                if have {
-                    stats.rows_written += 1;
-                    out(current.as_ref())?;
+                if *have {
+                    std::mem::swap(given, current);
+                    finished = true;
                 }
                 current.key = row.key;
                 current.epd.clear();
@@ -154,27 +244,20 @@ where
                 current.uci.clear();
                 current.uci.push_str(row.uci);
                 current.counts = *row.counts;
-                have = true;
+                *have = true;
             }
         }
-        for &i in &tied {
+        for &i in tied.iter() {
             if i == best {
-                if cursors[i]
-                    .advance(&mut stats)
-                    .map_err(|e| e.in_file(name(i)))?
-                {
+                if cursors[i].advance(stats).map_err(|e| e.in_file(name(i)))? {
                     heap.push(Reverse((cursors[i].row().map_or(0, |r| r.key), i)));
                 }
             } else {
                 heap.push(Reverse((key, i)));
             }
         }
+        Ok(finished)
     }
-    if have {
-        stats.rows_written += 1;
-        out(current.as_ref())?;
-    }
-    Ok(stats)
 }
 
 /// Sorts rows into the table's order and sums the rows of one position and move: a table

@@ -45,12 +45,16 @@ use chessfmt_files::parquet::{
     Cells, Column, GroupCursor, ParquetFile, ParquetSource, Text, Values,
 };
 
-use crate::{Counts, Error, ErrorKind, Row, RowBatch, RowRef};
+use crate::{Counts, Error, ErrorKind, Merge, Row, RowBatch, RowRef};
 
 pub use chessfmt_files::parquet::{MAX_ROW_GROUP_BYTES, MAX_ROW_GROUP_ROWS};
 
 /// Rows per row group written (about 10 MB compressed for a table of full games).
 pub const ROW_GROUP_ROWS: usize = 1 << 18;
+
+/// Rows of a merge taken at a time for the pool ([`ParquetWriter::write_merge`]): an eighth
+/// of a row group, so that every row group but the last has [`ROW_GROUP_ROWS`] rows.
+const MERGE_WINDOW_ROWS: usize = ROW_GROUP_ROWS / 8;
 
 /// The schema written.
 const SCHEMA: &str = "message chessfmt_tally {
@@ -110,6 +114,19 @@ pub(crate) struct Columns {
 }
 
 impl Columns {
+    /// Columns with room for `rows` rows (their text at a row's usual length).
+    fn with_capacity(rows: usize) -> Columns {
+        Columns {
+            key: Vec::with_capacity(rows),
+            epd: Text::with_capacity(rows, rows * 56),
+            uci: Text::with_capacity(rows, rows * 4),
+            counts: std::array::from_fn(|_| Vec::with_capacity(rows)),
+            years: std::array::from_fn(|_| Vec::with_capacity(rows)),
+            first_seen: Vec::with_capacity(rows),
+            first_seen_levels: Vec::with_capacity(rows),
+        }
+    }
+
     fn len(&self) -> usize {
         self.key.len()
     }
@@ -212,6 +229,36 @@ impl<W: Write> ParquetWriter<W> {
         Ok(())
     }
 
+    /// Writes the rows of `merge` to its end ([`crate::TableWriter::write_merge`]): windows
+    /// of [`MERGE_WINDOW_ROWS`] rows taken from the merge on the pool, row groups of
+    /// [`ROW_GROUP_ROWS`] encoded one at a time while the merge goes on
+    /// ([`Self::write_windows`]; the merge on one thread cannot outrun one row group's
+    /// columns encoded at once, so more would only take memory). The windows do not depend
+    /// on the number of threads, so neither does the file.
+    pub(crate) fn write_merge<I, N>(&mut self, merge: &mut Merge<I, N>) -> Result<(), Error>
+    where
+        I: Iterator<Item = Result<RowBatch, Error>> + Send,
+        N: Fn(usize) -> std::path::PathBuf + Send,
+    {
+        let mut failed = None;
+        let mut done = false;
+        self.write_windows(1, || {
+            let mut columns = Columns::with_capacity(MERGE_WINDOW_ROWS);
+            while !done && columns.len() < MERGE_WINDOW_ROWS {
+                match merge.next_row() {
+                    Ok(Some(r)) => columns.push_parts(r.key, r.epd, r.uci, r.counts),
+                    Ok(None) => done = true,
+                    Err(e) => {
+                        failed = Some(e);
+                        done = true;
+                    }
+                }
+            }
+            (columns.len() > 0).then(|| vec![columns])
+        })?;
+        failed.map_or(Ok(()), Err)
+    }
+
     /// Rows written.
     pub fn rows(&self) -> u64 {
         self.rows
@@ -219,16 +266,18 @@ impl<W: Write> ParquetWriter<W> {
 
     /// Writes the rows `next` makes, a window at a time (its parts in order; `None`: no
     /// more), in row groups of whole windows of at least [`ROW_GROUP_ROWS`] rows. Row groups
-    /// are encoded on the pool a few at once (a quarter as many as the pool has threads,
-    /// their column chunks all at once, the windows' parts never joined) while `next` makes
-    /// the windows of the following ones and this thread writes out the ones before.
+    /// are encoded on the pool `at_once` at a time (their column chunks all at once, the
+    /// windows' parts never joined) while `next` makes the windows of the following ones and
+    /// this thread writes out the ones before; the memory is that of twice `at_once` row
+    /// groups.
     pub(crate) fn write_windows(
         &mut self,
+        at_once: usize,
         mut next: impl FnMut() -> Option<Vec<Columns>> + Send,
     ) -> Result<(), Error> {
         // Rows written one by one before go first.
         self.write_row_group()?;
-        let at_once = rayon::current_num_threads().div_ceil(4);
+        let at_once = at_once.max(1);
         let mut full: Vec<Vec<Columns>> = Vec::new();
         let mut more = true;
         loop {
@@ -671,7 +720,7 @@ mod tests {
                     }
                     c
                 });
-                w.write_windows(|| {
+                w.write_windows(rayon::current_num_threads().div_ceil(4), || {
                     let window: Vec<Columns> = parts.by_ref().take(3).collect();
                     (!window.is_empty()).then_some(window)
                 })
@@ -686,6 +735,70 @@ mod tests {
         assert_eq!(reader.row_groups(), 1 + 3);
         assert_eq!(read(many.clone()), rows);
         assert!(write_on(1) == many, "the bytes depend on the threads");
+    }
+
+    /// A merge written as it goes ([`ParquetWriter::write_merge`]): the rows
+    /// [`crate::merge_batches`] gives (rows of both inputs summed), in row groups of
+    /// [`ROW_GROUP_ROWS`] rows but the last, the same bytes from a pool of one thread and of
+    /// five; an input found out of order half-way ends the writing with the merge's error.
+    #[test]
+    fn merges_written_on_the_pool() {
+        let n = ROW_GROUP_ROWS as u64 + 3000;
+        // Every third row in both inputs: summed.
+        let a = crate::sort_and_sum(
+            (0..n)
+                .filter(|i| i % 2 == 0 || i % 3 == 0)
+                .map(row)
+                .collect(),
+        );
+        let b = crate::sort_and_sum(
+            (0..n)
+                .filter(|i| i % 2 == 1 || i % 3 == 0)
+                .map(row)
+                .collect(),
+        );
+        let want = crate::sort_and_sum([a.clone(), b.clone()].concat());
+        assert!(want.len() < a.len() + b.len() && want.len() > ROW_GROUP_ROWS);
+        let inputs = |b: &[Row]| {
+            [a.clone(), b.to_vec()]
+                .into_iter()
+                .map(|rows| crate::table::batches_of(rows.into_iter().map(Ok), 1000))
+                .collect::<Vec<_>>()
+        };
+        let write_on = |threads: usize, b: &[Row]| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| {
+                let mut w = ParquetWriter::new(Vec::new()).unwrap();
+                let mut merge = Merge::new(inputs(b), |i| format!("part {i}").into()).unwrap();
+                w.write_merge(&mut merge)?;
+                assert_eq!(merge.stats().rows_written, want.len() as u64);
+                assert_eq!(w.rows(), want.len() as u64);
+                w.finish()
+            })
+        };
+        let one = write_on(1, &b).unwrap();
+        assert_eq!(
+            ParquetReader::from_bytes(one.clone()).unwrap().row_groups(),
+            2
+        );
+        let mut reader = ParquetReader::from_bytes(one.clone()).unwrap();
+        let first = reader.next_batch().unwrap().unwrap();
+        assert_eq!(first.len(), BATCH_ROWS);
+        assert!(read(one.clone()) == want);
+        assert!(
+            write_on(5, &b).unwrap() == one,
+            "the bytes depend on the threads"
+        );
+        let mut unsorted = b.clone();
+        unsorted.insert(ROW_GROUP_ROWS / 2, row(1));
+        for threads in [1, 5] {
+            let e = write_on(threads, &unsorted).unwrap_err();
+            assert!(matches!(e.kind(), ErrorKind::Unsorted), "{e}");
+            assert!(e.to_string().contains("part 1"), "{e}");
+        }
     }
 
     /// More rows than a row group: every row back as written, in order.

@@ -88,6 +88,27 @@ impl<W: Write> TableWriter<W> {
         }
     }
 
+    /// Writes the rows of `merge` to its end: the same rows as [`TableWriter::write_ref`] of
+    /// each, a Parquet table's row groups encoded on the rayon pool while the merge goes on
+    /// (a merge of tables is then as fast as the slower of merging and encoding, not their
+    /// sum). An error of the merge (an input unsorted or unreadable) ends the writing.
+    pub fn write_merge<I, N>(&mut self, merge: &mut crate::Merge<I, N>) -> Result<(), Error>
+    where
+        I: Iterator<Item = Result<RowBatch, Error>> + Send,
+        N: Fn(usize) -> std::path::PathBuf + Send,
+    {
+        match self {
+            TableWriter::Csv(w) => {
+                while let Some(row) = merge.next_row()? {
+                    w.write_ref(row)?;
+                }
+                Ok(())
+            }
+            #[cfg(feature = "parquet")]
+            TableWriter::Parquet(w) => w.write_merge(merge),
+        }
+    }
+
     /// Rows written.
     pub fn rows(&self) -> u64 {
         match self {
@@ -300,6 +321,26 @@ pub fn open_batches(path: &Path) -> Result<TableBatches, Error> {
 /// 4,096 rows).
 pub fn open_batches_one_thread(path: &Path) -> Result<TableBatches, Error> {
     open_batches_sized(path, MERGE_BATCH, 1)
+}
+
+/// The inputs of a merge ([`crate::Merge`]), each read a batch at a time as
+/// [`open_batches_one_thread`] reads it; when they are no more than twice as many as the
+/// rayon pool has threads, each is read on a thread of its own, four batches ahead
+/// ([`batches_ahead`]), so that decoding overlaps the merge (more inputs are read on the
+/// merge's thread: no thread per input of a merge of hundreds). Every error names its file.
+pub fn open_merge_inputs<P: AsRef<Path>>(paths: &[P]) -> Result<Vec<TableBatches>, Error> {
+    let ahead = paths.len() <= 2 * rayon::current_num_threads();
+    paths
+        .iter()
+        .map(|p| {
+            let batches = open_batches_one_thread(p.as_ref())?;
+            Ok(if ahead {
+                batches_ahead(batches)
+            } else {
+                batches
+            })
+        })
+        .collect()
 }
 
 fn open_batches_sized(path: &Path, rows: usize, decoders: usize) -> Result<TableBatches, Error> {

@@ -132,7 +132,9 @@ fn write_shards<W: Write>(shards: &[Shard], out: &mut TableWriter<W>) -> Result<
         #[cfg(feature = "parquet")]
         TableWriter::Parquet(parquet) => {
             let mut windows = windows;
-            parquet.write_windows(move || {
+            // A quarter as many row groups at once as the pool has threads: the windows are
+            // made on every thread too.
+            parquet.write_windows(rayon::current_num_threads().div_ceil(4), move || {
                 let (shard, window) = windows.next()?;
                 let parts = window
                     .par_chunks(CHUNK)

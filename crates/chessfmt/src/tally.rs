@@ -272,13 +272,8 @@ fn merge(args: &MergeArgs) -> CliResult {
     let compression = compression(args.compression, &args.out.output);
     refuse_existing(&args.out)?;
     let start = std::time::Instant::now();
-    let mut readers = Vec::new();
-    for p in &args.parts {
-        readers.push(
-            chessfmt_tally::table::open_batches_one_thread(p)
-                .map_err(|e| CliError(e.to_string()))?,
-        );
-    }
+    let readers = chessfmt_tally::table::open_merge_inputs(&args.parts)
+        .map_err(|e| CliError(e.to_string()))?;
     let stats = crate::destination::write_single(
         &args.out.output,
         args.out.force,
@@ -292,14 +287,11 @@ fn merge(args: &MergeArgs) -> CliResult {
                 compression,
             )
             .map_err(table_error)?;
-            let stats = chessfmt_tally::merge_batches(
-                readers,
-                |r| table.write_ref(r),
-                |i| args.parts[i].clone(),
-            )
-            .map_err(table_error)?;
+            let mut merge = chessfmt_tally::Merge::new(readers, |i| args.parts[i].clone())
+                .map_err(table_error)?;
+            table.write_merge(&mut merge).map_err(table_error)?;
             table.finish().map_err(table_error)?;
-            Ok(stats)
+            Ok(merge.stats().clone())
         },
     )?;
     let seconds = start.elapsed().as_secs_f64();
