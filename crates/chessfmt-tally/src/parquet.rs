@@ -52,10 +52,6 @@ pub use chessfmt_files::parquet::{MAX_ROW_GROUP_BYTES, MAX_ROW_GROUP_ROWS};
 /// Rows per row group written (about 10 MB compressed for a table of full games).
 pub const ROW_GROUP_ROWS: usize = 1 << 18;
 
-/// Rows of a merge taken at a time for the pool ([`ParquetWriter::write_merge`]): an eighth
-/// of a row group, so that every row group but the last has [`ROW_GROUP_ROWS`] rows.
-const MERGE_WINDOW_ROWS: usize = ROW_GROUP_ROWS / 8;
-
 /// The schema written.
 const SCHEMA: &str = "message chessfmt_tally {
     required int64 key (INTEGER(64,false));
@@ -182,6 +178,8 @@ pub struct ParquetWriter<W: Write> {
     file: ParquetFile<W>,
     columns: Columns,
     rows: u64,
+    /// Rows per row group ([`ParquetWriter::set_row_group_rows`]).
+    group_rows: usize,
 }
 
 impl<W: Write> std::fmt::Debug for ParquetWriter<W> {
@@ -210,7 +208,15 @@ impl<W: Write> ParquetWriter<W> {
             file,
             columns: Columns::default(),
             rows: 0,
+            group_rows: ROW_GROUP_ROWS,
         })
+    }
+
+    /// Writes row groups of `rows` rows (a multiple of 8, at least 4,096, at most
+    /// [`ROW_GROUP_ROWS`], the default) from here on: a writer holds about two row groups'
+    /// rows, so smaller groups keep a table written under a memory limit within it.
+    pub fn set_row_group_rows(&mut self, rows: usize) {
+        self.group_rows = (rows & !7).clamp(4096, ROW_GROUP_ROWS);
     }
 
     /// Writes one row.
@@ -223,15 +229,15 @@ impl<W: Write> ParquetWriter<W> {
         self.columns
             .push_parts(row.key, row.epd, row.uci, row.counts);
         self.rows += 1;
-        if self.columns.len() >= ROW_GROUP_ROWS {
+        if self.columns.len() >= self.group_rows {
             self.write_row_group()?;
         }
         Ok(())
     }
 
     /// Writes the rows of `merge` to its end ([`crate::TableWriter::write_merge`]): windows
-    /// of [`MERGE_WINDOW_ROWS`] rows taken from the merge on the pool, row groups of
-    /// [`ROW_GROUP_ROWS`] encoded one at a time while the merge goes on
+    /// of an eighth of a row group taken from the merge on the pool (so that every row group
+    /// but the last is whole), row groups encoded one at a time while the merge goes on
     /// ([`Self::write_windows`]; the merge on one thread cannot outrun one row group's
     /// columns encoded at once, so more would only take memory). The windows do not depend
     /// on the number of threads, so neither does the file.
@@ -242,9 +248,10 @@ impl<W: Write> ParquetWriter<W> {
     {
         let mut failed = None;
         let mut done = false;
+        let window = self.group_rows / 8;
         self.write_windows(1, || {
-            let mut columns = Columns::with_capacity(MERGE_WINDOW_ROWS);
-            while !done && columns.len() < MERGE_WINDOW_ROWS {
+            let mut columns = Columns::with_capacity(window);
+            while !done && columns.len() < window {
                 match merge.next_row() {
                     Ok(Some(r)) => columns.push_parts(r.key, r.epd, r.uci, r.counts),
                     Ok(None) => done = true,
@@ -265,7 +272,7 @@ impl<W: Write> ParquetWriter<W> {
     }
 
     /// Writes the rows `next` makes, a window at a time (its parts in order; `None`: no
-    /// more), in row groups of whole windows of at least [`ROW_GROUP_ROWS`] rows. Row groups
+    /// more), in row groups of whole windows of at least a row group's rows. Row groups
     /// are encoded on the pool `at_once` at a time (their column chunks all at once, the
     /// windows' parts never joined) while `next` makes the windows of the following ones and
     /// this thread writes out the ones before; the memory is that of twice `at_once` row
@@ -278,6 +285,7 @@ impl<W: Write> ParquetWriter<W> {
         // Rows written one by one before go first.
         self.write_row_group()?;
         let at_once = at_once.max(1);
+        let group_rows = self.group_rows;
         let mut full: Vec<Vec<Columns>> = Vec::new();
         let mut more = true;
         loop {
@@ -297,7 +305,7 @@ impl<W: Write> ParquetWriter<W> {
                         let mut made = Vec::new();
                         while more && made.len() < at_once {
                             let (mut group, mut n) = (Vec::new(), 0);
-                            while n < ROW_GROUP_ROWS {
+                            while n < group_rows {
                                 let Some(window) = next() else {
                                     more = false;
                                     break;

@@ -74,6 +74,18 @@ impl<W: Write> TableWriter<W> {
         }
     }
 
+    /// A Parquet table's row groups of `rows` rows from here on
+    /// ([`crate::parquet::ParquetWriter::set_row_group_rows`]; CSV has none).
+    pub fn set_row_group_rows(&mut self, rows: usize) {
+        match self {
+            TableWriter::Csv(_) => {}
+            #[cfg(feature = "parquet")]
+            TableWriter::Parquet(w) => w.set_row_group_rows(rows),
+        }
+        #[cfg(not(feature = "parquet"))]
+        let _ = rows;
+    }
+
     /// Writes one row.
     pub fn write(&mut self, row: &Row) -> Result<(), Error> {
         self.write_ref(row.as_ref())

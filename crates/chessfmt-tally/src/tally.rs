@@ -33,7 +33,8 @@ pub struct TallyOptions {
     /// build).
     pub max_ply: Option<usize>,
     /// Keep memory near this ceiling by writing sorted runs to temporary files (none by
-    /// default).
+    /// default); a Parquet table from runs is written in row groups small enough for two to
+    /// take an eighth of it.
     pub memory_limit: Option<MemoryLimit>,
     /// The number of this part when a collection is counted in parts (0 by default): moves
     /// first seen in a lower part come first among equals ([`Counts::first_seen`]), so parts
@@ -96,6 +97,11 @@ pub struct TallyStats {
     /// Sorted runs written to temporary files (memory-limited tallies).
     pub runs: usize,
 }
+
+/// The merge of a tally's runs ([`Tally::write_rows`], [`Tally::write_table`]): its runs read
+/// in batches, named by their paths.
+type RunMerge =
+    crate::Merge<crate::table::TableBatches, Box<dyn Fn(usize) -> std::path::PathBuf + Send>>;
 
 /// Writes the rows of the sorted `shards`, made on the pool a window of positions at a time
 /// (EPD once per position): CSV as text per chunk; Parquet as columns per chunk, each full row
@@ -461,25 +467,34 @@ impl Tally {
             }
             return Ok(self.stats);
         }
-        // What is still in memory becomes a run too: the merge then holds a batch of 64 rows
-        // per run.
+        let mut merge = self.merge_runs()?;
+        while let Some(r) = merge.next_row()? {
+            out(r.to_row())?;
+        }
+        self.stats.rows = merge.stats().rows_written;
+        Ok(self.stats)
+    }
+
+    /// The merge of the runs written (what is still in memory written as one more run, and
+    /// the table's memory given back first: the merge holds a batch of 64 rows per run).
+    fn merge_runs(&mut self) -> Result<RunMerge, Error> {
         if !self.is_empty() {
             self.write_run()?;
         }
+        self.shards = (0..SHARDS).map(|_| Shard::default()).collect();
         let mut inputs = Vec::new();
         for run in &self.runs {
             let f = File::open(run.path()).map_err(|e| Error::from(e).in_file(run.path()))?;
             let rows = CsvReader::new(BufReader::with_capacity(1 << 16, f));
-            inputs.push(crate::table::batches_of(rows, crate::table::MERGE_BATCH));
+            let batches: crate::table::TableBatches =
+                Box::new(crate::table::batches_of(rows, crate::table::MERGE_BATCH));
+            inputs.push(batches);
         }
         let paths: Vec<_> = self.runs.iter().map(|r| r.path().to_path_buf()).collect();
-        let merged = crate::merge_batches(
+        crate::Merge::new(
             inputs,
-            |r| out(r.to_row()),
-            |i| paths.get(i).cloned().unwrap_or_default(),
-        )?;
-        self.stats.rows = merged.rows_written;
-        Ok(self.stats)
+            Box::new(move |i| paths.get(i).cloned().unwrap_or_default()),
+        )
     }
 
     /// Writes the finished table as CSV to `w` ([`Tally::write_table`] in that form).
@@ -496,9 +511,17 @@ impl Tally {
     ) -> Result<TallyStats, Error> {
         let mut table = TableWriter::with_compression(format, w, self.options.compression)?;
         if !self.runs.is_empty() {
-            let stats = self.write_rows(|r| table.write(&r))?;
+            // A Parquet table's row groups are encoded on the pool while the runs merge, two
+            // in memory at once: groups of at most a sixteenth of the limit (a row is about
+            // 200 bytes in a group's columns and its encoding).
+            if let Some(limit) = &self.options.memory_limit {
+                table.set_row_group_rows(limit.bytes / 16 / 200);
+            }
+            let mut merge = self.merge_runs()?;
+            table.write_merge(&mut merge)?;
             table.finish()?;
-            return Ok(stats);
+            self.stats.rows = merge.stats().rows_written;
+            return Ok(self.stats);
         }
         self.sort();
         write_shards(&self.shards, &mut table)?;

@@ -54,8 +54,9 @@ pub struct MapArgs {
     #[arg(long)]
     threads: Option<usize>,
     /// Keep memory near MIB mebibytes: the table is written to sorted runs in temporary files
-    /// beside OUT and merged at the end (the same table), and a mapped PGN is read in pieces
-    /// small enough for the games in flight to take a sixth of the limit.
+    /// beside OUT and merged at the end (the same table), a mapped PGN is read in pieces
+    /// small enough for the games in flight to take a sixth of the limit, and a Parquet
+    /// table is written in row groups small enough for two to take an eighth of it.
     #[arg(long, value_name = "MIB")]
     memory_limit: Option<usize>,
     /// All or nothing: any game left out is an error and nothing is written.
