@@ -179,10 +179,9 @@ fn tally_merge(
 ) -> PyResult<(u64, u64)> {
     inputs::check_output(&out, &parts, overwrite)?;
     py.detach(|| {
-        let readers = chessfmt_tally::table::open_merge_inputs(&parts).map_err(table_error)?;
+        let mut merge = chessfmt_tally::table::open_merge(&parts).map_err(table_error)?;
         write_file(&out, overwrite, |w| {
             let mut table = TableWriter::new(TableFormat::of_path(&out), w)?;
-            let mut merge = chessfmt_tally::Merge::new(readers, |i| parts[i].clone())?;
             table.write_merge(&mut merge)?;
             table.finish()?;
             let stats = merge.stats();

@@ -66,6 +66,15 @@ impl Error {
         self
     }
 
+    /// The same error naming `file` unless it names one already (an error that comes through
+    /// a merge of merges names the table it is in, not the merge).
+    pub(crate) fn or_in_file(self, file: impl Into<PathBuf>) -> Error {
+        match self.file {
+            Some(_) => self,
+            None => self.in_file(file),
+        }
+    }
+
     /// What went wrong.
     pub fn kind(&self) -> &ErrorKind {
         &self.kind

@@ -5,6 +5,10 @@
 use std::{
     cmp::{Ordering, Reverse},
     collections::BinaryHeap,
+    sync::{
+        Arc,
+        atomic::{AtomicU64, Ordering::Relaxed},
+    },
 };
 
 use crate::{Error, ErrorKind, Row, RowBatch, RowRef};
@@ -105,7 +109,7 @@ where
     while let Some(row) = merge.next_row()? {
         out(row)?;
     }
-    Ok(merge.stats().clone())
+    Ok(merge.stats())
 }
 
 /// A merge of sorted tables in progress ([`merge_batches`] a row at a time): each
@@ -124,6 +128,9 @@ pub struct Merge<I, N> {
     tied: Vec<usize>,
     stats: MergeStats,
     name: N,
+    /// The rows read by the merges below, where the inputs are merges
+    /// ([`Merge::reading_below`]).
+    below: Vec<Arc<AtomicU64>>,
 }
 
 impl<I, N> std::fmt::Debug for Merge<I, N> {
@@ -152,6 +159,7 @@ where
             tied: Vec::new(),
             stats: MergeStats::default(),
             name,
+            below: Vec::new(),
         };
         for (i, batches) in inputs.into_iter().enumerate() {
             let mut cursor = Cursor {
@@ -162,7 +170,7 @@ where
             // Advancing from an empty batch reads the first row.
             if cursor
                 .advance(&mut merge.stats)
-                .map_err(|e| e.in_file((merge.name)(i)))?
+                .map_err(|e| e.or_in_file((merge.name)(i)))?
             {
                 merge
                     .heap
@@ -173,9 +181,21 @@ where
         Ok(merge)
     }
 
-    /// What the merge has read and given out so far.
-    pub fn stats(&self) -> &MergeStats {
-        &self.stats
+    /// What the merge has read (from the tables, below any merges it reads) and given out so
+    /// far.
+    pub fn stats(&self) -> MergeStats {
+        let mut stats = self.stats.clone();
+        if !self.below.is_empty() {
+            stats.rows_read = self.below.iter().map(|r| r.load(Relaxed)).sum();
+        }
+        stats
+    }
+
+    /// The merge whose inputs are the batches of merges below it
+    /// ([`Merge::into_batches`]), counting as read the rows those read.
+    pub(crate) fn reading_below(mut self, below: Vec<Arc<AtomicU64>>) -> Self {
+        self.below = below;
+        self
     }
 
     /// The next row of the merged table (the rows of one position and move summed); `None`
@@ -197,6 +217,45 @@ where
         Ok(None)
     }
 
+    /// The merged rows in batches of up to `rows` rows, to be the input of a merge above
+    /// this one; `read` follows the rows this merge has read. An error ends the batches.
+    pub(crate) fn into_batches(
+        mut self,
+        rows: usize,
+        read: Arc<AtomicU64>,
+    ) -> impl Iterator<Item = Result<RowBatch, Error>> {
+        let mut pending: Option<Error> = None;
+        let mut done = false;
+        std::iter::from_fn(move || {
+            if let Some(e) = pending.take() {
+                return Some(Err(e));
+            }
+            if done {
+                return None;
+            }
+            let mut batch = RowBatch::with_capacity(rows);
+            while batch.len() < rows {
+                match self.next_row() {
+                    Ok(Some(row)) => batch.push(row),
+                    Ok(None) => {
+                        done = true;
+                        break;
+                    }
+                    Err(e) => {
+                        done = true;
+                        if batch.is_empty() {
+                            return Some(Err(e));
+                        }
+                        pending = Some(e);
+                        break;
+                    }
+                }
+            }
+            read.store(self.stats().rows_read, Relaxed);
+            (!batch.is_empty()).then_some(Ok(batch))
+        })
+    }
+
     /// Takes the smallest row of the inputs at `key` (`first` popped from the heap) into the
     /// row being summed; whether that finished the row before it (then in `given`).
     fn take(&mut self, key: u64, first: usize) -> Result<bool, Error> {
@@ -209,6 +268,7 @@ where
             tied,
             stats,
             name,
+            below: _,
         } = self;
         // The inputs at the smallest key; of them, the smallest row (the first input on ties).
         tied.clear();
@@ -249,7 +309,10 @@ where
         }
         for &i in tied.iter() {
             if i == best {
-                if cursors[i].advance(stats).map_err(|e| e.in_file(name(i)))? {
+                if cursors[i]
+                    .advance(stats)
+                    .map_err(|e| e.or_in_file(name(i)))?
+                {
                     heap.push(Reverse((cursors[i].row().map_or(0, |r| r.key), i)));
                 }
             } else {

@@ -6,7 +6,7 @@
 use std::{
     fs::File,
     io::{self, BufRead, BufReader, Read, Write},
-    path::Path,
+    path::{Path, PathBuf},
 };
 
 use crate::{CsvReader, CsvWriter, Error, Row, RowBatch, RowRef};
@@ -107,7 +107,7 @@ impl<W: Write> TableWriter<W> {
     pub fn write_merge<I, N>(&mut self, merge: &mut crate::Merge<I, N>) -> Result<(), Error>
     where
         I: Iterator<Item = Result<RowBatch, Error>> + Send,
-        N: Fn(usize) -> std::path::PathBuf + Send,
+        N: Fn(usize) -> PathBuf + Send,
     {
         match self {
             TableWriter::Csv(w) => {
@@ -335,24 +335,43 @@ pub fn open_batches_one_thread(path: &Path) -> Result<TableBatches, Error> {
     open_batches_sized(path, MERGE_BATCH, 1)
 }
 
-/// The inputs of a merge ([`crate::Merge`]), each read a batch at a time as
-/// [`open_batches_one_thread`] reads it; when they are no more than twice as many as the
-/// rayon pool has threads, each is read on a thread of its own, four batches ahead
-/// ([`batches_ahead`]), so that decoding overlaps the merge (more inputs are read on the
-/// merge's thread: no thread per input of a merge of hundreds). Every error names its file.
-pub fn open_merge_inputs<P: AsRef<Path>>(paths: &[P]) -> Result<Vec<TableBatches>, Error> {
-    let ahead = paths.len() <= 2 * rayon::current_num_threads();
-    paths
-        .iter()
-        .map(|p| {
-            let batches = open_batches_one_thread(p.as_ref())?;
-            Ok(if ahead {
-                batches_ahead(batches)
-            } else {
-                batches
-            })
-        })
-        .collect()
+/// A merge of the tables in files ([`open_merge`]).
+pub type TableMerge = crate::Merge<TableBatches, Box<dyn Fn(usize) -> PathBuf + Send>>;
+
+/// The merge of the sorted tables at `paths` (a batch at a time, as
+/// [`open_batches_one_thread`] reads them), read in parallel: when they are no more than
+/// twice as many as the rayon pool has threads, each is read on a thread of its own, four
+/// batches ahead ([`batches_ahead`]); more are merged in as many groups of neighbours as the
+/// pool has threads, each group on a thread of its own, and the groups' rows merged — the same
+/// rows and sums (a sum is a sum in any grouping), with no thread per table of a merge of
+/// hundreds. Every error names its file.
+pub fn open_merge<P: AsRef<Path>>(paths: &[P]) -> Result<TableMerge, Error> {
+    let threads = rayon::current_num_threads().max(2);
+    let names: Vec<PathBuf> = paths.iter().map(|p| p.as_ref().to_path_buf()).collect();
+    if paths.len() <= 2 * threads {
+        let inputs = names
+            .iter()
+            .map(|p| open_batches_one_thread(p).map(batches_ahead))
+            .collect::<Result<Vec<_>, _>>()?;
+        return crate::Merge::new(inputs, Box::new(move |i| names[i].clone()));
+    }
+    let mut groups = Vec::new();
+    let mut read = Vec::new();
+    for group in names.chunks(names.len().div_ceil(threads)) {
+        let inputs = group
+            .iter()
+            .map(|p| open_batches_one_thread(p))
+            .collect::<Result<Vec<_>, _>>()?;
+        let group = group.to_vec();
+        let merge = crate::Merge::new(inputs, move |i| group[i].clone())?;
+        let rows = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+        groups.push(batches_ahead(Box::new(
+            merge.into_batches(AHEAD_BATCH, rows.clone()),
+        )));
+        read.push(rows);
+    }
+    // The groups' errors name their tables already.
+    Ok(crate::Merge::new(groups, Box::new(|_| PathBuf::new()) as Box<_>)?.reading_below(read))
 }
 
 fn open_batches_sized(path: &Path, rows: usize, decoders: usize) -> Result<TableBatches, Error> {
@@ -408,6 +427,86 @@ fn read_head(file: &mut File, head: &mut [u8]) -> io::Result<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A merge of a few tables (each read ahead) and of many (merged in groups, the groups'
+    /// rows merged) gives the rows one sort of all gives, counts every row of every table as
+    /// read, and names the table out of order whichever way it is read.
+    #[test]
+    fn merges_of_few_and_many_tables_are_one_merge() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut x = 7u64;
+        let mut next = move || {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
+            x >> 33
+        };
+        let tables: Vec<Vec<Row>> = (0..11)
+            .map(|_| {
+                let rows = (0..200 + next() % 3000)
+                    .map(|_| {
+                        let mut r = Row::new(
+                            next() % 5000,
+                            "8/8/8/8/8/8/8/8 w - -",
+                            ["e2e4", "d2d4"][next() as usize % 2],
+                        );
+                        r.counts.games = 1 + next() % 3;
+                        r.counts.first_seen = next();
+                        r
+                    })
+                    .collect();
+                crate::sort_and_sum(rows)
+            })
+            .collect();
+        let paths: Vec<PathBuf> = tables
+            .iter()
+            .enumerate()
+            .map(|(i, rows)| {
+                let path = dir.path().join(format!("t{i}.csv"));
+                let mut w = CsvWriter::new(File::create(&path).unwrap()).unwrap();
+                for r in rows {
+                    w.write(r).unwrap();
+                }
+                w.finish().unwrap();
+                path
+            })
+            .collect();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let merged = |paths: &[PathBuf]| {
+            pool.install(|| {
+                let mut merge = open_merge(paths)?;
+                let mut rows = Vec::new();
+                while let Some(r) = merge.next_row()? {
+                    rows.push(r.to_row());
+                }
+                Ok::<_, Error>((rows, merge.stats()))
+            })
+        };
+        // 3 tables: each ahead; 11: in two groups.
+        for n in [3, 11] {
+            let want = crate::sort_and_sum(tables[..n].concat());
+            let (rows, stats) = merged(&paths[..n]).unwrap();
+            assert!(rows == want, "{n} tables");
+            assert_eq!(stats.rows_written, want.len() as u64);
+            let read: usize = tables[..n].iter().map(Vec::len).sum();
+            assert_eq!(stats.rows_read, read as u64, "{n} tables");
+        }
+        let bad = dir.path().join("bad.csv");
+        let mut w = CsvWriter::new(File::create(&bad).unwrap()).unwrap();
+        for k in [9u64, 3] {
+            w.write(&Row::new(k, "8/8/8/8/8/8/8/8 w - -", "e2e4"))
+                .unwrap();
+        }
+        w.finish().unwrap();
+        for n in [2, 10] {
+            let mut some = paths[..n].to_vec();
+            some.insert(1, bad.clone());
+            let e = merged(&some).unwrap_err();
+            assert!(matches!(e.kind(), crate::ErrorKind::Unsorted), "{e}");
+            assert!(e.to_string().contains("bad.csv"), "{n} tables: {e}");
+        }
+    }
 
     /// Rows read ahead are the rows, errors in their place; dropping them early is fine.
     #[test]

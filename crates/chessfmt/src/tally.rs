@@ -273,8 +273,8 @@ fn merge(args: &MergeArgs) -> CliResult {
     let compression = compression(args.compression, &args.out.output);
     refuse_existing(&args.out)?;
     let start = std::time::Instant::now();
-    let readers = chessfmt_tally::table::open_merge_inputs(&args.parts)
-        .map_err(|e| CliError(e.to_string()))?;
+    let mut merge =
+        chessfmt_tally::table::open_merge(&args.parts).map_err(|e| CliError(e.to_string()))?;
     let stats = crate::destination::write_single(
         &args.out.output,
         args.out.force,
@@ -288,11 +288,9 @@ fn merge(args: &MergeArgs) -> CliResult {
                 compression,
             )
             .map_err(table_error)?;
-            let mut merge = chessfmt_tally::Merge::new(readers, |i| args.parts[i].clone())
-                .map_err(table_error)?;
             table.write_merge(&mut merge).map_err(table_error)?;
             table.finish().map_err(table_error)?;
-            Ok(merge.stats().clone())
+            Ok(merge.stats())
         },
     )?;
     let seconds = start.elapsed().as_secs_f64();
