@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The statistics table against the direct build (issue 32), on this machine, in one run:
 # `polyglot build`, `tally` to CSV and to Parquet, and `polyglot from-tally` of each, on
-# gnuchess book_1.02.pgn (145,716 games), full games and --max-ply 20. Prints wall time,
+# gnuchess book_1.02.pgn (145,716 games), full games and --max-ply 20, and the whole path
+# with the games in two parts (`tally` of each, `tally merge`, `polyglot from-tally`: the
+# same book). Prints wall time,
 # user time and peak RSS per job; checks that the table's two forms give the same book and
 # says whether it is the build's (it differs where a position passes 16,384 plays of a move:
 # a build halves in game order, the table its totals). Pass another chessfmt binary as $1 to
@@ -16,6 +18,8 @@ cargo build --release --locked -q -p chessfmt
 bins=("$PWD/target/release/chessfmt")
 [ $# -ge 1 ] && bins+=("$(realpath "$1")")
 xz -dc "$corpus/pgn/gnuchess-book_1.02.pgn.xz" > "$work/book.pgn"
+# Two halves of the games, cut where a game begins (the path of map, reduce and book).
+awk -v out="$work/h" '/^\[Event /{n++} {print > (out (n <= 72858 ? 0 : 1) ".pgn")}' "$work/book.pgn"
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(date -u +%F)"
 job() { # label, command...
     /usr/bin/time -f "%e s %U u %M KB" -o "$work/t" "${@:2}" >/dev/null 2>&1
@@ -37,6 +41,12 @@ for round in 1 2; do
             else
                 echo "  book through the table differs from the build (halving past 16,384 plays)"
             fi
+            # The issue's whole path in two parts: map each half, reduce, write the book.
+            job "  tally half 0 parquet $depth" "$b" tally "$work/h0.pgn" -o "$work/h0.parquet" --part 0 --force "${ply[@]}"
+            job "  tally half 1 parquet $depth" "$b" tally "$work/h1.pgn" -o "$work/h1.parquet" --part 1 --force "${ply[@]}"
+            job "  tally merge 2 parts $depth" "$b" tally merge "$work/h0.parquet" "$work/h1.parquet" -o "$work/m.parquet" --force
+            job "  from-tally merged $depth" "$b" polyglot from-tally "$work/m.parquet" -o "$work/m.bin" --force
+            cmp "$work/m.bin" "$work/p.bin"
         done
     done
 done
