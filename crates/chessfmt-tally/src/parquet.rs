@@ -672,6 +672,15 @@ mod tests {
         w.finish().unwrap()
     }
 
+    /// `f` on a pool of `threads` threads.
+    fn on_threads<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(f)
+    }
+
     fn read(bytes: Vec<u8>) -> Vec<Row> {
         ParquetReader::from_bytes(bytes)
             .unwrap()
@@ -712,11 +721,7 @@ mod tests {
     fn windows_encoded_several_groups_at_once_round_trip() {
         let rows: Vec<Row> = (0..3 * ROW_GROUP_ROWS as u64 + 5000).map(row).collect();
         let write_on = |threads: usize| {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .unwrap();
-            pool.install(|| {
+            on_threads(threads, || {
                 let mut w = ParquetWriter::new(Vec::new()).unwrap();
                 // One row first, written alone: it goes before the windows.
                 w.write(&rows[0]).unwrap();
@@ -774,11 +779,7 @@ mod tests {
                 .collect::<Vec<_>>()
         };
         let write_on = |threads: usize, b: &[Row]| {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .unwrap();
-            pool.install(|| {
+            on_threads(threads, || {
                 let mut w = ParquetWriter::new(Vec::new()).unwrap();
                 let mut merge = Merge::new(inputs(b), |i| format!("part {i}").into()).unwrap();
                 w.write_merge(&mut merge)?;
