@@ -192,7 +192,7 @@ where
     }
 
     /// The merge whose inputs are the batches of merges below it
-    /// ([`Merge::into_batches`]), counting as read the rows those read.
+    /// ([`Merge::into_batches_counted`]), counting as read the rows those read.
     pub(crate) fn reading_below(mut self, below: Vec<Arc<AtomicU64>>) -> Self {
         self.below = below;
         self
@@ -217,9 +217,14 @@ where
         Ok(None)
     }
 
-    /// The merged rows in batches of up to `rows` rows, to be the input of a merge above
-    /// this one; `read` follows the rows this merge has read. An error ends the batches.
-    pub(crate) fn into_batches(
+    /// The merged rows in batches of up to `rows` rows (for a reader of batches, such as a
+    /// book writer, or a merge above this one). An error ends the batches.
+    pub fn into_batches(self, rows: usize) -> impl Iterator<Item = Result<RowBatch, Error>> {
+        self.into_batches_counted(rows, Arc::default())
+    }
+
+    /// [`Merge::into_batches`], `read` following the rows this merge has read.
+    pub(crate) fn into_batches_counted(
         mut self,
         rows: usize,
         read: Arc<AtomicU64>,

@@ -335,6 +335,26 @@ pub fn open_batches_one_thread(path: &Path) -> Result<TableBatches, Error> {
     open_batches_sized(path, MERGE_BATCH, 1)
 }
 
+/// The rows of `batches`, one at a time (for a reader of rows).
+pub fn rows_of(batches: TableBatches) -> TableRows {
+    Box::new(batches.flat_map(|batch| match batch {
+        Ok(batch) => batch.iter().map(|r| Ok(r.to_row())).collect::<Vec<_>>(),
+        Err(e) => vec![Err(e)],
+    }))
+}
+
+/// The rows of the sorted tables at `paths` in batches: one table as [`open_batches`] reads
+/// it, several merged as they are read ([`open_merge`]: the rows `tally merge` writes, never
+/// written out), each read ahead on a thread of its own ([`batches_ahead`]).
+pub fn open_tables(paths: &[PathBuf]) -> Result<TableBatches, Error> {
+    match paths {
+        [one] => open_batches(one).map(batches_ahead),
+        _ => Ok(batches_ahead(Box::new(
+            open_merge(paths)?.into_batches(AHEAD_BATCH),
+        ))),
+    }
+}
+
 /// A merge of the tables in files ([`open_merge`]).
 pub type TableMerge = crate::Merge<TableBatches, Box<dyn Fn(usize) -> PathBuf + Send>>;
 
@@ -366,7 +386,7 @@ pub fn open_merge<P: AsRef<Path>>(paths: &[P]) -> Result<TableMerge, Error> {
         let merge = crate::Merge::new(inputs, move |i| group[i].clone())?;
         let rows = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
         groups.push(batches_ahead(Box::new(
-            merge.into_batches(AHEAD_BATCH, rows.clone()),
+            merge.into_batches_counted(AHEAD_BATCH, rows.clone()),
         )));
         read.push(rows);
     }

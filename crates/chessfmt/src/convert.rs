@@ -133,7 +133,7 @@ pub fn run(args: &ConvertArgs) -> CliResult {
             let s = crate::polyglot::write_from_rows(
                 chessfmt_tally::table::batches(Box::new(rows.into_iter().map(Ok))),
                 &options,
-                &args.input,
+                std::slice::from_ref(&args.input),
                 &out,
             )?;
             lost.insert("bad_rows".into(), s.bad_rows.count.into());
@@ -143,7 +143,7 @@ pub fn run(args: &ConvertArgs) -> CliResult {
         Format::Ctg => {
             let (w, s) = crate::ctg::write_from_rows(
                 rows.into_iter().map(Ok),
-                &args.input,
+                std::slice::from_ref(&args.input),
                 &args.output,
                 args.force,
                 crate::tally::CTG_FROM_TALLY_MIB,
@@ -155,7 +155,7 @@ pub fn run(args: &ConvertArgs) -> CliResult {
         Format::Kvetka => {
             let (w, s) = crate::kvetka::write_from_rows(
                 rows.into_iter().map(Ok),
-                &args.input,
+                std::slice::from_ref(&args.input),
                 &args.output,
                 "",
                 args.force,

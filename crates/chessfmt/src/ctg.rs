@@ -73,8 +73,11 @@ pub enum CtgCommand {
     /// statistics summed from the rows reaching it, its moves (most played first) from the
     /// rows leaving it.
     FromTally {
-        /// The table (CSV; `-` for standard input).
-        table: PathBuf,
+        /// The tables (CSV or Parquet, as `chessfmt tally` writes them; `-` for standard
+        /// input): several, each sorted, are merged as they are read (the rows `tally merge`
+        /// writes, never written out).
+        #[arg(required = true, value_name = "TABLE")]
+        tables: Vec<PathBuf>,
         #[command(flatten)]
         out: crate::args::WriteArgs,
         /// Memory for the positions being gathered, in MiB: past it, sorted runs go to
@@ -597,14 +600,15 @@ fn warn_losses(uncodable: u64, truncated: u64) {
 /// hold. `from-tally` and `convert` both write through it.
 pub(crate) fn write_from_rows(
     rows: impl IntoIterator<Item = Result<chessfmt_tally::Row, chessfmt_tally::Error>>,
-    source: &Path,
+    sources: &[PathBuf],
     output: &Path,
     force: bool,
     memory_limit: usize,
 ) -> Result<(ctg::write::WriteSummary, ctg::tally::FromTallyStats), CliError> {
     crate::destination::refuse_set_destination(output, "a CTG book (.ctg/.cto/.ctb)");
     let outputs = ["ctg", "cto", "ctb"].map(|e| output.with_extension(e));
-    crate::destination::refuse_inputs(outputs.iter().map(PathBuf::as_path), &[source])?;
+    let inputs: Vec<&Path> = sources.iter().map(PathBuf::as_path).collect();
+    crate::destination::refuse_inputs(outputs.iter().map(PathBuf::as_path), &inputs)?;
     let limit = chess_core::book::MemoryLimit::new(
         memory_limit.saturating_mul(1 << 20),
         crate::destination::scratch_dir(output),
@@ -619,15 +623,18 @@ pub(crate) fn write_from_rows(
         })?;
     bar.finish_and_clear();
     for e in &stats.bad_rows.examples {
-        crate::output::warn(format_args!("{}: left out: {e}", source.display()));
+        crate::output::warn(format_args!(
+            "{}: left out: {e}",
+            crate::tally::shown_tables(sources)
+        ));
     }
     warn_losses(stats.uncodable_moves, stats.truncated_positions);
     Ok((writer.finish(stats.games)?, stats))
 }
 
-fn from_tally(table: &Path, out: &crate::args::WriteArgs, memory_limit: usize) -> CliResult {
-    let rows = crate::tally::table_rows_ahead(table)?;
-    let (written, stats) = write_from_rows(rows, table, &out.output, out.force, memory_limit)?;
+fn from_tally(tables: &[PathBuf], out: &crate::args::WriteArgs, memory_limit: usize) -> CliResult {
+    let rows = crate::tally::tables_rows(tables)?;
+    let (written, stats) = write_from_rows(rows, tables, &out.output, out.force, memory_limit)?;
     summary(
         &Shown {
             text: format!(
@@ -709,10 +716,10 @@ pub fn run(cmd: CtgCommand) -> CliResult {
         CtgCommand::ToPolyglot(args) => to_polyglot(&args),
         CtgCommand::Build(args) => build(&args),
         CtgCommand::FromTally {
-            table,
+            tables,
             out,
             memory_limit,
-        } => from_tally(&table, &out, memory_limit),
+        } => from_tally(&tables, &out, memory_limit),
         CtgCommand::ToTally { book, out } => to_tally(&book, &out),
     }
 }

@@ -95,8 +95,11 @@ pub enum KvetkaCommand {
         .value_name("OUT.kob")
         .help("The book to write (OUT.kob names it; OUT_0.kob, OUT.kin are written)")))]
     FromTally {
-        /// The table (CSV; `-` for standard input).
-        table: PathBuf,
+        /// The tables (CSV or Parquet, as `chessfmt tally` writes them; `-` for standard
+        /// input): several, each sorted, are merged as they are read (the rows `tally merge`
+        /// writes, never written out).
+        #[arg(required = true, value_name = "TABLE")]
+        tables: Vec<PathBuf>,
         #[command(flatten)]
         out: WriteArgs,
         /// The book's caption.
@@ -771,7 +774,7 @@ fn to_polyglot(path: &Path, out: &WriteArgs) -> CliResult {
 /// cannot hold. `from-tally` and `convert` both write through it.
 pub(crate) fn write_from_rows(
     rows: impl IntoIterator<Item = Result<chessfmt_tally::Row, chessfmt_tally::Error>>,
-    source: &Path,
+    sources: &[PathBuf],
     output: &Path,
     caption: &str,
     force: bool,
@@ -785,7 +788,8 @@ pub(crate) fn write_from_rows(
 > {
     crate::destination::refuse_set_destination(output, "a Kvetka book (.kob/.kin/.ksf)");
     let members = book_members(output);
-    crate::destination::refuse_inputs(members.iter().map(PathBuf::as_path), &[source])?;
+    let inputs: Vec<&Path> = sources.iter().map(PathBuf::as_path).collect();
+    crate::destination::refuse_inputs(members.iter().map(PathBuf::as_path), &inputs)?;
     let header = kvetka_book::raw::Header::converted(caption);
     let mut writer = kvetka_book::write::StreamWriter::new(
         &BookPaths::from_any(output),
@@ -804,7 +808,10 @@ pub(crate) fn write_from_rows(
     bar.finish_and_clear();
     let w = writer.finish(None)?;
     for e in &stats.bad_rows.examples {
-        crate::output::warn(format_args!("{}: left out: {e}", source.display()));
+        crate::output::warn(format_args!(
+            "{}: left out: {e}",
+            crate::tally::shown_tables(sources)
+        ));
     }
     if stats.uncodable_moves > 0 {
         crate::output::warn(format_args!(
@@ -821,9 +828,14 @@ pub(crate) fn write_from_rows(
     Ok((w, stats))
 }
 
-fn from_tally(table: &Path, out: &WriteArgs, caption: &str, memory_limit: usize) -> CliResult {
-    let rows = crate::tally::table_rows_ahead(table)?;
-    let (w, stats) = write_from_rows(rows, table, &out.output, caption, out.force, memory_limit)?;
+fn from_tally(
+    tables: &[PathBuf],
+    out: &WriteArgs,
+    caption: &str,
+    memory_limit: usize,
+) -> CliResult {
+    let rows = crate::tally::tables_rows(tables)?;
+    let (w, stats) = write_from_rows(rows, tables, &out.output, caption, out.force, memory_limit)?;
     summary(
         &Shown {
             text: format!(
@@ -942,11 +954,11 @@ pub fn run(cmd: KvetkaCommand) -> CliResult {
         KvetkaCommand::Dump { book, json } => dump(&book, json),
         KvetkaCommand::ToPolyglot { book, out } => to_polyglot(&book, &out),
         KvetkaCommand::FromTally {
-            table,
+            tables,
             out,
             caption,
             memory_limit,
-        } => from_tally(&table, &out, &caption, memory_limit),
+        } => from_tally(&tables, &out, &caption, memory_limit),
         KvetkaCommand::ToTally { book, out } => to_tally(&book, &out),
         KvetkaCommand::FromPolyglot {
             input,

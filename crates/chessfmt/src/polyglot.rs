@@ -305,8 +305,11 @@ fn build(args: &BuildArgs) -> CliResult {
 #[derive(Debug, Args)]
 #[command(mut_arg("output", |a| a.value_name("OUT.bin").help("The book to write")))]
 pub struct FromTallyArgs {
-    /// The table (CSV, as `chessfmt tally` writes it; `-` for standard input).
-    table: PathBuf,
+    /// The tables (CSV or Parquet, as `chessfmt tally` writes them; `-` for standard input):
+    /// several, each sorted, are merged as they are read (the rows `tally merge` writes,
+    /// never written out).
+    #[arg(required = true, value_name = "TABLE")]
+    tables: Vec<PathBuf>,
     #[command(flatten)]
     out: WriteArgs,
     /// Keep moves played in at least N games.
@@ -343,17 +346,21 @@ fn only_color(white: bool, black: bool) -> Option<shakmaty::Color> {
 pub(crate) fn write_from_rows(
     rows: chessfmt_tally::table::TableBatches,
     options: &polyglot_book::ops::build::BuildOptions,
-    source: &std::path::Path,
+    sources: &[PathBuf],
     out: &WriteArgs,
 ) -> Result<polyglot_book::ops::tally::FromTallyStats, CliError> {
-    crate::destination::refuse_inputs([out.output.as_path()], &[source])?;
+    let inputs: Vec<&std::path::Path> = sources.iter().map(PathBuf::as_path).collect();
+    crate::destination::refuse_inputs([out.output.as_path()], &inputs)?;
     crate::tally::refuse_existing(out)?;
     let (entries, stats) = polyglot_book::ops::tally::from_tally_batches(rows, options)
         .map_err(|e| CliError(e.to_string()))?;
     for e in &stats.bad_rows.examples {
-        crate::output::warn(format!("{}: left out: {e}", source.display()));
+        crate::output::warn(format!(
+            "{}: left out: {e}",
+            crate::tally::shown_tables(sources)
+        ));
     }
-    crate::destination::write_single(&out.output, out.force, out.json, &[source], |w| {
+    crate::destination::write_single(&out.output, out.force, out.json, &inputs, |w| {
         let mut w = std::io::BufWriter::with_capacity(1 << 20, w);
         polyglot_book::write::write_entries(&mut w, &entries)?;
         std::io::Write::flush(&mut w)
@@ -369,8 +376,8 @@ fn from_tally(args: &FromTallyArgs) -> CliResult {
         .with_uniform(args.uniform);
     options.only = only_color(args.only_white, args.only_black);
     // Opened, not read: write_from_rows refuses a bad output before reading a row.
-    let rows = crate::tally::table_batches_ahead(&args.table)?;
-    let stats = write_from_rows(rows, &options, &args.table, &args.out)?;
+    let rows = crate::tally::tables_batches(&args.tables)?;
+    let stats = write_from_rows(rows, &options, &args.tables, &args.out)?;
     summary(
         &Shown {
             text: format!(

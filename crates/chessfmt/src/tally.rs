@@ -245,12 +245,27 @@ pub fn table_rows_ahead(path: &Path) -> Result<TableRows, CliError> {
     table_rows(path).map(chessfmt_tally::table::read_ahead)
 }
 
-/// The rows of a table in batches ([`chessfmt_tally::table::open_batches`]), read ahead on a
-/// thread of their own (`chessfmt_tally::table::batches_ahead`), errors naming the file.
-pub fn table_batches_ahead(path: &Path) -> Result<chessfmt_tally::table::TableBatches, CliError> {
-    chessfmt_tally::table::open_batches(path)
-        .map(chessfmt_tally::table::batches_ahead)
-        .map_err(|e| CliError(e.to_string()))
+/// The rows of `tables` in batches (`chessfmt_tally::table::open_tables`): one table read
+/// ahead, several merged as they are read (the rows `tally merge` writes); errors name the
+/// file.
+pub fn tables_batches(tables: &[PathBuf]) -> Result<chessfmt_tally::table::TableBatches, CliError> {
+    chessfmt_tally::table::open_tables(tables).map_err(|e| CliError(e.to_string()))
+}
+
+/// The rows of `tables` a row at a time, made on a thread of their own: one table's as
+/// [`table_rows_ahead`] reads them, several merged ([`tables_batches`]).
+pub fn tables_rows(tables: &[PathBuf]) -> Result<TableRows, CliError> {
+    match tables {
+        [one] => table_rows_ahead(one),
+        _ => tables_batches(tables)
+            .map(|b| chessfmt_tally::table::read_ahead(chessfmt_tally::table::rows_of(b))),
+    }
+}
+
+/// The tables' names as a message shows them: `a.csv`, or `a.csv + b.csv` when merged.
+pub fn shown_tables(tables: &[PathBuf]) -> String {
+    let names: Vec<String> = tables.iter().map(|t| t.display().to_string()).collect();
+    names.join(" + ")
 }
 
 /// Writes `rows` as a table to the output of `out` (Parquet for a `.parquet` name).

@@ -39,6 +39,59 @@ fn halves(pgn: &Path, dir: &Path) -> (PathBuf, PathBuf) {
     (a, b)
 }
 
+/// `ctg|kvetka from-tally` of several tables (`--help`: merged as they are read) write the
+/// book of their merged table, byte for byte; no table may be the output.
+#[test]
+fn books_from_parts_are_the_books_of_their_merge() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = corpus().join("pgn/gnuchess-book_1.02-first10000.pgn");
+    let (a, b) = halves(&pgn, dir.path());
+    let p = |n: &str| dir.path().join(n);
+    run(&["tally", s(&a), "-o", s(&p("a.parquet")), "--max-ply", "16"]);
+    run(&[
+        "tally",
+        s(&b),
+        "-o",
+        s(&p("b.csv")),
+        "--max-ply",
+        "16",
+        "--part",
+        "1",
+    ]);
+    let (pa, pb) = (p("a.parquet"), p("b.csv"));
+    let parts = [s(&pa), s(&pb)];
+    run(&["tally", "merge", parts[0], parts[1], "-o", s(&p("m.csv"))]);
+    for (verb, out, files) in [
+        ("ctg", "ctg", &["{}.ctg", "{}.cto", "{}.ctb"][..]),
+        ("kvetka", "kob", &["{}_0.kob", "{}.kin"][..]),
+    ] {
+        let (merged, from_parts) = (p(&format!("m.{out}")), p(&format!("p.{out}")));
+        run(&[verb, "from-tally", s(&p("m.csv")), "-o", s(&merged)]);
+        run(&[verb, "from-tally", parts[0], parts[1], "-o", s(&from_parts)]);
+        for file in files {
+            let (x, y) = (p(&file.replace("{}", "m")), p(&file.replace("{}", "p")));
+            assert!(
+                std::fs::read(&x).unwrap() == std::fs::read(&y).unwrap(),
+                "{verb}: {} and {}",
+                x.display(),
+                y.display()
+            );
+        }
+    }
+    let (code, _, err) = chessfmt(&[
+        "polyglot",
+        "from-tally",
+        parts[0],
+        parts[1],
+        "-o",
+        parts[1],
+        "--force",
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("b.csv"), "{err}");
+    assert!(std::fs::metadata(p("b.csv")).unwrap().len() > 1000);
+}
+
 /// The reference tool's books from the first 10,000 gnuchess games (no position reaches
 /// 16,384 plays of a move), made through tables: one run, and two parts merged.
 #[test]
@@ -96,22 +149,17 @@ fn books_through_the_table_are_the_reference_books() {
         };
         for (golden, flags) in variants {
             let want = std::fs::read(corpus.join("golden").join(golden)).unwrap();
-            for table in [&whole, &merged] {
+            // One table, the merged one, and the two parts merged as they are read.
+            for tables in [vec![&whole], vec![&merged], vec![&pb, &pa]] {
                 let book = dir.path().join("book.bin");
-                let mut args = vec![
-                    "polyglot",
-                    "from-tally",
-                    s(table),
-                    "-o",
-                    s(&book),
-                    "--force",
-                ];
+                let mut args = vec!["polyglot", "from-tally"];
+                args.extend(tables.iter().map(|t| s(t)));
+                args.extend_from_slice(&["-o", s(&book), "--force"]);
                 args.extend_from_slice(flags);
                 run(&args);
                 assert!(
                     std::fs::read(&book).unwrap() == want,
-                    "{golden} from {}",
-                    table.display()
+                    "{golden} from {tables:?}"
                 );
             }
         }
