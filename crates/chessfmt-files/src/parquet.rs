@@ -357,14 +357,22 @@ impl Encoder {
             chunks.extend(columns);
         }
         let props = self.writer.properties().clone();
-        let mut encoded = chunks
+        // The largest column chunks first (text: a table's EPD column takes as long as the
+        // others together), so that no thread is left waiting on one started last.
+        let mut order: Vec<(usize, Vec<Column>)> = chunks.into_iter().enumerate().collect();
+        order.sort_by_key(|(i, pieces)| (std::cmp::Reverse(cost(pieces)), *i));
+        let mut done = order
             .into_par_iter()
-            .enumerate()
+            .with_max_len(1)
             .map(|(i, pieces)| {
-                encode_pieces(pieces, descriptions[i % leaves].clone(), props.clone())
+                (
+                    i,
+                    encode_pieces(pieces, descriptions[i % leaves].clone(), props.clone()),
+                )
             })
-            .collect::<Vec<_>>()
-            .into_iter();
+            .collect::<Vec<_>>();
+        done.sort_by_key(|(i, _)| *i);
+        let mut encoded = done.into_iter().map(|(_, e)| e);
         while encoded.len() > 0 {
             self.splice(encoded.by_ref().take(leaves))?;
         }
@@ -401,6 +409,20 @@ impl Encoder {
         self.rows += meta.num_rows().max(0) as u64;
         Ok(())
     }
+}
+
+/// About how long a column chunk takes to encode: the bytes of its values.
+fn cost(pieces: &[Column]) -> usize {
+    pieces
+        .iter()
+        .map(|c| match &c.values {
+            Values::Int64(v) => v.len() * 8,
+            Values::Int32(v) => v.len() * 4,
+            Values::Float(v) => v.len() * 4,
+            Values::Boolean(v) => v.len(),
+            Values::Text(t) => t.data.len() + t.ends.len() * 8,
+        })
+        .sum()
 }
 
 /// A column chunk's bytes and what splicing them into a row group needs.
