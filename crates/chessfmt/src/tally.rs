@@ -24,7 +24,7 @@ pub struct TallyArgs {
 #[derive(Debug, Subcommand)]
 pub enum TallyCommand {
     /// Merge sorted tables into one, the rows of a position and move summed (bounded memory:
-    /// a batch of at most 4,096 rows per input).
+    /// a few batches of at most 4,096 rows per input, two row groups of a Parquet output).
     Merge(MergeArgs),
     /// The table as one PGN game: the opening tree, the most played move as the main line and
     /// the others as variations, each move with its games and results as a comment.
