@@ -8,8 +8,7 @@
 //! past the limit, and the runs are merged at the end ([`crate::merge()`]): the same table.
 
 use std::{
-    fs::File,
-    io::{self, BufReader, BufWriter, Read, Write},
+    io::{self, BufWriter, Read, Write},
     ops::ControlFlow,
     path::Path,
 };
@@ -19,7 +18,7 @@ use chessfmt_pgn::{PgnInput, RawGame, SkipStats};
 use rayon::prelude::*;
 
 use crate::{
-    Counts, CsvReader, CsvWriter, Error, Row,
+    Counts, CsvWriter, Error, Row,
     counting::{PAIR_BYTES, POSITION_BYTES, Position, SHARDS, Shard},
     run::{NO_POSITION, RUN_GAMES, ReplayedRun},
     table::{TableFormat, TableWriter},
@@ -97,11 +96,6 @@ pub struct TallyStats {
     /// Sorted runs written to temporary files (memory-limited tallies).
     pub runs: usize,
 }
-
-/// The merge of a tally's runs ([`Tally::write_rows`], [`Tally::write_table`]): its runs read
-/// in batches, named by their paths.
-type RunMerge =
-    crate::Merge<crate::table::TableBatches, Box<dyn Fn(usize) -> std::path::PathBuf + Send>>;
 
 /// Writes the rows of the sorted `shards`, made on the pool a window of positions at a time
 /// (EPD once per position): CSV as text per chunk; Parquet as columns per chunk, each full row
@@ -477,24 +471,17 @@ impl Tally {
 
     /// The merge of the runs written (what is still in memory written as one more run, and
     /// the table's memory given back first: the merge holds a batch of 64 rows per run).
-    fn merge_runs(&mut self) -> Result<RunMerge, Error> {
+    fn merge_runs(&mut self) -> Result<crate::table::TableMerge, Error> {
         if !self.is_empty() {
             self.write_run()?;
         }
         self.shards = (0..SHARDS).map(|_| Shard::default()).collect();
-        let mut inputs = Vec::new();
-        for run in &self.runs {
-            let f = File::open(run.path()).map_err(|e| Error::from(e).in_file(run.path()))?;
-            let rows = CsvReader::new(BufReader::with_capacity(1 << 16, f));
-            let batches: crate::table::TableBatches =
-                Box::new(crate::table::batches_of(rows, crate::table::MERGE_BATCH));
-            inputs.push(batches);
-        }
         let paths: Vec<_> = self.runs.iter().map(|r| r.path().to_path_buf()).collect();
-        crate::Merge::new(
-            inputs,
-            Box::new(move |i| paths.get(i).cloned().unwrap_or_default()),
-        )
+        let inputs = paths
+            .iter()
+            .map(|p| crate::table::open_batches_one_thread(p))
+            .collect::<Result<Vec<_>, _>>()?;
+        crate::Merge::new(inputs, Box::new(move |i| paths[i].clone()))
     }
 
     /// Writes the finished table as CSV to `w` ([`Tally::write_table`] in that form).
