@@ -1,17 +1,20 @@
-//! `chessfmt convert IN OUT`: any book format to any other, through the statistics table.
+//! `chessfmt convert IN OUT`: any book format to any other, through the statistics table;
+//! the table itself (CSV or Parquet) on either side.
 
 use std::path::{Path, PathBuf};
 
 use chessfmt_tally::Row;
 
-use crate::{CliResult, output::Shown, output::summary};
+use crate::{CliError, CliResult, output::Shown, output::summary};
 
 /// Arguments of `convert`.
 #[derive(Debug, clap::Args)]
 pub struct ConvertArgs {
-    /// The book to read: .bin (Polyglot), .ctg (CTG), .kob (Kvetka).
+    /// The book or table to read: .bin (Polyglot), .ctg (CTG), .kob (Kvetka), .csv or
+    /// .parquet (a statistics table, as `chessfmt tally` writes it: every row is kept).
     input: PathBuf,
-    /// The book to write, its format by extension: .bin, .ctg, .kob (or .csv for the table).
+    /// The book or table to write, its format by extension: .bin, .ctg, .kob, .csv or
+    /// .parquet (.pq).
     output: PathBuf,
     /// Replace OUT (and the files written with it) if it exists.
     #[arg(long)]
@@ -35,9 +38,16 @@ fn format_of(path: &Path) -> Option<Format> {
         "bin" => Format::Polyglot,
         "ctg" | "cto" | "ctb" => Format::Ctg,
         "kob" | "kin" => Format::Kvetka,
-        "csv" => Format::Table,
+        "csv" | "parquet" | "pq" => Format::Table,
         _ => return None,
     })
+}
+
+/// What `convert` reads: a book's rows (made in memory from its tree), or a table's path
+/// (its rows streamed as they are read).
+enum Source {
+    Book(Vec<Row>),
+    Table,
 }
 
 /// Runs `chessfmt convert`.
@@ -45,20 +55,128 @@ pub fn run(args: &ConvertArgs) -> CliResult {
     let (Some(from), Some(to)) = (format_of(&args.input), format_of(&args.output)) else {
         crate::args::usage_error(
             "convert: name the formats by extension: .bin (Polyglot), .ctg (CTG), .kob (Kvetka), \
-             .csv (table)",
+             .csv or .parquet (table)",
         );
     };
-    if from == Format::Table {
-        crate::args::usage_error(
-            "convert: a table is made into a book by `chessfmt polyglot|ctg|kvetka from-tally`",
-        );
-    }
     crate::destination::refuse_inputs([args.output.as_path()], &[args.input.as_path()])?;
     let mut notes: Vec<String> = Vec::new();
     let mut lost = serde_json::Map::new();
-    let rows: Vec<Row> = match from {
+    let source = match from {
+        Format::Table => Source::Table,
+        book => Source::Book(book_rows(book, &args.input, &mut notes, &mut lost)?),
+    };
+    let out = crate::args::WriteArgs {
+        output: args.output.clone(),
+        force: args.force,
+        json: args.json,
+    };
+    let sources = std::slice::from_ref(&args.input);
+    // A book's rows, or the table's read as they are written (CSV or Parquet by content).
+    let rows = |source: Source| -> Result<chessfmt_tally::table::TableRows, CliError> {
+        match source {
+            Source::Book(rows) => Ok(Box::new(rows.into_iter().map(Ok))),
+            Source::Table => crate::tally::table_rows_ahead(&args.input),
+        }
+    };
+    let book_len = match &source {
+        Source::Book(rows) => Some(rows.len() as u64),
+        Source::Table => None,
+    };
+    let (read, written) = match to {
+        Format::Table => {
+            crate::tally::refuse_existing(&out)?;
+            match source {
+                Source::Book(rows) => {
+                    crate::tally::write_table(&out, &[args.input.as_path()], &rows)?;
+                    (rows.len() as u64, rows.len() as u64)
+                }
+                Source::Table => {
+                    let s = crate::tally::write_merged(
+                        sources,
+                        &out,
+                        chessfmt_tally::Compression::default(),
+                    )?;
+                    (s.rows_read, s.rows_written)
+                }
+            }
+        }
         Format::Polyglot => {
-            let book = crate::mapped::polyglot(&args.input, polyglot_book::OpenMode::Lenient)?;
+            let options = polyglot_book::ops::build::BuildOptions::default().with_min_game(1);
+            let batches = match source {
+                Source::Book(rows) => {
+                    chessfmt_tally::table::batches(Box::new(rows.into_iter().map(Ok)))
+                }
+                Source::Table => crate::tally::tables_batches(sources)?,
+            };
+            let s = crate::polyglot::write_from_rows(batches, &options, sources, &out)?;
+            lost.insert("bad_rows".into(), s.bad_rows.count.into());
+            notes.push("Polyglot weights are 2·wins + draws + games without result of the mover (moves of weight 0 are left out)".into());
+            (s.rows, s.entries as u64)
+        }
+        Format::Ctg => {
+            let (w, s) = crate::ctg::write_from_rows(
+                rows(source)?,
+                sources,
+                &args.output,
+                args.force,
+                crate::tally::CTG_FROM_TALLY_MIB,
+            )?;
+            lost.insert("bad_rows".into(), s.bad_rows.count.into());
+            lost.insert("uncodable_moves".into(), s.uncodable_moves.into());
+            lost.insert("truncated_positions".into(), s.truncated_positions.into());
+            (s.rows, w.records as u64)
+        }
+        Format::Kvetka => {
+            let (w, s) = crate::kvetka::write_from_rows(
+                rows(source)?,
+                sources,
+                &args.output,
+                "",
+                args.force,
+                crate::tally::KVETKA_FROM_TALLY_MIB,
+            )?;
+            lost.insert("bad_rows".into(), s.bad_rows.count.into());
+            lost.insert("uncodable_moves".into(), s.uncodable_moves.into());
+            lost.insert("without_result".into(), s.without_result.into());
+            (s.rows, w.elements)
+        }
+    };
+    let table_rows = book_len.unwrap_or(read);
+    for n in &notes {
+        crate::output::warn(n);
+    }
+    summary(
+        &Shown {
+            text: format!(
+                "{}; {written} entries, records, elements or rows written to {}",
+                match book_len {
+                    Some(n) => format!("{n} moves of the input ({n} table rows)"),
+                    None => format!("{table_rows} rows of the input table"),
+                },
+                args.output.display()
+            ),
+            json: serde_json::json!({
+                "rows": table_rows,
+                "written": written,
+                "not_converted": lost,
+                "output": args.output.display().to_string(),
+            }),
+        },
+        args.json,
+    )
+}
+
+/// The rows of the book `path` in `format` (a walk of its tree), with what they cannot hold
+/// noted in `notes` and counted in `lost`.
+fn book_rows(
+    format: Format,
+    path: &Path,
+    notes: &mut Vec<String>,
+    lost: &mut serde_json::Map<String, serde_json::Value>,
+) -> Result<Vec<Row>, CliError> {
+    Ok(match format {
+        Format::Polyglot => {
+            let book = crate::mapped::polyglot(path, polyglot_book::OpenMode::Lenient)?;
             let (rows, s) = polyglot_book::ops::tally::to_tally(&book);
             lost.insert("unreachable_entries".into(), s.unreachable_entries.into());
             lost.insert("illegal_entries".into(), s.illegal_entries.into());
@@ -80,7 +198,7 @@ pub fn run(args: &ConvertArgs) -> CliResult {
             rows
         }
         Format::Ctg => {
-            let book = crate::mapped::ctg(&args.input)?;
+            let book = crate::mapped::ctg(path)?;
             let (rows, s) = ctg::tally::to_tally(&book);
             lost.insert("annotations_dropped".into(), s.annotations_dropped.into());
             lost.insert(
@@ -98,7 +216,7 @@ pub fn run(args: &ConvertArgs) -> CliResult {
             rows
         }
         Format::Kvetka => {
-            let book = crate::mapped::kvetka(&args.input)?;
+            let book = crate::mapped::kvetka(path)?;
             let (rows, s) = kvetka_book::tally::to_tally(&book);
             lost.insert("comments_dropped".into(), s.comments_dropped.into());
             lost.insert(
@@ -114,76 +232,6 @@ pub fn run(args: &ConvertArgs) -> CliResult {
             }
             rows
         }
-        Format::Table => unreachable!("refused above"),
-    };
-    let table_rows = rows.len();
-    let out = crate::args::WriteArgs {
-        output: args.output.clone(),
-        force: args.force,
-        json: args.json,
-    };
-    let written = match to {
-        Format::Table => {
-            crate::tally::refuse_existing(&out)?;
-            crate::tally::write_table(&out, &[args.input.as_path()], &rows)?;
-            rows.len()
-        }
-        Format::Polyglot => {
-            let options = polyglot_book::ops::build::BuildOptions::default().with_min_game(1);
-            let s = crate::polyglot::write_from_rows(
-                chessfmt_tally::table::batches(Box::new(rows.into_iter().map(Ok))),
-                &options,
-                std::slice::from_ref(&args.input),
-                &out,
-            )?;
-            lost.insert("bad_rows".into(), s.bad_rows.count.into());
-            notes.push("Polyglot weights are 2·wins + draws + games without result of the mover (moves of weight 0 are left out)".into());
-            s.entries
-        }
-        Format::Ctg => {
-            let (w, s) = crate::ctg::write_from_rows(
-                rows.into_iter().map(Ok),
-                std::slice::from_ref(&args.input),
-                &args.output,
-                args.force,
-                crate::tally::CTG_FROM_TALLY_MIB,
-            )?;
-            lost.insert("uncodable_moves".into(), s.uncodable_moves.into());
-            lost.insert("truncated_positions".into(), s.truncated_positions.into());
-            w.records
-        }
-        Format::Kvetka => {
-            let (w, s) = crate::kvetka::write_from_rows(
-                rows.into_iter().map(Ok),
-                std::slice::from_ref(&args.input),
-                &args.output,
-                "",
-                args.force,
-                crate::tally::KVETKA_FROM_TALLY_MIB,
-            )?;
-            lost.insert("uncodable_moves".into(), s.uncodable_moves.into());
-            lost.insert("without_result".into(), s.without_result.into());
-            w.elements as usize
-        }
-    };
-    for n in &notes {
-        crate::output::warn(n);
-    }
-    summary(
-        &Shown {
-            text: format!(
-                "{} moves of the input ({table_rows} table rows); {written} entries, records or \
-                 elements written to {}",
-                table_rows,
-                args.output.display()
-            ),
-            json: serde_json::json!({
-                "rows": table_rows,
-                "written": written,
-                "not_converted": lost,
-                "output": args.output.display().to_string(),
-            }),
-        },
-        args.json,
-    )
+        Format::Table => unreachable!("a table is read as it is written"),
+    })
 }

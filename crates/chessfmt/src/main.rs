@@ -42,8 +42,9 @@ struct Cli {
 enum Command {
     /// Recognise a file's format (by extension and content) and summarise it.
     Info(info::InfoArgs),
-    /// Convert a book to another format, chosen by extension (.bin Polyglot, .ctg CTG, .kob
-    /// Kvetka, .csv the statistics table), through the table; what OUT cannot hold is reported.
+    /// Convert a book or table to another format, chosen by extension (.bin Polyglot, .ctg CTG,
+    /// .kob Kvetka, .csv or .parquet the statistics table), through the table; what OUT cannot
+    /// hold is reported.
     Convert(convert::ConvertArgs),
     /// ChessBase databases (.cbh with .cbg, .cba and the entity files; .cbv/.cbz archives).
     #[command(alias = "chessbase")]

@@ -282,32 +282,34 @@ pub fn write_table(out: &WriteArgs, inputs: &[&Path], rows: &[Row]) -> Result<()
     })
 }
 
-fn merge(args: &MergeArgs) -> CliResult {
-    let inputs: Vec<&Path> = args.parts.iter().map(PathBuf::as_path).collect();
-    crate::destination::refuse_inputs([args.out.output.as_path()], &inputs)?;
-    let compression = compression(args.compression, &args.out.output);
-    refuse_existing(&args.out)?;
-    let start = std::time::Instant::now();
+/// Merges the sorted tables `parts` into the table `out` names (CSV or Parquet by its name,
+/// compressed with `compression` when Parquet), as `tally merge` and `convert` do: never over
+/// a part, nor over an existing file without `--force`.
+pub(crate) fn write_merged(
+    parts: &[PathBuf],
+    out: &WriteArgs,
+    compression: chessfmt_tally::Compression,
+) -> Result<chessfmt_tally::MergeStats, CliError> {
+    let inputs: Vec<&Path> = parts.iter().map(PathBuf::as_path).collect();
+    crate::destination::refuse_inputs([out.output.as_path()], &inputs)?;
+    refuse_existing(out)?;
     let mut merge =
-        chessfmt_tally::table::open_merge(&args.parts).map_err(|e| CliError(e.to_string()))?;
-    let stats = crate::destination::write_single(
-        &args.out.output,
-        args.out.force,
-        args.out.json,
-        &inputs,
-        |w| {
-            let w = std::io::BufWriter::with_capacity(1 << 20, w);
-            let mut table = TableWriter::with_compression(
-                TableFormat::of_path(&args.out.output),
-                w,
-                compression,
-            )
-            .map_err(table_error)?;
-            table.write_merge(&mut merge).map_err(table_error)?;
-            table.finish().map_err(table_error)?;
-            Ok(merge.stats())
-        },
-    )?;
+        chessfmt_tally::table::open_merge(parts).map_err(|e| CliError(e.to_string()))?;
+    crate::destination::write_single(&out.output, out.force, out.json, &inputs, |w| {
+        let w = std::io::BufWriter::with_capacity(1 << 20, w);
+        let mut table =
+            TableWriter::with_compression(TableFormat::of_path(&out.output), w, compression)
+                .map_err(table_error)?;
+        table.write_merge(&mut merge).map_err(table_error)?;
+        table.finish().map_err(table_error)?;
+        Ok(merge.stats())
+    })
+}
+
+fn merge(args: &MergeArgs) -> CliResult {
+    let compression = compression(args.compression, &args.out.output);
+    let start = std::time::Instant::now();
+    let stats = write_merged(&args.parts, &args.out, compression)?;
     let seconds = start.elapsed().as_secs_f64();
     summary(
         &Shown {

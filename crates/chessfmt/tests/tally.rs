@@ -931,11 +931,65 @@ fn convert_between_every_book_format() {
     run(&["polyglot", "to-tally", s(&small), "-o", s(&p("t2.csv"))]);
     assert!(std::fs::read(p("t.csv")).unwrap() == std::fs::read(p("t2.csv")).unwrap());
     assert_eq!(chessfmt(&["convert", s(&small), s(&p("x.pgn"))]).0, 2);
-    assert_eq!(chessfmt(&["convert", s(&p("t.csv")), s(&p("y.bin"))]).0, 2);
+    assert_eq!(chessfmt(&["convert", s(&p("t.csv")), s(&p("y.txt"))]).0, 2);
     // Never over an existing output without --force.
     let (code, _, err) = chessfmt(&["convert", s(&small), s(&p("t.csv"))]);
     assert_eq!(code, 1);
     assert!(err.contains("exists"), "{err}");
+}
+
+/// `convert` takes the table on either side, CSV or Parquet: a table's rows go to a book as
+/// the book's own rows do (the same files byte for byte), to a table of the other form
+/// unchanged, and never over the table read.
+#[test]
+fn convert_tables_on_either_side() {
+    let dir = tempfile::tempdir().unwrap();
+    let small = common::testdata_path("polyglot/small.bin");
+    let p = |n: &str| dir.path().join(n);
+    run(&["polyglot", "to-tally", s(&small), "-o", s(&p("ref.csv"))]);
+    run(&["convert", s(&small), s(&p("t.parquet"))]);
+    let out = run(&["convert", s(&p("t.parquet")), s(&p("t.csv")), "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let rows = std::fs::read_to_string(p("ref.csv"))
+        .unwrap()
+        .lines()
+        .count() as u64
+        - 1;
+    assert_eq!(v["rows"].as_u64(), Some(rows), "{out}");
+    assert_eq!(v["written"].as_u64(), Some(rows), "{out}");
+    assert!(std::fs::read(p("t.csv")).unwrap() == std::fs::read(p("ref.csv")).unwrap());
+    // A book from the table is the book from the book's own rows, in every format.
+    for (ext, members) in [
+        ("bin", &["bin"][..]),
+        ("ctg", &["ctg", "cto", "ctb"][..]),
+        ("kob", &["kin"][..]),
+    ] {
+        run(&["convert", s(&small), s(&p(&format!("direct.{ext}")))]);
+        for table in ["t.csv", "t.parquet"] {
+            let stem = format!("from-{}", table.replace('.', "-"));
+            run(&["convert", s(&p(table)), s(&p(&format!("{stem}.{ext}")))]);
+            for m in members {
+                let a = std::fs::read(p(&format!("direct.{m}"))).unwrap();
+                let b = std::fs::read(p(&format!("{stem}.{m}"))).unwrap();
+                assert!(a == b, "{table} -> .{m}");
+            }
+        }
+    }
+    let direct = std::fs::read(p("direct_0.kob")).unwrap();
+    assert!(direct == std::fs::read(p("from-t-csv_0.kob")).unwrap());
+    // Never over the table read, nor over an existing output without --force.
+    let (code, _, err) = chessfmt(&["convert", s(&p("t.csv")), s(&p("t.csv")), "--force"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("input"), "{err}");
+    let (code, _, err) = chessfmt(&["convert", s(&p("t.parquet")), s(&p("t.csv"))]);
+    assert_eq!(code, 1);
+    assert!(err.contains("exists"), "{err}");
+    // A damaged table is an error naming it, not a book of its first rows.
+    std::fs::write(p("bad.csv"), b"key,epd\nnot a table\n").unwrap();
+    let (code, _, err) = chessfmt(&["convert", s(&p("bad.csv")), s(&p("bad.bin"))]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("bad.csv"), "{err}");
+    assert!(!p("bad.bin").exists());
 }
 
 /// `tally to-pgn`: the tree of the first 10,000 gnuchess games as one PGN game — the most
