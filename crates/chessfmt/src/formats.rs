@@ -28,6 +28,8 @@ pub enum Format {
     SelfplayPolicy,
     /// Monty self-play data, value format.
     SelfplayValue,
+    /// The statistics table `chessfmt tally` writes (CSV or Parquet).
+    Table,
 }
 
 impl fmt::Display for Format {
@@ -40,6 +42,7 @@ impl fmt::Display for Format {
             Format::Pgn => "PGN games",
             Format::SelfplayPolicy => "Monty self-play data (policy format)",
             Format::SelfplayValue => "Monty self-play data (value format)",
+            Format::Table => "chessfmt statistics table",
         })
     }
 }
@@ -83,10 +86,33 @@ pub(crate) fn is_pgn(head: &[u8]) -> bool {
     matches!(first, Some(b'[')) && is_text(text)
 }
 
+/// A statistics table in CSV by its first bytes: the header `chessfmt tally` writes.
+pub(crate) fn is_table_csv(head: &[u8]) -> bool {
+    let text = head.strip_prefix(b"\xef\xbb\xbf").unwrap_or(head);
+    // Its first three columns and a comma: `key,epd,move,`.
+    let header = chessfmt_tally::csv::HEADER.as_bytes();
+    let three = header
+        .iter()
+        .enumerate()
+        .filter(|&(_, &b)| b == b',')
+        .nth(2)
+        .map_or(header.len(), |(i, _)| i + 1);
+    text.starts_with(&header[..three])
+}
+
+/// A statistics table in Parquet: a Parquet file (by `head`, its first bytes) with the
+/// table's columns (a table of games, with a `movetext` column, is read as PGN).
+pub(crate) fn is_table_parquet(path: &Path, head: &[u8]) -> bool {
+    chessfmt_tally::table::is_parquet(head) && chessfmt_tally::table::open(path).is_ok()
+}
+
 /// The binary formats without a magic number, by content (the libraries' sniffers): a
 /// self-play file's first game must decode with legal moves; a Polyglot book must be sorted
-/// 16-byte entries.
+/// 16-byte entries. A CSV statistics table by its header.
 pub(crate) fn content_format(data: &[u8]) -> Option<Format> {
+    if is_table_csv(&data[..data.len().min(512)]) {
+        return Some(Format::Table);
+    }
     if is_pgn(&data[..data.len().min(512)]) {
         return Some(Format::Pgn);
     }
@@ -128,7 +154,9 @@ pub(crate) fn refuse_wrong_kind(path: &Path, head: &[u8], expected: Format) -> C
     let start = &head[..head.len().min(512)];
     // What a text head looks like, for the binary formats.
     let text_kind = || {
-        if is_pgn(start) {
+        if is_table_csv(start) {
+            Format::Table.with_article()
+        } else if is_pgn(start) {
             Format::Pgn.with_article()
         } else {
             "text".to_string()
@@ -142,10 +170,13 @@ pub(crate) fn refuse_wrong_kind(path: &Path, head: &[u8], expected: Format) -> C
             return Ok(());
         }
         Format::Pgn => {
-            if is_pgn(start) || is_text(start) {
+            if is_table_csv(start) || is_table_parquet(path, start) {
+                Format::Table.with_article()
+            } else if is_pgn(start) || is_text(start) {
                 return Ok(());
+            } else {
+                content_format(head).map_or("binary data".to_string(), |f| f.with_article())
             }
-            content_format(head).map_or("binary data".to_string(), |f| f.with_article())
         }
         Format::Polyglot => {
             if is_text(start) {
@@ -170,6 +201,8 @@ pub(crate) fn refuse_wrong_kind(path: &Path, head: &[u8], expected: Format) -> C
                 return Ok(());
             }
         }
+        // The table readers name what they found (a column, a field) themselves.
+        Format::Table => return Ok(()),
         Format::Ctg | Format::Kvetka | Format::Chessbase => {
             // A base name (`book` for `book.kob`, …) or a missing file is for the library to
             // resolve or report; an existing file of another kind is refused.
@@ -198,6 +231,7 @@ pub(crate) fn refuse_wrong_kind(path: &Path, head: &[u8], expected: Format) -> C
         Format::Chessbase => "a ChessBase database (.cbh and its companion files)".to_string(),
         Format::SelfplayPolicy | Format::SelfplayValue => "Monty self-play data".to_string(),
         Format::Polyglot => "a Polyglot opening book".to_string(),
+        Format::Table => "a statistics table".to_string(),
     };
     Err(CliError(format!(
         "{} is not {what} (it looks like {looks})",
@@ -222,14 +256,18 @@ pub fn detect(path: &Path) -> Result<Format, CliError> {
     if let Some(format) = extension_format(path) {
         return Ok(format);
     }
+    // A table by its header, or a Parquet file with the table's columns.
+    if is_table_csv(&head) || is_table_parquet(path, &head) {
+        return Ok(Format::Table);
+    }
     if is_pgn(&head) {
         return Ok(Format::Pgn);
     }
     let data = crate::mapped::file(path)?;
     content_format(&data).ok_or_else(|| {
         CliError(format!(
-            "{}: unrecognised format (not a Polyglot book, self-play data, PGN, or a file of a \
-             CTG, Kvetka or ChessBase set)",
+            "{}: unrecognised format (not a Polyglot book, self-play data, PGN, a statistics \
+             table, or a file of a CTG, Kvetka or ChessBase set)",
             path.display()
         ))
     })

@@ -119,7 +119,11 @@ impl fmt::Display for Summary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "format:    {}", self.format)?;
         for (k, v) in &self.fields {
-            let v = v.as_str().map_or_else(|| v.to_string(), str::to_string);
+            let v = match v {
+                serde_json::Value::String(s) => s.clone(),
+                serde_json::Value::Null => "none".to_string(),
+                v => v.to_string(),
+            };
             write!(f, "\n{:<10} {v}", format!("{}:", k.replace('_', " ")))?;
         }
         Ok(())
@@ -202,9 +206,64 @@ fn summary(path: &Path, format: Format, password: Option<&str>) -> Result<Summar
             put("positions", positions.into());
             put("cut_games", bad.into());
         }
+        Format::Table => table_summary(path, &mut put)?,
         Format::Polyglot | Format::Pgn => unreachable!("summarised on their own"),
     }
     Ok(Summary { format, fields })
+}
+
+/// A statistics table read through (a batch at a time, in bounded memory): its form, rows,
+/// positions, plays, the years it covers, and whether it is sorted as `tally merge` and the
+/// `from-tally` verbs need it.
+fn table_summary(path: &Path, put: &mut impl FnMut(&str, serde_json::Value)) -> CliResult {
+    let parquet = chessfmt_tally::table::is_parquet(&crate::formats::head_of(path)?);
+    let batches = chessfmt_tally::table::open_batches(path).map_err(|e| CliError(e.to_string()))?;
+    let bar = progress::spinner("rows");
+    let (mut rows, mut positions, mut plays, mut results) = (0u64, 0u64, 0u64, 0u64);
+    let mut years: Option<(u16, u16)> = None;
+    let mut sorted = true;
+    let mut last: Option<chessfmt_tally::Row> = None;
+    for batch in batches {
+        let batch = batch.map_err(|e| CliError(e.to_string()))?;
+        for (i, row) in batch.iter().enumerate() {
+            let before = match i {
+                0 => last.as_ref().map(chessfmt_tally::Row::as_ref),
+                _ => batch.get(i - 1),
+            };
+            match before {
+                Some(b) if b.key == row.key => sorted &= b.cmp_position_move(row).is_lt(),
+                Some(b) => {
+                    sorted &= b.key < row.key;
+                    positions += 1;
+                }
+                None => positions += 1,
+            }
+            let c = row.counts;
+            rows += 1;
+            plays += c.games;
+            results += c.white + c.draws + c.black;
+            if c.first_year > 0 {
+                let (a, b) = years.unwrap_or((c.first_year, c.last_year));
+                years = Some((a.min(c.first_year), b.max(c.last_year)));
+            }
+        }
+        if let Some(row) = batch.len().checked_sub(1).and_then(|i| batch.get(i)) {
+            last = Some(row.to_row());
+        }
+        bar.inc(batch.len() as u64);
+    }
+    bar.finish_and_clear();
+    put("form", if parquet { "Parquet" } else { "CSV" }.into());
+    put("rows", rows.into());
+    put("positions", positions.into());
+    put("plays", plays.into());
+    put("plays_with_result", results.into());
+    put(
+        "years",
+        years.map_or(serde_json::Value::Null, |(a, b)| format!("{a}-{b}").into()),
+    );
+    put("sorted", sorted.into());
+    Ok(())
 }
 
 /// Runs `chessfmt info`.

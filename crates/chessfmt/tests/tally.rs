@@ -582,7 +582,37 @@ fn games_from_parquet_tables() {
     ]);
     assert_eq!(code, 1, "{err}");
     assert!(
-        err.contains("movetext") && err.contains("t.parquet"),
+        err.contains("is not PGN games (it looks like a chessfmt statistics table)")
+            && err.contains("t.parquet"),
+        "{err}"
+    );
+    // `info` tells the two kinds of Parquet file apart: games (read as PGN) and the table.
+    for (file, format) in [(&lichess, "pgn"), (&p("t.parquet"), "table")] {
+        let v: serde_json::Value =
+            serde_json::from_str(&run(&["info", s(file), "--json"])).unwrap();
+        assert_eq!(v["format"], format, "{v}");
+    }
+    // One without either's columns is an error naming what games need.
+    let mut other = ParquetFile::new(
+        std::fs::File::create(p("other.parquet")).unwrap(),
+        "message m { required int64 n; }",
+        &[],
+    )
+    .unwrap();
+    other
+        .write_row_group(vec![Column::required(Values::Int64(vec![1, 2]))])
+        .unwrap();
+    other.finish().unwrap();
+    let (code, _, err) = chessfmt(&[
+        "polyglot",
+        "build",
+        s(&p("other.parquet")),
+        "-o",
+        s(&p("x.bin")),
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("movetext") && err.contains("other.parquet"),
         "{err}"
     );
 

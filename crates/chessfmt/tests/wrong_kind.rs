@@ -1,6 +1,6 @@
 //! The wrong kind of file is refused with "FILE is not a … (it looks like …)", exit 1, and
 //! nothing written — never a silent empty answer or an empty book; `chessfmt info` tells
-//! every supported kind apart, `.bin` by content.
+//! every supported kind apart, `.bin` by content, a statistics table from games by its columns.
 
 mod common;
 
@@ -77,6 +77,38 @@ fn every_reader_refuses_the_wrong_kind_of_file() {
             "is not a ChessBase database",
         ),
     ];
+    // A statistics table is not games, nor a book (made where the test writes nothing).
+    let tables = tempfile::tempdir().unwrap();
+    let table = tables.path().join("t.csv").display().to_string();
+    assert_eq!(
+        chessfmt(&["polyglot", "to-tally", &book, "-o", &table]).0,
+        0
+    );
+    let mut cases = cases;
+    cases.extend([
+        (
+            vec![
+                "polyglot".into(),
+                "build".into(),
+                table.clone(),
+                "-o".into(),
+                out("a.bin"),
+            ],
+            "is not PGN games (it looks like a chessfmt statistics table)",
+        ),
+        (
+            vec!["tally".into(), table.clone(), "-o".into(), out("a.csv")],
+            "is not PGN games (it looks like a chessfmt statistics table)",
+        ),
+        (
+            vec!["polyglot".into(), "probe".into(), table.clone()],
+            "is not a Polyglot opening book (it looks like a chessfmt statistics table)",
+        ),
+        (
+            vec!["ctg".into(), "probe".into(), table.clone()],
+            "is not a CTG book (.ctg, .cto or .ctb) (it looks like a chessfmt statistics table)",
+        ),
+    ]);
     for (args, expected) in cases {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let (code, stdout, stderr) = chessfmt(&args);
@@ -145,6 +177,41 @@ fn info_tells_every_kind_apart() {
         );
         eprintln!("skipping the ChessBase part: ../shared/corpus is absent");
     }
+    // The statistics table, CSV and Parquet: its rows, positions and plays counted.
+    let table = dir.path().join("t.csv").display().to_string();
+    let parquet = dir.path().join("t.parquet").display().to_string();
+    assert_eq!(chessfmt(&["tally", &pgn, "-o", &table]).0, 0);
+    assert_eq!(chessfmt(&["tally", &pgn, "-o", &parquet]).0, 0);
+    let csv_text = std::fs::read_to_string(&table).unwrap();
+    let rows: Vec<Vec<&str>> = csv_text
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect())
+        .collect();
+    let mut keys: Vec<&str> = rows.iter().map(|r| r[0]).collect();
+    keys.dedup();
+    let plays: u64 = rows.iter().map(|r| r[6].parse::<u64>().unwrap()).sum();
+    for (file, form) in [(&table, "CSV"), (&parquet, "Parquet")] {
+        let (code, out, err) = chessfmt(&["info", file, "--json"]);
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["format"], "table", "{out}");
+        assert_eq!(v["form"], form, "{out}");
+        assert_eq!(v["rows"].as_u64(), Some(rows.len() as u64), "{out}");
+        assert_eq!(v["positions"].as_u64(), Some(keys.len() as u64), "{out}");
+        assert_eq!(v["plays"].as_u64(), Some(plays), "{out}");
+        assert_eq!(v["sorted"], true, "{out}");
+    }
+    // A table out of order is told as such (`tally merge` and the books need it sorted).
+    let mut lines: Vec<&str> = csv_text.lines().collect();
+    let last = lines.len() - 1;
+    lines.swap(1, last);
+    let unsorted = dir.path().join("u.csv");
+    std::fs::write(&unsorted, lines.join("\n") + "\n").unwrap();
+    let (code, out, err) = chessfmt(&["info", unsorted.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["sorted"], false, "{out}");
     let (code, _, err) = chessfmt(&["info", &testdata("SOURCES.md")]);
     assert_eq!(code, 1);
     assert!(err.contains("unrecognised format"), "{err}");
