@@ -35,6 +35,19 @@ fn open_table(path: &Path) -> PyResult<TableRows> {
     chessfmt_tally::table::open(path).map_err(table_error)
 }
 
+/// The rows of `tables` as `chessfmt polyglot|ctg|kvetka from-tally` read them: one table
+/// read ahead on a thread of its own, several merged as they are read (the rows
+/// `tally.merge` writes, never written out); errors name the file.
+fn open_tables(tables: &[PathBuf]) -> PyResult<TableRows> {
+    let rows = match tables {
+        [one] => open_table(one)?,
+        _ => chessfmt_tally::table::rows_of(
+            chessfmt_tally::table::open_tables(tables).map_err(table_error)?,
+        ),
+    };
+    Ok(chessfmt_tally::table::read_ahead(rows))
+}
+
 /// Writes `out` atomically with `write` (buffered); a table error `write` gives comes back as
 /// itself (with its file and line), an I/O error as `OSError`.
 fn write_file<T>(
@@ -193,11 +206,11 @@ fn tally_merge(
 /// `chessfmt.polyglot.from_tally`: a Polyglot book from a table, as `chessfmt polyglot
 /// from-tally`.
 #[pyfunction]
-#[pyo3(signature = (table, out, *, min_game, min_score, only, uniform, overwrite))]
+#[pyo3(signature = (tables, out, *, min_game, min_score, only, uniform, overwrite))]
 #[allow(clippy::too_many_arguments)]
 fn polyglot_from_tally<'py>(
     py: Python<'py>,
-    table: PathBuf,
+    tables: Vec<PathBuf>,
     out: PathBuf,
     min_game: u32,
     min_score: f64,
@@ -210,10 +223,9 @@ fn polyglot_from_tally<'py>(
         .with_min_score(min_score)
         .with_only(crate::polyglot::only_color(only.as_deref())?)
         .with_uniform(uniform);
-    let stats =
-        crate::polyglot::write_book(py, std::slice::from_ref(&table), &out, overwrite, || {
-            from_tally(open_table(&table)?, &options).map_err(errors::to_py)
-        })?;
+    let stats = crate::polyglot::write_book(py, &tables, &out, overwrite, || {
+        from_tally(open_tables(&tables)?, &options).map_err(errors::to_py)
+    })?;
     let d = PyDict::new(py);
     d.set_item("rows", stats.rows)?;
     d.set_item("bad_rows", stats.bad_rows.count)?;
@@ -279,25 +291,21 @@ fn gathering_limit(out: &Path, mib: usize) -> chess_core::book::MemoryLimit {
 
 /// `chessfmt.ctg.from_tally`: a CTG book from a table, as `chessfmt ctg from-tally`.
 #[pyfunction]
-#[pyo3(signature = (table, out, *, overwrite))]
+#[pyo3(signature = (tables, out, *, overwrite))]
 fn ctg_from_tally<'py>(
     py: Python<'py>,
-    table: PathBuf,
+    tables: Vec<PathBuf>,
     out: PathBuf,
     overwrite: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     for ext in ["ctg", "cto", "ctb"] {
-        inputs::check_output(
-            &out.with_extension(ext),
-            std::slice::from_ref(&table),
-            overwrite,
-        )?;
+        inputs::check_output(&out.with_extension(ext), &tables, overwrite)?;
     }
     let (written, stats) = py.detach(|| -> PyResult<_> {
         let limit = gathering_limit(&out, CTG_GATHERING_MIB);
         let mut writer = ctg::write::StreamWriter::new(&out, overwrite, &limit.dir)
             .map_err(|e| errors::to_py(e.in_file(&out)))?;
-        let stats = ctg::tally::write_from_tally(open_table(&table)?, &mut writer, Some(&limit))
+        let stats = ctg::tally::write_from_tally(open_tables(&tables)?, &mut writer, Some(&limit))
             .map_err(|e| match e {
                 ctg::tally::FromTallyError::Table(e) => table_error(e),
                 ctg::tally::FromTallyError::Runs { dir, source } => {
@@ -339,17 +347,17 @@ fn ctg_to_tally<'py>(
 /// `chessfmt.kvetka.from_tally`: a Kvetka book from a table, as `chessfmt kvetka
 /// from-tally`.
 #[pyfunction]
-#[pyo3(signature = (table, out, *, caption, overwrite))]
+#[pyo3(signature = (tables, out, *, caption, overwrite))]
 fn kvetka_from_tally<'py>(
     py: Python<'py>,
-    table: PathBuf,
+    tables: Vec<PathBuf>,
     out: PathBuf,
     caption: String,
     overwrite: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let paths = kvetka_book::read::BookPaths::from_any(&out);
     for member in [paths.kob(0), paths.kin(), paths.ksf()] {
-        inputs::check_output(&member, std::slice::from_ref(&table), overwrite)?;
+        inputs::check_output(&member, &tables, overwrite)?;
     }
     let (written, stats) = py.detach(|| -> PyResult<_> {
         let mut writer = kvetka_book::write::StreamWriter::new(
@@ -361,7 +369,7 @@ fn kvetka_from_tally<'py>(
         .map_err(errors::to_py)?;
         let limit = gathering_limit(&out, KVETKA_GATHERING_MIB);
         let stats =
-            kvetka_book::tally::write_from_tally(open_table(&table)?, &mut writer, Some(&limit))
+            kvetka_book::tally::write_from_tally(open_tables(&tables)?, &mut writer, Some(&limit))
                 .map_err(|e| match e {
                     kvetka_book::tally::FromTallyError::Table(e) => table_error(e),
                     kvetka_book::tally::FromTallyError::Book(e) => errors::to_py(e),

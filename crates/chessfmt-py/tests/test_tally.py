@@ -38,6 +38,19 @@ def test_parts_merged_are_one_table(tmp_path, first10000):
     assert read > written > 0
     cp.from_tally(tmp_path / "all.csv", tmp_path / "b.bin")
     assert (tmp_path / "b.bin").read_bytes() == corpus("polyglot/golden/first10000_ply16.bin").read_bytes()
+    # The parts straight to a book, merged as they are read: the same books.
+    parts = [tmp_path / "a.csv", tmp_path / "b.csv"]
+    made = cp.from_tally(parts, tmp_path / "p.bin")
+    assert made["rows"] == written
+    assert (tmp_path / "p.bin").read_bytes() == (tmp_path / "b.bin").read_bytes()
+    for module, ext, members in [(ctg, "ctg", ["ctg", "cto", "ctb"]), (kvetka, "kob", ["kin", "_0.kob"])]:
+        module.from_tally(tmp_path / "all.csv", tmp_path / f"m.{ext}")
+        module.from_tally(parts, tmp_path / f"p.{ext}")
+        for m in members:
+            name = (lambda stem: f"{stem}{m}") if m.startswith("_") else (lambda stem: f"{stem}.{m}")
+            assert (tmp_path / name("m")).read_bytes() == (tmp_path / name("p")).read_bytes(), m
+    with pytest.raises(FileExistsError):
+        cp.from_tally(parts, tmp_path / "p.bin")
     with pytest.raises(FileExistsError):
         tally.merge([tmp_path / "a.csv"], tmp_path / "all.csv")
 

@@ -7,7 +7,10 @@
 //! `{N games, +W =D -B}`. A position reached by different move orders is written under each
 //! (a tree, not a graph); a line that repeats a position of its own path stops there.
 
-use std::{collections::HashMap, io::Write};
+use std::{
+    collections::{HashMap, HashSet},
+    io::Write,
+};
 
 use chess_core::{movetext::Movetext, polyglot_key};
 use shakmaty::{Chess, Position, san::SanPlus, uci::UciMove};
@@ -61,6 +64,9 @@ pub struct TreeStats {
     pub moves: u64,
     /// Rows whose move is not legal in their position (left out).
     pub illegal: u64,
+    /// Kept rows the tree holds (each once, however many move orders reach it): the others
+    /// lie past `max_ply`, or no line from the start reaches them.
+    pub in_tree: u64,
 }
 
 /// A book move of the tree: its move in the position, and its results.
@@ -123,6 +129,7 @@ pub fn write_tree(
         options,
         stats: &mut stats,
         path: Vec::new(),
+        written: HashSet::new(),
     };
     writer.node(&mut text, &Chess::default(), 0);
     text.token("*");
@@ -151,6 +158,8 @@ struct TreeWriter<'a> {
     stats: &'a mut TreeStats,
     /// Keys of the positions on the current line (a line that repeats one stops).
     path: Vec<u64>,
+    /// The rows written, as (key, place in the key's list).
+    written: HashSet<(u64, usize)>,
 }
 
 impl TreeWriter<'_> {
@@ -166,7 +175,8 @@ impl TreeWriter<'_> {
         };
         let legal: Vec<(&TreeMove, shakmaty::Move)> = list
             .iter()
-            .filter_map(|m| {
+            .enumerate()
+            .filter_map(|(i, m)| {
                 let mv = m
                     .uci
                     .parse::<UciMove>()
@@ -174,6 +184,8 @@ impl TreeWriter<'_> {
                     .and_then(|u| u.to_move(pos).ok());
                 if mv.is_none() {
                     self.stats.illegal += 1;
+                } else if self.written.insert((key, i)) {
+                    self.stats.in_tree += 1;
                 }
                 mv.map(|mv| (m, mv))
             })

@@ -14,7 +14,8 @@ pub struct ConvertArgs {
     /// .parquet (a statistics table, as `chessfmt tally` writes it: every row is kept).
     input: PathBuf,
     /// The book or table to write, its format by extension: .bin, .ctg, .kob, .csv or
-    /// .parquet (.pq).
+    /// .parquet (.pq); or .pgn, the tree as one game with variations (12 plies, as `tally
+    /// to-pgn`).
     output: PathBuf,
     /// Replace OUT (and the files written with it) if it exists.
     #[arg(long)]
@@ -30,6 +31,8 @@ enum Format {
     Ctg,
     Kvetka,
     Table,
+    /// The tree as one PGN game with variations (written only).
+    Pgn,
 }
 
 fn format_of(path: &Path) -> Option<Format> {
@@ -39,6 +42,7 @@ fn format_of(path: &Path) -> Option<Format> {
         "ctg" | "cto" | "ctb" => Format::Ctg,
         "kob" | "kin" => Format::Kvetka,
         "csv" | "parquet" | "pq" => Format::Table,
+        "pgn" => Format::Pgn,
         _ => return None,
     })
 }
@@ -55,9 +59,15 @@ pub fn run(args: &ConvertArgs) -> CliResult {
     let (Some(from), Some(to)) = (format_of(&args.input), format_of(&args.output)) else {
         crate::args::usage_error(
             "convert: name the formats by extension: .bin (Polyglot), .ctg (CTG), .kob (Kvetka), \
-             .csv or .parquet (table)",
+             .csv or .parquet (table), .pgn (the tree, as output)",
         );
     };
+    if from == Format::Pgn {
+        crate::args::usage_error(
+            "convert: PGN is written (the book's tree), not read: a book is built from games by \
+             `chessfmt polyglot|ctg|kvetka build`",
+        );
+    }
     crate::destination::refuse_inputs([args.output.as_path()], &[args.input.as_path()])?;
     let mut notes: Vec<String> = Vec::new();
     let mut lost = serde_json::Map::new();
@@ -99,6 +109,35 @@ pub fn run(args: &ConvertArgs) -> CliResult {
                     (s.rows_read, s.rows_written)
                 }
             }
+        }
+        Format::Pgn => {
+            use chessfmt_tally::tree::{TreeOptions, write_tree};
+            crate::tally::refuse_existing(&out)?;
+            let rows = rows(source)?;
+            let options = TreeOptions::default();
+            let s = crate::destination::write_single(
+                &args.output,
+                args.force,
+                args.json,
+                &[args.input.as_path()],
+                |w| {
+                    let mut w = std::io::BufWriter::with_capacity(1 << 20, w);
+                    let s = write_tree(rows, options, &mut w).map_err(std::io::Error::other)?;
+                    std::io::Write::flush(&mut w)?;
+                    Ok(s)
+                },
+            )?;
+            let outside = s.kept.saturating_sub(s.in_tree);
+            lost.insert("illegal_moves".into(), s.illegal.into());
+            lost.insert("rows_outside_the_tree".into(), outside.into());
+            if outside > 0 {
+                notes.push(format!(
+                    "{outside} moves lie past the tree's {} plies from the start position or on \
+                     no line from it: not written (`chessfmt tally to-pgn --max-ply` for more)",
+                    options.max_ply
+                ));
+            }
+            (s.rows, s.moves)
         }
         Format::Polyglot => {
             let options = polyglot_book::ops::build::BuildOptions::default().with_min_game(1);
@@ -148,10 +187,17 @@ pub fn run(args: &ConvertArgs) -> CliResult {
     summary(
         &Shown {
             text: format!(
-                "{}; {written} entries, records, elements or rows written to {}",
+                "{}; {written} {} written to {}",
                 match book_len {
                     Some(n) => format!("{n} moves of the input ({n} table rows)"),
                     None => format!("{table_rows} rows of the input table"),
+                },
+                match to {
+                    Format::Polyglot => "entries",
+                    Format::Ctg => "positions",
+                    Format::Kvetka => "elements",
+                    Format::Table => "rows",
+                    Format::Pgn => "moves",
                 },
                 args.output.display()
             ),
@@ -232,6 +278,6 @@ fn book_rows(
             }
             rows
         }
-        Format::Table => unreachable!("a table is read as it is written"),
+        Format::Table | Format::Pgn => unreachable!("a table is streamed; PGN is refused"),
     })
 }

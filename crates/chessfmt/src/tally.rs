@@ -362,15 +362,17 @@ fn to_pgn(args: &ToPgnArgs) -> CliResult {
     summary(
         &Shown {
             text: format!(
-                "{} rows read ({} kept); {} moves written to {}",
+                "{} rows read ({} kept, {} of them in the tree); {} moves written to {}",
                 stats.rows,
                 stats.kept,
+                stats.in_tree,
                 stats.moves,
                 crate::destination::shown(&args.out.output)
             ),
             json: serde_json::json!({
                 "rows": stats.rows,
                 "kept": stats.kept,
+                "in_tree": stats.in_tree,
                 "moves": stats.moves,
                 "illegal": stats.illegal,
                 "output": args.out.output.display().to_string(),

@@ -960,7 +960,7 @@ fn convert_between_every_book_format() {
     run(&["convert", s(&small), s(&p("t.csv"))]);
     run(&["polyglot", "to-tally", s(&small), "-o", s(&p("t2.csv"))]);
     assert!(std::fs::read(p("t.csv")).unwrap() == std::fs::read(p("t2.csv")).unwrap());
-    assert_eq!(chessfmt(&["convert", s(&small), s(&p("x.pgn"))]).0, 2);
+    assert_eq!(chessfmt(&["convert", s(&small), s(&p("x.epd"))]).0, 2);
     assert_eq!(chessfmt(&["convert", s(&p("t.csv")), s(&p("y.txt"))]).0, 2);
     // Never over an existing output without --force.
     let (code, _, err) = chessfmt(&["convert", s(&small), s(&p("t.csv"))]);
@@ -1005,6 +1005,40 @@ fn convert_tables_on_either_side() {
             }
         }
     }
+    // To PGN: the tree `tally to-pgn` writes of the same rows, what lies outside it counted.
+    let v: serde_json::Value = serde_json::from_str(&run(&[
+        "tally",
+        "to-pgn",
+        s(&p("ref.csv")),
+        "-o",
+        s(&p("ref.pgn")),
+        "--json",
+    ]))
+    .unwrap();
+    let outside = v["kept"].as_u64().unwrap() - v["in_tree"].as_u64().unwrap();
+    for input in [&small, &p("t.parquet")] {
+        let tree = p("tree.pgn");
+        let _ = std::fs::remove_file(&tree);
+        let (code, out, err) = chessfmt(&["convert", s(input), s(&tree), "--json"]);
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(
+            err.contains("moves lie past the tree's 12 plies"),
+            outside > 0,
+            "{err}"
+        );
+        let c: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(
+            c["not_converted"]["rows_outside_the_tree"].as_u64(),
+            Some(outside)
+        );
+        assert_eq!(c["written"], v["moves"], "{c}");
+        assert!(std::fs::read(&tree).unwrap() == std::fs::read(p("ref.pgn")).unwrap());
+    }
+    // PGN is written, not read.
+    assert_eq!(
+        chessfmt(&["convert", s(&p("ref.pgn")), s(&p("x.bin"))]).0,
+        2
+    );
     let direct = std::fs::read(p("direct_0.kob")).unwrap();
     assert!(direct == std::fs::read(p("from-t-csv_0.kob")).unwrap());
     // Never over the table read, nor over an existing output without --force.
@@ -1048,6 +1082,10 @@ fn a_table_as_a_pgn_tree() {
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
     let moves = v["moves"].as_u64().unwrap();
     assert!(moves > 50, "{v}");
+    // Each row in the tree once, however many move orders reach it; the 8-ply table's rows
+    // past ply 5 are not.
+    let (kept, in_tree) = (v["kept"].as_u64().unwrap(), v["in_tree"].as_u64().unwrap());
+    assert!(0 < in_tree && in_tree <= moves && in_tree < kept, "{v}");
     let text = std::fs::read_to_string(&tree).unwrap();
     assert!(text.starts_with("[Event \"Opening tree (chessfmt tally to-pgn)\"]\n"));
     let body = text.split("\n\n").nth(1).unwrap().replace('\n', " ");

@@ -125,11 +125,13 @@ def to_polyglot(book: Path, out: Path, *, policy: str = "score", overwrite: bool
     return _native.ctg_to_polyglot(fspath(book), fspath(out), policy_name=policy, overwrite=overwrite)
 
 
-def from_tally(table: Path, out: Path, *, overwrite: bool = False) -> dict:
+def from_tally(tables: Union[Path, Sequence[Path]], out: Path, *, overwrite: bool = False) -> dict:
     """A CTG book from a statistics table (:mod:`chessfmt.tally`), as ``chessfmt ctg
     from-tally``: a position's statistics from the rows reaching it, its moves from the rows
-    leaving it; rows left out and moves CTG cannot code are counted."""
-    return _native.ctg_from_tally(fspath(table), fspath(out), overwrite=overwrite)
+    leaving it; rows left out and moves CTG cannot code are counted.
+    Several tables (a sequence of paths), each sorted, are merged as they are read: the rows
+    :func:`chessfmt.tally.merge` would write, never written out."""
+    return _native.ctg_from_tally(paths(tables), fspath(out), overwrite=overwrite)
 
 
 def to_tally(book: Path, out: Path, *, overwrite: bool = False) -> dict:

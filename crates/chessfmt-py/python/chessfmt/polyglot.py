@@ -211,7 +211,7 @@ def write(entries: Iterable[Union[Entry, Tuple[int, int, int, int]]], out: Path,
 
 
 def from_tally(
-    table: Path,
+    tables: Union[Path, Sequence[Path]],
     out: Path,
     *,
     min_game: int = 3,
@@ -222,9 +222,11 @@ def from_tally(
 ) -> dict:
     """A book from a statistics table (:mod:`chessfmt.tally`) with :func:`build`'s options,
     as ``chessfmt polyglot from-tally``: the bytes a build from the same games gives while no
-    move reaches 16,384 plays (then the totals are halved, counted in ``halved``)."""
+    move reaches 16,384 plays (then the totals are halved, counted in ``halved``).
+    Several tables (a sequence of paths), each sorted, are merged as they are read: the rows
+    :func:`chessfmt.tally.merge` would write, never written out."""
     return _native.polyglot_from_tally(
-        fspath(table), fspath(out), min_game=min_game, min_score=min_score, only=only, uniform=uniform, overwrite=overwrite
+        paths(tables), fspath(out), min_game=min_game, min_score=min_score, only=only, uniform=uniform, overwrite=overwrite
     )
 
 
