@@ -28,7 +28,9 @@ pub struct KvetkaBook {
     policy: WeightPolicy,
 }
 
-fn policy(name: &str) -> PyResult<WeightPolicy> {
+/// The weight policy `policy=` names (`"score"`, `"games"`, `"uniform"`): Kvetka's
+/// conversions and the Polyglot builds take the same names.
+pub(crate) fn policy(name: &str) -> PyResult<WeightPolicy> {
     match name {
         "score" => Ok(WeightPolicy::Score),
         "games" => Ok(WeightPolicy::Games),

@@ -175,7 +175,7 @@ fn python_chess_move(raw: u16, chess960: bool, kings: shakmaty::Bitboard) -> Opt
 
 /// `chessfmt.polyglot.build`: a book from PGN files, as `chessfmt polyglot build`.
 #[pyfunction]
-#[pyo3(signature = (pgn_paths, out, *, max_ply, min_game, min_score, only, uniform, memory_limit_mib, threads, overwrite))]
+#[pyo3(signature = (pgn_paths, out, *, max_ply, min_game, min_score, only, uniform, policy, memory_limit_mib, threads, overwrite))]
 #[allow(clippy::too_many_arguments)]
 fn polyglot_build<'py>(
     py: Python<'py>,
@@ -186,10 +186,12 @@ fn polyglot_build<'py>(
     min_score: f64,
     only: Option<String>,
     uniform: bool,
+    policy: &str,
     memory_limit_mib: Option<usize>,
     threads: Option<usize>,
     overwrite: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let policy = crate::kvetka::policy(policy)?;
     inputs::check_output(&out, &pgn_paths, overwrite)?;
     let only = only_color(only.as_deref())?;
     let limit = memory_limit_mib.map(|mib| {
@@ -204,6 +206,7 @@ fn polyglot_build<'py>(
         .with_min_score(min_score)
         .with_only(only)
         .with_uniform(uniform)
+        .with_weight(policy)
         .with_memory_limit(limit);
     let pool = inputs::pool(threads)?;
     let stats = py.detach(|| -> PyResult<_> {

@@ -206,7 +206,7 @@ fn tally_merge(
 /// `chessfmt.polyglot.from_tally`: a Polyglot book from a table, as `chessfmt polyglot
 /// from-tally`.
 #[pyfunction]
-#[pyo3(signature = (tables, out, *, min_game, min_score, only, uniform, overwrite))]
+#[pyo3(signature = (tables, out, *, min_game, min_score, only, uniform, policy, overwrite))]
 #[allow(clippy::too_many_arguments)]
 fn polyglot_from_tally<'py>(
     py: Python<'py>,
@@ -216,9 +216,11 @@ fn polyglot_from_tally<'py>(
     min_score: f64,
     only: Option<String>,
     uniform: bool,
+    policy: &str,
     overwrite: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let options = BuildOptions::default()
+        .with_weight(crate::kvetka::policy(policy)?)
         .with_min_game(min_game)
         .with_min_score(min_score)
         .with_only(crate::polyglot::only_color(only.as_deref())?)

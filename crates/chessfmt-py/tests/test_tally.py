@@ -55,6 +55,30 @@ def test_parts_merged_are_one_table(tmp_path, first10000):
         tally.merge([tmp_path / "a.csv"], tmp_path / "all.csv")
 
 
+def test_weight_policies(tmp_path, first10000):
+    """policy= weighs the kept moves as ``--policy`` does: "games" gives each move its games,
+    from the games or from the table alike; "uniform" is uniform=True; another name is a
+    ValueError."""
+    table = tmp_path / "t.csv"
+    tally.tally(first10000, table, max_ply=16)
+    cp.build(first10000, tmp_path / "g.bin", max_ply=16, policy="games")
+    cp.from_tally(table, tmp_path / "g2.bin", policy="games")
+    assert (tmp_path / "g.bin").read_bytes() == (tmp_path / "g2.bin").read_bytes()
+    with table.open() as f:
+        rows = list(csv.DictReader(f))
+    start = chess.polyglot.zobrist_hash(chess.Board())
+    games = {r["move"]: int(r["games"]) for r in rows if int(r["key"], 16) == start}
+    with chess.polyglot.open_reader(tmp_path / "g.bin") as book:
+        weights = {e.move.uci(): e.weight for e in book.find_all(chess.Board())}
+    assert weights and all(weights[m] == games[m] for m in weights)
+    cp.from_tally(table, tmp_path / "u.bin", policy="uniform")
+    cp.from_tally(table, tmp_path / "u2.bin", uniform=True)
+    assert (tmp_path / "u.bin").read_bytes() == (tmp_path / "u2.bin").read_bytes()
+    with pytest.raises(ValueError):
+        cp.from_tally(table, tmp_path / "x.bin", policy="droidfish")
+    assert not (tmp_path / "x.bin").exists()
+
+
 def test_parquet_tables(tmp_path, first10000):
     """A .parquet name writes the table as Parquet (the same rows as CSV), read back by
     content; merge and from_tally take it."""

@@ -113,6 +113,32 @@ impl ProbeOrder {
     }
 }
 
+/// How a Polyglot book built from games or a table weighs its moves (`--policy`): the names
+/// of `ctg to-polyglot --policy` that need no CTG annotation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum WeightArg {
+    /// 2·wins + draws of the mover, a game without result as a draw (`polyglot make-book`'s).
+    #[default]
+    Score,
+    /// Games played.
+    Games,
+    /// Every move weight 1 (as --uniform).
+    Uniform,
+}
+
+impl WeightArg {
+    /// The library's policy; `uniform` (the `--uniform` flag) wins.
+    pub fn policy(self, uniform: bool) -> chess_core::book::WeightPolicy {
+        use chess_core::book::WeightPolicy;
+        match self {
+            _ if uniform => WeightPolicy::Uniform,
+            WeightArg::Score => WeightPolicy::Score,
+            WeightArg::Games => WeightPolicy::Games,
+            WeightArg::Uniform => WeightPolicy::Uniform,
+        }
+    }
+}
+
 /// Ends the process as clap does for a usage error (message on stderr, exit 2): for a rule
 /// between arguments that clap cannot express.
 pub fn usage_error(message: impl std::fmt::Display) -> ! {

@@ -203,9 +203,12 @@ pub struct BuildArgs {
     /// Keep only Black's moves.
     #[arg(long)]
     only_black: bool,
-    /// Give every move weight 1.
-    #[arg(long)]
+    /// Give every move weight 1 (as --policy uniform).
+    #[arg(long, conflicts_with = "policy")]
     uniform: bool,
+    /// Move weighting (the filters above are the same whatever it is).
+    #[arg(long, value_enum, default_value_t)]
+    policy: crate::args::WeightArg,
     /// Worker threads (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
@@ -239,7 +242,7 @@ fn build(args: &BuildArgs) -> CliResult {
     options.min_game = args.min_game;
     options.min_score = args.min_score;
     options.only = only_color(args.only_white, args.only_black);
-    options.uniform = args.uniform;
+    options.weight = args.policy.policy(args.uniform);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(crate::args::threads(args.threads))
         .build()
@@ -324,9 +327,12 @@ pub struct FromTallyArgs {
     /// Keep only Black's moves.
     #[arg(long)]
     only_black: bool,
-    /// Give every move weight 1.
-    #[arg(long)]
+    /// Give every move weight 1 (as --policy uniform).
+    #[arg(long, conflicts_with = "policy")]
     uniform: bool,
+    /// Move weighting (the filters above are the same whatever it is).
+    #[arg(long, value_enum, default_value_t)]
+    policy: crate::args::WeightArg,
 }
 
 /// The colour of `--only-white` / `--only-black`.
@@ -373,7 +379,7 @@ fn from_tally(args: &FromTallyArgs) -> CliResult {
     let mut options = BuildOptions::default()
         .with_min_game(args.min_game)
         .with_min_score(args.min_score)
-        .with_uniform(args.uniform);
+        .with_weight(args.policy.policy(args.uniform));
     options.only = only_color(args.only_white, args.only_black);
     // Opened, not read: write_from_rows refuses a bad output before reading a row.
     let rows = crate::tally::tables_batches(&args.tables)?;

@@ -138,6 +138,7 @@ fn books_through_the_table_are_the_reference_books() {
                 ("first10000_ply16.bin", &[]),
                 ("first10000_ply16_min1.bin", &["--min-game", "1"]),
                 ("first10000_ply16_uniform.bin", &["--uniform"]),
+                ("first10000_ply16_uniform.bin", &["--policy", "uniform"]),
                 ("first10000_ply16_white.bin", &["--only-white"]),
                 ("first10000_ply16_black.bin", &["--only-black"]),
             ]
@@ -164,6 +165,85 @@ fn books_through_the_table_are_the_reference_books() {
             }
         }
     }
+}
+
+/// `--policy games` weighs each kept move by its games, in a build from games and from their
+/// table alike (the same book byte for byte); `--policy score` is the default; `--uniform`
+/// with another policy is a usage error.
+#[test]
+fn weight_policies_from_games_and_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = corpus().join("pgn/gnuchess-book_1.02-first10000.pgn");
+    let p = |n: &str| dir.path().join(n);
+    run(&["tally", s(&pgn), "-o", s(&p("t.csv")), "--max-ply", "16"]);
+    for policy in ["games", "score"] {
+        let (a, b) = (
+            p(&format!("build-{policy}.bin")),
+            p(&format!("table-{policy}.bin")),
+        );
+        run(&[
+            "polyglot",
+            "build",
+            s(&pgn),
+            "-o",
+            s(&a),
+            "--max-ply",
+            "16",
+            "--policy",
+            policy,
+        ]);
+        run(&[
+            "polyglot",
+            "from-tally",
+            s(&p("t.csv")),
+            "-o",
+            s(&b),
+            "--policy",
+            policy,
+        ]);
+        assert!(
+            std::fs::read(&a).unwrap() == std::fs::read(&b).unwrap(),
+            "{policy}"
+        );
+    }
+    let golden = std::fs::read(corpus().join("golden/first10000_ply16.bin")).unwrap();
+    assert!(std::fs::read(p("build-score.bin")).unwrap() == golden);
+    // The start position's moves weigh their games (the table's rows of that position).
+    let start = "463b96181691fc9c,";
+    let text = std::fs::read_to_string(p("t.csv")).unwrap();
+    let games: std::collections::HashMap<String, u64> = text
+        .lines()
+        .filter(|l| l.starts_with(start))
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (f[2].to_string(), f[6].parse().unwrap())
+        })
+        .collect();
+    let probe: serde_json::Value = serde_json::from_str(&run(&[
+        "polyglot",
+        "probe",
+        s(&p("build-games.bin")),
+        "--json",
+    ]))
+    .unwrap();
+    let moves = probe.as_array().unwrap();
+    assert!(moves.len() > 5, "{probe}");
+    for m in moves {
+        let uci = m["uci"].as_str().unwrap();
+        assert_eq!(m["weight"].as_u64(), games.get(uci).copied(), "{uci}");
+    }
+    let (code, _, err) = chessfmt(&[
+        "polyglot",
+        "build",
+        s(&pgn),
+        "-o",
+        s(&p("x.bin")),
+        "--uniform",
+        "--policy",
+        "games",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(!p("x.bin").exists());
 }
 
 /// The table's sums are the games': counts, results, ratings and years of a small PGN.

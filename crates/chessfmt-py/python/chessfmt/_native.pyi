@@ -28,6 +28,7 @@ def polyglot_build(
     min_score: float,
     only: Optional[str],
     uniform: bool,
+    policy: str,
     memory_limit_mib: Optional[int],
     threads: Optional[int],
     overwrite: bool,
@@ -107,7 +108,15 @@ def tally_map(
 ) -> dict: ...
 def tally_merge(parts: List[str], out: str, *, overwrite: bool) -> Tuple[int, int]: ...
 def polyglot_from_tally(
-    tables: List[str], out: str, *, min_game: int, min_score: float, only: Optional[str], uniform: bool, overwrite: bool
+    tables: List[str],
+    out: str,
+    *,
+    min_game: int,
+    min_score: float,
+    only: Optional[str],
+    uniform: bool,
+    policy: str,
+    overwrite: bool,
 ) -> dict: ...
 def polyglot_to_tally(book: str, out: str, *, overwrite: bool) -> dict: ...
 def ctg_from_tally(tables: List[str], out: str, *, overwrite: bool) -> dict: ...

@@ -166,6 +166,7 @@ def build(
     min_score: float = 0.0,
     only: Optional[str] = None,
     uniform: bool = False,
+    policy: str = "score",
     memory_limit_mib: Optional[int] = None,
     threads: Optional[int] = None,
     overwrite: bool = False,
@@ -179,6 +180,8 @@ def build(
     ``pairs``). Games that cannot be read are skipped and counted. ``memory_limit_mib``
     keeps memory near that many MiB (plies of rarer positions spilled beside ``out`` and
     merged at the end, as ``chessfmt polyglot build --memory-limit``): the same book.
+    ``policy`` weighs the kept moves: ``"score"`` (2·wins + draws of the mover, make-book's),
+    ``"games"`` (games played) or ``"uniform"`` (as ``uniform=True``).
     """
     return _native.polyglot_build(
         paths(pgn_paths),
@@ -188,6 +191,7 @@ def build(
         min_score=min_score,
         only=only,
         uniform=uniform,
+        policy=policy,
         memory_limit_mib=memory_limit_mib,
         threads=threads,
         overwrite=overwrite,
@@ -218,6 +222,7 @@ def from_tally(
     min_score: float = 0.0,
     only: Optional[str] = None,
     uniform: bool = False,
+    policy: str = "score",
     overwrite: bool = False,
 ) -> dict:
     """A book from a statistics table (:mod:`chessfmt.tally`) with :func:`build`'s options,
@@ -226,7 +231,14 @@ def from_tally(
     Several tables (a sequence of paths), each sorted, are merged as they are read: the rows
     :func:`chessfmt.tally.merge` would write, never written out."""
     return _native.polyglot_from_tally(
-        paths(tables), fspath(out), min_game=min_game, min_score=min_score, only=only, uniform=uniform, overwrite=overwrite
+        paths(tables),
+        fspath(out),
+        min_game=min_game,
+        min_score=min_score,
+        only=only,
+        uniform=uniform,
+        policy=policy,
+        overwrite=overwrite,
     )
 
 

@@ -5,8 +5,9 @@
 //! (`n`) and adds the mover's score (`sum`: 2 win, 1 draw or unknown result `*`, 0 loss). When a
 //! pair reaches n = 16384, every pair of that position is halved (`(x + 1) / 2`). Then pairs with
 //! `n < min_game`, `sum == 0`, a mean score below `min_score`, or of the excluded colour are
-//! dropped; the weight is `sum` (1 with `uniform`); entries are stably sorted by key, then
-//! weight descending, over first-seen order.
+//! dropped; the weight is `sum` (the default [`WeightPolicy::Score`]; `n` with
+//! [`WeightPolicy::Games`], 1 with [`WeightPolicy::Uniform`] or `uniform`); entries are stably
+//! sorted by key, then weight descending, over first-seen order.
 //!
 //! Unlike the reference tool, games starting from a `[FEN]` are used (not garbage), illegal
 //! games are skipped and counted instead of aborting the run, and the moves of the games are
@@ -20,7 +21,7 @@ use std::{
     ops::ControlFlow,
 };
 
-pub use chess_core::book::MemoryLimit;
+pub use chess_core::book::{MemoryLimit, WeightPolicy};
 use chess_core::polyglot_key::KeyWalk;
 use chessfmt_pgn::{GameError, GameResult, PgnInput, RawGame, SkipStats};
 use rayon::prelude::*;
@@ -44,8 +45,11 @@ pub struct BuildOptions {
     pub min_score: f64,
     /// Keep only the moves of this colour (`-only-white` / `-only-black`).
     pub only: Option<Color>,
-    /// All weights 1.
+    /// All weights 1 (as [`WeightPolicy::Uniform`], whatever [`BuildOptions::weight`] says).
     pub uniform: bool,
+    /// How a kept move is weighed (default [`WeightPolicy::Score`], the reference tool's):
+    /// the filters above are the same whatever the policy.
+    pub weight: WeightPolicy,
     /// Keep memory near this ceiling by spilling plies to temporary files (none by default).
     /// Finish such a build with [`Builder::write_to`] or [`Builder::save`], which stream the
     /// book instead of holding it.
@@ -88,6 +92,24 @@ impl BuildOptions {
         self
     }
 
+    /// Weighs kept moves by `policy` ([`BuildOptions::weight`]).
+    #[must_use]
+    pub fn with_weight(mut self, policy: WeightPolicy) -> Self {
+        self.weight = policy;
+        self
+    }
+
+    /// The weight of a kept move played `n` times with the mover's score `sum` (halved
+    /// together when they had to be).
+    pub fn weigh(&self, n: u16, sum: u16) -> u16 {
+        match (self.uniform, self.weight) {
+            (true, _) | (_, WeightPolicy::Uniform) => 1,
+            (_, WeightPolicy::Games) => n,
+            // Score (and any policy this crate does not know yet).
+            _ => sum,
+        }
+    }
+
     /// Keeps memory near `limit` ([`BuildOptions::memory_limit`]).
     #[must_use]
     pub fn with_memory_limit(mut self, limit: Option<MemoryLimit>) -> Self {
@@ -104,6 +126,7 @@ impl Default for BuildOptions {
             min_score: 0.0,
             only: None,
             uniform: false,
+            weight: WeightPolicy::Score,
             memory_limit: None,
         }
     }
@@ -464,7 +487,7 @@ impl Builder {
         self.keep(mv, n, sum).then_some(Entry {
             key,
             raw_move: mv & !WHITE,
-            weight: if self.options.uniform { 1 } else { sum },
+            weight: self.options.weigh(n, sum),
             learn: 0,
         })
     }

@@ -3,7 +3,7 @@
 //! **From a table** ([`from_tally`]): each row's plays count `n = games` and the mover's score
 //! `sum = 2·wins + draws + games without result` (the build's points); the filters and the
 //! weight are those of a build from PGN ([`BuildOptions`]: `min_game`, `min_score`, `only`,
-//! `uniform`; `max_ply` and `memory_limit` belong to the tally); moves of equal weight keep
+//! `uniform`, `weight`; `max_ply` and `memory_limit` belong to the tally); moves of equal weight keep
 //! the order they were first seen in ([`chessfmt_tally::Counts::first_seen`]). The book is
 //! therefore byte for byte the one a build from the same games makes, as long as no position
 //! reaches [`COUNT_MAX`] plays of one move: there a build halves the position's counts as the
@@ -297,11 +297,10 @@ fn flush(
         entries.push(Entry {
             key,
             raw_move: p.mv,
-            weight: if options.uniform {
-                1
-            } else {
-                u16::try_from(sum).unwrap_or(u16::MAX)
-            },
+            weight: options.weigh(
+                u16::try_from(n).unwrap_or(u16::MAX),
+                u16::try_from(sum).unwrap_or(u16::MAX),
+            ),
             learn: 0,
         });
     }
