@@ -97,21 +97,66 @@ pub struct TallyStats {
     pub runs: usize,
 }
 
+/// The windows of positions of sorted shards, in order: each shard is given up as soon as
+/// its last window is made (dropped, its memory given back while the rest of the table is
+/// written; or cleared, its room kept for more counting).
+struct Windows<'a> {
+    shards: &'a mut [Shard],
+    /// The shard of the next window, and where in its positions the window starts.
+    at: usize,
+    offset: usize,
+    /// Drop a shard when done with it (else clear it).
+    release: bool,
+}
+
+impl Windows<'_> {
+    /// Positions a window holds: 32 chunks of 2,048, made on the pool.
+    const WINDOW: usize = CHUNK * 32;
+
+    /// `make` of the next window (its shard and positions), or `None` at the end.
+    fn next<T>(&mut self, make: impl FnOnce(&Shard, &[Position]) -> T) -> Option<T> {
+        loop {
+            let shard = self.shards.get_mut(self.at)?;
+            let positions = shard.positions();
+            if self.offset < positions.len() {
+                let end = (self.offset + Self::WINDOW).min(positions.len());
+                let made = make(shard, &positions[self.offset..end]);
+                self.offset = end;
+                return Some(made);
+            }
+            if self.release {
+                *shard = Shard::default();
+            } else {
+                shard.clear();
+            }
+            self.at += 1;
+            self.offset = 0;
+        }
+    }
+}
+
+/// Positions a task of the pool makes rows of.
+const CHUNK: usize = 2048;
+
 /// Writes the rows of the sorted `shards`, made on the pool a window of positions at a time
 /// (EPD once per position): CSV as text per chunk; Parquet as columns per chunk, each full row
-/// group encoded while the next window is made.
-fn write_shards<W: Write>(shards: &[Shard], out: &mut TableWriter<W>) -> Result<(), Error> {
-    const CHUNK: usize = 2048;
-    let windows = shards.iter().flat_map(|shard| {
-        shard
-            .positions()
-            .chunks(CHUNK * 32)
-            .map(move |w| (shard, w))
-    });
+/// group encoded while the next window is made. Each shard is dropped (`release`) or cleared
+/// once its rows are made.
+fn write_shards<W: Write>(
+    shards: &mut [Shard],
+    release: bool,
+    out: &mut TableWriter<W>,
+) -> Result<(), Error> {
+    let mut windows = Windows {
+        shards,
+        at: 0,
+        offset: 0,
+        release,
+    };
     match out {
         TableWriter::Csv(csv) => {
-            for (shard, window) in windows {
-                let texts: Vec<(Vec<u8>, u64)> = window
+            while let Some(texts) = windows.next(|shard, window| {
+                window
                     .par_chunks(CHUNK)
                     .map(|chunk| {
                         let mut text = Vec::with_capacity(chunk.len() * 120);
@@ -122,7 +167,8 @@ fn write_shards<W: Write>(shards: &[Shard], out: &mut TableWriter<W>) -> Result<
                         });
                         (text, rows)
                     })
-                    .collect();
+                    .collect::<Vec<(Vec<u8>, u64)>>()
+            }) {
                 for (text, rows) in texts {
                     csv.write_formatted(&text, rows)?;
                 }
@@ -131,22 +177,21 @@ fn write_shards<W: Write>(shards: &[Shard], out: &mut TableWriter<W>) -> Result<
         }
         #[cfg(feature = "parquet")]
         TableWriter::Parquet(parquet) => {
-            let mut windows = windows;
             // A quarter as many row groups at once as the pool has threads: the windows are
             // made on every thread too.
             parquet.write_windows(rayon::current_num_threads().div_ceil(4), move || {
-                let (shard, window) = windows.next()?;
-                let parts = window
-                    .par_chunks(CHUNK)
-                    .map(|chunk| {
-                        let mut columns = crate::parquet::Columns::default();
-                        each_row(shard, chunk, |key, epd, uci, counts| {
-                            columns.push_parts(key, epd, uci, counts);
-                        });
-                        columns
-                    })
-                    .collect();
-                Some(parts)
+                windows.next(|shard, window| {
+                    window
+                        .par_chunks(CHUNK)
+                        .map(|chunk| {
+                            let mut columns = crate::parquet::Columns::default();
+                            each_row(shard, chunk, |key, epd, uci, counts| {
+                                columns.push_parts(key, epd, uci, counts);
+                            });
+                            columns
+                        })
+                        .collect()
+                })
             })
         }
     }
@@ -430,7 +475,7 @@ impl Tally {
             1 << 20,
             file.as_file_mut(),
         ))?);
-        write_shards(&self.shards, &mut w).map_err(io::Error::other)?;
+        write_shards(&mut self.shards, false, &mut w).map_err(io::Error::other)?;
         self.clear();
         w.finish().map_err(io::Error::other)?;
         self.runs.push(file);
@@ -511,7 +556,8 @@ impl Tally {
             return Ok(self.stats);
         }
         self.sort();
-        write_shards(&self.shards, &mut table)?;
+        // The table is not counted into again: each shard's memory goes back once written.
+        write_shards(&mut self.shards, true, &mut table)?;
         self.clear();
         self.stats.rows = table.rows();
         table.finish()?;
