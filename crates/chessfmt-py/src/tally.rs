@@ -183,18 +183,21 @@ fn tally_map<'py>(
 
 /// `chessfmt.tally.merge`: tables summed into one, as `chessfmt tally merge`.
 #[pyfunction]
-#[pyo3(signature = (parts, out, *, overwrite))]
+#[pyo3(signature = (parts, out, *, compression, overwrite))]
 fn tally_merge(
     py: Python<'_>,
     parts: Vec<PathBuf>,
     out: PathBuf,
+    compression: Option<String>,
     overwrite: bool,
 ) -> PyResult<(u64, u64)> {
+    let compression = table_compression(compression.as_deref(), &out)?;
     inputs::check_output(&out, &parts, overwrite)?;
     py.detach(|| {
         let mut merge = chessfmt_tally::table::open_merge(&parts).map_err(table_error)?;
         write_file(&out, overwrite, |w| {
-            let mut table = TableWriter::new(TableFormat::of_path(&out), w)?;
+            let mut table =
+                TableWriter::with_compression(TableFormat::of_path(&out), w, compression)?;
             table.write_merge(&mut merge)?;
             table.finish()?;
             let stats = merge.stats();

@@ -109,6 +109,14 @@ def test_parquet_compression(tmp_path, first10000):
     with pytest.raises(ValueError, match="brotli"):
         tally.tally(first10000, tmp_path / "t.parquet", compression="brotli")
     assert not (tmp_path / "t.csv").exists() and not (tmp_path / "t.parquet").exists()
+    # merge takes the same codecs for a Parquet output (the same rows; zstd smaller).
+    tally.merge([tmp_path / "snappy.parquet"], tmp_path / "m.parquet", compression="zstd")
+    assert (tmp_path / "m.parquet").stat().st_size < sizes["snappy"]
+    tally.merge([tmp_path / "m.parquet"], tmp_path / "m.csv")
+    assert (tmp_path / "m.csv").read_bytes() == (tmp_path / "zstd.csv").read_bytes()
+    with pytest.raises(ValueError, match="CSV"):
+        tally.merge([tmp_path / "m.parquet"], tmp_path / "x.csv", compression="zstd")
+    assert not (tmp_path / "x.csv").exists()
 
 
 def test_polyglot_to_tally_and_back(tmp_path):

@@ -53,10 +53,13 @@ def tally(
     )
 
 
-def merge(parts: Sequence[Path], out: Path, *, overwrite: bool = False) -> Tuple[int, int]:
+def merge(
+    parts: Sequence[Path], out: Path, *, compression: Optional[str] = None, overwrite: bool = False
+) -> Tuple[int, int]:
     """Sums tables into one (a k-way merge in bounded memory), as ``chessfmt tally merge``.
+    ``compression`` is a Parquet output's codec, as for :func:`tally` (``None``: Snappy).
     Returns (rows read, rows written)."""
-    return _native.tally_merge([fspath(p) for p in parts], fspath(out), overwrite=overwrite)
+    return _native.tally_merge([fspath(p) for p in parts], fspath(out), compression=compression, overwrite=overwrite)
 
 
 def to_pgn(table: Path, out: Path, *, max_ply: int = 12, min_games: int = 1, overwrite: bool = False) -> dict:
