@@ -787,6 +787,18 @@ impl ParquetSource {
             .collect()
     }
 
+    /// The names of the schema's top-level fields (every column, repeated and nested ones
+    /// by their outer name), in the file's order.
+    pub fn field_names(&self) -> Vec<String> {
+        let schema = self.file.metadata().file_metadata().schema_descr();
+        schema
+            .root_schema()
+            .get_fields()
+            .iter()
+            .map(|f| f.name().to_string())
+            .collect()
+    }
+
     /// The column named `name` (exactly, then in any case).
     pub fn column(&self, name: &str) -> Option<ColumnInfo> {
         let columns = self.columns();

@@ -30,6 +30,9 @@ pub enum Format {
     SelfplayValue,
     /// The statistics table `chessfmt tally` writes (CSV or Parquet).
     Table,
+    /// Another Parquet table (neither games nor the statistics table: self-play positions
+    /// from `selfplay to-parquet`, a data tool's output).
+    Parquet,
 }
 
 impl fmt::Display for Format {
@@ -43,6 +46,7 @@ impl fmt::Display for Format {
             Format::SelfplayPolicy => "Monty self-play data (policy format)",
             Format::SelfplayValue => "Monty self-play data (value format)",
             Format::Table => "chessfmt statistics table",
+            Format::Parquet => "Parquet table",
         })
     }
 }
@@ -104,6 +108,18 @@ pub(crate) fn is_table_csv(head: &[u8]) -> bool {
 /// table's columns (a table of games, with a `movetext` column, is read as PGN).
 pub(crate) fn is_table_parquet(path: &Path, head: &[u8]) -> bool {
     chessfmt_tally::table::is_parquet(head) && chessfmt_tally::table::open(path).is_ok()
+}
+
+/// Whether the Parquet file at `path` has a `movetext` column of strings (the games layout
+/// `chessfmt_pgn::ParquetGames` reads); a file that cannot be opened is left to that reader
+/// (`true`), whose error says why.
+fn has_movetext(path: &Path) -> bool {
+    let Ok(source) = File::open(path).and_then(chessfmt_files::parquet::ParquetSource::open) else {
+        return true;
+    };
+    source
+        .column("movetext")
+        .is_some_and(|c| c.kind == chessfmt_files::parquet::Kind::Text)
 }
 
 /// The binary formats without a magic number, by content (the libraries' sniffers): a
@@ -202,7 +218,7 @@ pub(crate) fn refuse_wrong_kind(path: &Path, head: &[u8], expected: Format) -> C
             }
         }
         // The table readers name what they found (a column, a field) themselves.
-        Format::Table => return Ok(()),
+        Format::Table | Format::Parquet => return Ok(()),
         Format::Ctg | Format::Kvetka | Format::Chessbase => {
             // A base name (`book` for `book.kob`, …) or a missing file is for the library to
             // resolve or report; an existing file of another kind is refused.
@@ -232,6 +248,7 @@ pub(crate) fn refuse_wrong_kind(path: &Path, head: &[u8], expected: Format) -> C
         Format::SelfplayPolicy | Format::SelfplayValue => "Monty self-play data".to_string(),
         Format::Polyglot => "a Polyglot opening book".to_string(),
         Format::Table => "a statistics table".to_string(),
+        Format::Parquet => "a Parquet table".to_string(),
     };
     Err(CliError(format!(
         "{} is not {what} (it looks like {looks})",
@@ -256,9 +273,13 @@ pub fn detect(path: &Path) -> Result<Format, CliError> {
     if let Some(format) = extension_format(path) {
         return Ok(format);
     }
-    // A table by its header, or a Parquet file with the table's columns.
+    // A table by its header, or a Parquet file with the table's columns; a Parquet file with
+    // a `movetext` column is games (read as PGN), another is a Parquet table.
     if is_table_csv(&head) || is_table_parquet(path, &head) {
         return Ok(Format::Table);
+    }
+    if chessfmt_tally::table::is_parquet(&head) && !has_movetext(path) {
+        return Ok(Format::Parquet);
     }
     if is_pgn(&head) {
         return Ok(Format::Pgn);

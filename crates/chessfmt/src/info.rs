@@ -122,6 +122,11 @@ impl fmt::Display for Summary {
             let v = match v {
                 serde_json::Value::String(s) => s.clone(),
                 serde_json::Value::Null => "none".to_string(),
+                serde_json::Value::Array(items) => items
+                    .iter()
+                    .map(|i| i.as_str().map_or_else(|| i.to_string(), str::to_string))
+                    .collect::<Vec<_>>()
+                    .join(", "),
                 v => v.to_string(),
             };
             write!(f, "\n{:<10} {v}", format!("{}:", k.replace('_', " ")))?;
@@ -207,6 +212,14 @@ fn summary(path: &Path, format: Format, password: Option<&str>) -> Result<Summar
             put("cut_games", bad.into());
         }
         Format::Table => table_summary(path, &mut put)?,
+        Format::Parquet => {
+            let source = std::fs::File::open(path)
+                .and_then(chessfmt_files::parquet::ParquetSource::open)
+                .map_err(|e| CliError(format!("{}: {e}", path.display())))?;
+            put("rows", source.rows().into());
+            put("row_groups", source.row_groups().into());
+            put("columns", source.field_names().into());
+        }
         Format::Polyglot | Format::Pgn => unreachable!("summarised on their own"),
     }
     Ok(Summary { format, fields })

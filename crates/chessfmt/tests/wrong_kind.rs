@@ -202,6 +202,22 @@ fn info_tells_every_kind_apart() {
         assert_eq!(v["plays"].as_u64(), Some(plays), "{out}");
         assert_eq!(v["sorted"], true, "{out}");
     }
+    // Another Parquet table (self-play positions): its rows and columns.
+    let positions = dir.path().join("sp.parquet").display().to_string();
+    assert_eq!(
+        chessfmt(&["selfplay", "to-parquet", &sp, "-o", &positions]).0,
+        0
+    );
+    let (code, out, err) = chessfmt(&["info", &positions, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["format"], "parquet", "{out}");
+    assert_eq!(v["rows"].as_u64(), Some(12), "{out}");
+    let columns = v["columns"].as_array().unwrap();
+    assert!(
+        columns.iter().any(|c| c == "fen") && columns.iter().any(|c| c == "visits"),
+        "{out}"
+    );
     // A table out of order is told as such (`tally merge` and the books need it sorted).
     let mut lines: Vec<&str> = csv_text.lines().collect();
     let last = lines.len() - 1;
