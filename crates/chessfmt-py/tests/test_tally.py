@@ -207,3 +207,42 @@ def test_table_as_a_pgn_tree(tmp_path, first10000):
             stack.append(child)
     assert moves == stats["moves"] > 20
     assert game.variations[0].move == chess.Move.from_uci("e2e4")
+
+
+def test_convert_any_book_or_table_to_any_other(tmp_path):
+    """tally.convert chooses by extension, as ``chessfmt convert``: a Polyglot book's weights
+    come back from CTG and Kvetka; a table's book is from_tally's with every move kept; the
+    table forms and the PGN tree are the direct functions'; the input is never overwritten,
+    an existing output only with overwrite=True, and no scratch file is left."""
+    src = corpus("polyglot/golden/first10000_ply16.bin")
+    board = chess.Board()
+    with chess.polyglot.open_reader(src) as book:
+        want = {e.move.uci(): e.weight for e in book.find_all(board)}
+    for ext in ["ctg", "kob"]:
+        made = tally.convert(src, tmp_path / f"b.{ext}")
+        assert made["read"]["rows"] > 0 and made["written"]["rows"] == made["read"]["rows"]
+        tally.convert(tmp_path / f"b.{ext}", tmp_path / f"back-{ext}.bin")
+        with chess.polyglot.open_reader(tmp_path / f"back-{ext}.bin") as book:
+            assert {e.move.uci(): e.weight for e in book.find_all(board)} == want, ext
+    cp.to_tally(src, tmp_path / "ref.csv")
+    tally.convert(src, tmp_path / "t.parquet")
+    tally.convert(tmp_path / "t.parquet", tmp_path / "t.csv")
+    assert (tmp_path / "t.csv").read_bytes() == (tmp_path / "ref.csv").read_bytes()
+    tally.convert(tmp_path / "t.csv", tmp_path / "c.bin")
+    cp.from_tally(tmp_path / "ref.csv", tmp_path / "f.bin", min_game=1)
+    assert (tmp_path / "c.bin").read_bytes() == (tmp_path / "f.bin").read_bytes()
+    tally.convert(src, tmp_path / "tree.pgn")
+    tally.to_pgn(tmp_path / "ref.csv", tmp_path / "ref.pgn")
+    assert (tmp_path / "tree.pgn").read_bytes() == (tmp_path / "ref.pgn").read_bytes()
+    with pytest.raises(ValueError, match="one of the inputs"):
+        tally.convert(tmp_path / "c.bin", tmp_path / "c.bin", overwrite=True)
+    with pytest.raises(ValueError, match="one of the inputs"):
+        tally.convert(tmp_path / "b.cto", tmp_path / "b.ctg", overwrite=True)
+    with pytest.raises(FileExistsError):
+        tally.convert(src, tmp_path / "c.bin")
+    tally.convert(src, tmp_path / "c.bin", overwrite=True)
+    with pytest.raises(ValueError, match="extension"):
+        tally.convert(src, tmp_path / "x.epd")
+    with pytest.raises(ValueError, match="not read"):
+        tally.convert(tmp_path / "tree.pgn", tmp_path / "x.bin")
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".chessfmt-convert-")]

@@ -12,16 +12,20 @@ from a table with :func:`chessfmt.polyglot.from_tally` (byte for byte what a bui
     chessfmt.tally.tally("feb.pgn.zst", "feb.parquet", part=2)
     chessfmt.tally.merge(["jan.parquet", "feb.parquet"], "all.parquet")
     chessfmt.polyglot.from_tally("all.parquet", "book.bin")
+
+and any book or table becomes any other through it with :func:`convert`.
 """
 
 from __future__ import annotations
 
+import os
+import tempfile
 from typing import Optional, Sequence, Tuple, Union
 
 from . import _native
 from ._common import Path, fspath, paths
 
-__all__ = ["tally", "merge", "to_pgn"]
+__all__ = ["tally", "merge", "to_pgn", "convert"]
 
 
 def tally(
@@ -68,3 +72,83 @@ def to_pgn(table: Path, out: Path, *, max_ply: int = 12, min_games: int = 1, ove
     plies, moves of fewer than ``min_games`` games left out; as ``chessfmt tally to-pgn``.
     ``chess.pgn.read_game`` reads it as a game with variations."""
     return _native.tally_to_pgn(fspath(table), fspath(out), max_ply=max_ply, min_games=min_games, overwrite=overwrite)
+
+
+#: What :func:`convert` reads and writes, by extension.
+_KINDS = {
+    ".bin": "polyglot",
+    ".ctg": "ctg",
+    ".cto": "ctg",
+    ".ctb": "ctg",
+    ".kob": "kvetka",
+    ".kin": "kvetka",
+    ".csv": "table",
+    ".parquet": "table",
+    ".pq": "table",
+    ".pgn": "pgn",
+}
+
+
+def _kind(path: Path) -> str:
+    ext = os.path.splitext(fspath(path))[1].lower()
+    kind = _KINDS.get(ext)
+    if kind is None:
+        raise ValueError(
+            f"{fspath(path)}: name the format by extension: .bin (Polyglot), .ctg (CTG), .kob "
+            "(Kvetka), .csv or .parquet (table), .pgn (the tree, as output)"
+        )
+    return kind
+
+
+def _members(path: Path, kind: str) -> list:
+    """The files a book of `kind` at `path` is made of (as the writers name them)."""
+    base = os.path.splitext(os.path.abspath(fspath(path)))[0]
+    if kind == "ctg":
+        return [base + ext for ext in (".ctg", ".cto", ".ctb")]
+    if kind == "kvetka":
+        return [base + ".kin", base + "_0.kob", base + ".ksf"]
+    return [os.path.abspath(fspath(path))]
+
+
+def convert(input: Path, out: Path, *, overwrite: bool = False) -> dict:
+    """Any book or table to any other, chosen by extension, as ``chessfmt convert IN OUT``:
+    Polyglot (``.bin``), CTG (``.ctg``), Kvetka (``.kob``), the statistics table (``.csv``,
+    ``.parquet``), or ``.pgn`` for the tree as one game with variations (12 plies, as
+    :func:`to_pgn`). A book goes through the table (its walk from the start, as its
+    ``to_tally``); a Polyglot book is written with every move kept (``min_game=1``). Returns
+    ``{"read": …, "written": …}``: the counts of each step, what the output could not hold
+    among them (rows left out, moves without a code, …)."""
+    from . import ctg, kvetka, polyglot
+
+    src, dst = _kind(input), _kind(out)
+    if src == "pgn":
+        raise ValueError(f"{fspath(input)}: PGN is written (the tree), not read: build a book from games")
+    # Never over the input (the book is written from a table beside it, so the writers
+    # cannot see it), nor over an existing output without `overwrite`, before any work.
+    ins = {os.path.realpath(m) for m in _members(input, src)}
+    if any(os.path.realpath(m) in ins for m in _members(out, dst)):
+        raise ValueError(f"{fspath(out)}: the output is one of the inputs")
+    if not overwrite and os.path.exists(fspath(out)):
+        raise FileExistsError(17, "the output exists (pass overwrite=True to replace it)", fspath(out))
+    books = {"polyglot": polyglot, "ctg": ctg, "kvetka": kvetka}
+    if src != "table" and dst == "table":
+        return {"read": books[src].to_tally(input, out, overwrite=overwrite), "written": {}}
+    # The table the book becomes, beside the output (removed after).
+    folder = os.path.dirname(os.path.abspath(fspath(out)))
+    with tempfile.TemporaryDirectory(prefix=".chessfmt-convert-", dir=folder) as scratch:
+        if src == "table":
+            table: Path = input
+            read: dict = {}
+        else:
+            table = os.path.join(scratch, "table.parquet")
+            read = books[src].to_tally(input, table)
+        if dst == "table":
+            rows_read, rows_written = merge([table], out, overwrite=overwrite)
+            written = {"rows_read": rows_read, "rows": rows_written}
+        elif dst == "pgn":
+            written = to_pgn(table, out, overwrite=overwrite)
+        elif dst == "polyglot":
+            written = polyglot.from_tally(table, out, min_game=1, overwrite=overwrite)
+        else:
+            written = books[dst].from_tally(table, out, overwrite=overwrite)
+    return {"read": read, "written": written}
