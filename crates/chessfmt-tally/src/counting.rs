@@ -211,6 +211,10 @@ impl Shard {
     /// Empties the shard, keeping its room (a table filled and written out again and again
     /// does not grow from nothing each time).
     pub(crate) fn clear(&mut self) {
+        // Nothing counted since the last clear (or ever): the index is empty already.
+        if self.sorted_from.is_none() && self.boards.is_empty() {
+            return;
+        }
         let buckets = self.sorted_from.take().unwrap_or(self.index.len());
         self.index.clear();
         self.index.resize(buckets, EMPTY);
@@ -314,5 +318,19 @@ mod tests {
         assert_eq!(shard.len(), 0);
         let c = shard.count(keys[0], Some(&board), 2, &GAME, 0);
         assert!(c.new_position);
+        // Sorted in the index's room and cleared again and again: the same shard each time
+        // (an empty one too).
+        for round in 0..3u64 {
+            shard.clear();
+            shard.sort();
+            assert!(shard.positions().is_empty());
+            shard.clear();
+            for &k in &keys[..100] {
+                assert!(shard.count(k ^ round, Some(&board), 2, &GAME, 0).new_position);
+            }
+            shard.sort();
+            assert_eq!(shard.positions().len(), 100);
+            assert!(shard.positions().windows(2).all(|w| w[0].key < w[1].key));
+        }
     }
 }
