@@ -231,6 +231,11 @@ def test_convert_any_book_or_table_to_any_other(tmp_path):
     tally.convert(tmp_path / "t.csv", tmp_path / "c.bin")
     cp.from_tally(tmp_path / "ref.csv", tmp_path / "f.bin", min_game=1)
     assert (tmp_path / "c.bin").read_bytes() == (tmp_path / "f.bin").read_bytes()
+    tally.convert(tmp_path / "t.csv", tmp_path / "u.bin", policy="uniform")
+    cp.from_tally(tmp_path / "ref.csv", tmp_path / "fu.bin", min_game=1, policy="uniform")
+    assert (tmp_path / "u.bin").read_bytes() == (tmp_path / "fu.bin").read_bytes()
+    with pytest.raises(ValueError, match="policy"):
+        tally.convert(src, tmp_path / "p.ctg", policy="games")
     tally.convert(src, tmp_path / "tree.pgn")
     tally.to_pgn(tmp_path / "ref.csv", tmp_path / "ref.pgn")
     assert (tmp_path / "tree.pgn").read_bytes() == (tmp_path / "ref.pgn").read_bytes()

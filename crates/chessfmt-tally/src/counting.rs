@@ -326,7 +326,11 @@ mod tests {
             assert!(shard.positions().is_empty());
             shard.clear();
             for &k in &keys[..100] {
-                assert!(shard.count(k ^ round, Some(&board), 2, &GAME, 0).new_position);
+                assert!(
+                    shard
+                        .count(k ^ round, Some(&board), 2, &GAME, 0)
+                        .new_position
+                );
             }
             shard.sort();
             assert_eq!(shard.positions().len(), 100);

@@ -17,6 +17,9 @@ pub struct ConvertArgs {
     /// .parquet (.pq); or .pgn, the tree as one game with variations (12 plies, as `tally
     /// to-pgn`).
     output: PathBuf,
+    /// How a Polyglot output weighs its moves (the others keep the counts themselves).
+    #[arg(long, value_enum)]
+    policy: Option<crate::args::WeightArg>,
     /// Replace OUT (and the files written with it) if it exists.
     #[arg(long)]
     force: bool,
@@ -62,6 +65,12 @@ pub fn run(args: &ConvertArgs) -> CliResult {
              .csv or .parquet (table), .pgn (the tree, as output)",
         );
     };
+    if args.policy.is_some() && to != Format::Polyglot {
+        crate::args::usage_error(
+            "convert: --policy weighs the moves of a Polyglot book (.bin): a CTG or Kvetka book \
+             and a table keep the counts themselves",
+        );
+    }
     if from == Format::Pgn {
         crate::args::usage_error(
             "convert: PGN is written (the book's tree), not read: a book is built from games by \
@@ -140,7 +149,9 @@ pub fn run(args: &ConvertArgs) -> CliResult {
             (s.rows, s.moves)
         }
         Format::Polyglot => {
-            let options = polyglot_book::ops::build::BuildOptions::default().with_min_game(1);
+            let options = polyglot_book::ops::build::BuildOptions::default()
+                .with_min_game(1)
+                .with_weight(args.policy.unwrap_or_default().policy(false));
             let batches = match source {
                 Source::Book(rows) => {
                     chessfmt_tally::table::batches(Box::new(rows.into_iter().map(Ok)))
@@ -149,7 +160,16 @@ pub fn run(args: &ConvertArgs) -> CliResult {
             };
             let s = crate::polyglot::write_from_rows(batches, &options, sources, &out)?;
             lost.insert("bad_rows".into(), s.bad_rows.count.into());
-            notes.push("Polyglot weights are 2·wins + draws + games without result of the mover (moves of weight 0 are left out)".into());
+            notes.push(format!(
+                "Polyglot weights are {}; moves whose mover scored nothing (2·wins + draws + \
+                 games without result = 0) are left out, as a build leaves them",
+                match args.policy.unwrap_or_default() {
+                    crate::args::WeightArg::Score =>
+                        "2·wins + draws + games without result of the mover",
+                    crate::args::WeightArg::Games => "the games of each move",
+                    crate::args::WeightArg::Uniform => "1 for every move",
+                }
+            ));
             (s.rows, s.entries as u64)
         }
         Format::Ctg => {

@@ -1114,6 +1114,35 @@ fn convert_tables_on_either_side() {
         assert_eq!(c["written"], v["moves"], "{c}");
         assert!(std::fs::read(&tree).unwrap() == std::fs::read(p("ref.pgn")).unwrap());
     }
+    // --policy weighs a Polyglot output as `polyglot from-tally --policy` does; elsewhere it
+    // is a usage error.
+    for policy in ["games", "uniform"] {
+        let a = p(&format!("convert-{policy}.bin"));
+        let b = p(&format!("from-tally-{policy}.bin"));
+        run(&["convert", s(&p("t.parquet")), s(&a), "--policy", policy]);
+        run(&[
+            "polyglot",
+            "from-tally",
+            s(&p("t.parquet")),
+            "-o",
+            s(&b),
+            "--min-game",
+            "1",
+            "--policy",
+            policy,
+        ]);
+        assert!(
+            std::fs::read(&a).unwrap() == std::fs::read(&b).unwrap(),
+            "{policy}"
+        );
+    }
+    // (A Polyglot book's table has each weight as drawn games: games weigh as the score.)
+    let direct = std::fs::read(p("direct.bin")).unwrap();
+    assert!(std::fs::read(p("convert-games.bin")).unwrap() == direct);
+    assert!(std::fs::read(p("convert-uniform.bin")).unwrap() != direct);
+    let (code, _, err) = chessfmt(&["convert", s(&small), s(&p("p.ctg")), "--policy", "games"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(!p("p.ctg").exists());
     // PGN is written, not read.
     assert_eq!(
         chessfmt(&["convert", s(&p("ref.pgn")), s(&p("x.bin"))]).0,

@@ -110,12 +110,14 @@ def _members(path: Path, kind: str) -> list:
     return [os.path.abspath(fspath(path))]
 
 
-def convert(input: Path, out: Path, *, overwrite: bool = False) -> dict:
+def convert(input: Path, out: Path, *, policy: Optional[str] = None, overwrite: bool = False) -> dict:
     """Any book or table to any other, chosen by extension, as ``chessfmt convert IN OUT``:
     Polyglot (``.bin``), CTG (``.ctg``), Kvetka (``.kob``), the statistics table (``.csv``,
     ``.parquet``), or ``.pgn`` for the tree as one game with variations (12 plies, as
     :func:`to_pgn`). A book goes through the table (its walk from the start, as its
-    ``to_tally``); a Polyglot book is written with every move kept (``min_game=1``). Returns
+    ``to_tally``); a Polyglot book is written with every move kept (``min_game=1``), weighed
+    by ``policy`` (``"score"`` by default, ``"games"``, ``"uniform"``; only for a Polyglot
+    output: the other formats keep the counts themselves). Returns
     ``{"read": …, "written": …}``: the counts of each step, what the output could not hold
     among them (rows left out, moves without a code, …)."""
     from . import ctg, kvetka, polyglot
@@ -123,6 +125,8 @@ def convert(input: Path, out: Path, *, overwrite: bool = False) -> dict:
     src, dst = _kind(input), _kind(out)
     if src == "pgn":
         raise ValueError(f"{fspath(input)}: PGN is written (the tree), not read: build a book from games")
+    if policy is not None and dst != "polyglot":
+        raise ValueError("policy= weighs the moves of a Polyglot book (.bin): the others keep the counts")
     # Never over the input (the book is written from a table beside it, so the writers
     # cannot see it), nor over an existing output without `overwrite`, before any work.
     ins = {os.path.realpath(m) for m in _members(input, src)}
@@ -148,7 +152,7 @@ def convert(input: Path, out: Path, *, overwrite: bool = False) -> dict:
         elif dst == "pgn":
             written = to_pgn(table, out, overwrite=overwrite)
         elif dst == "polyglot":
-            written = polyglot.from_tally(table, out, min_game=1, overwrite=overwrite)
+            written = polyglot.from_tally(table, out, min_game=1, policy=policy or "score", overwrite=overwrite)
         else:
             written = books[dst].from_tally(table, out, overwrite=overwrite)
     return {"read": read, "written": written}
