@@ -7,7 +7,8 @@
 #     main-line walk of both (one thread);
 #   - `chessfmt polyglot build`, `ctg build`, `kvetka build` and `tally` on gnuchess
 #     `book_1.02.pgn` (and on it repeated 12 times, 1 GB, with BIG=1), books and tables
-#     compared across thread counts; with OLD, the same jobs by an older
+#     compared across thread counts; then the reduce: `tally merge` of that table with
+#     itself, and `polyglot from-tally` of the two merged as they are read (job `merge`); with OLD, the same jobs by an older
 #     chessfmt too, alternating, and its books compared with ours (not its tables: the
 #     rows are the same, but two versions may cut the Parquet pages differently);
 #   - `chessfmt selfplay validate` on a file montyformat wrote (`monty_generate`), and
@@ -19,7 +20,8 @@
 # env: BIG=1 (the 1 GB builds too), MONTY_GAMES (default 100000), WORK (scratch folder,
 #   default a temporary one; needs about 2 GB with BIG=1), BUILDS_ONLY=1 (no export, no
 #   self-play), OLD (the name of an older chessfmt binary in KIT to alternate with), JOBS
-#   (the PGN jobs to run, of "polyglot ctg kvetka tally"; default all).
+#   (the PGN jobs to run, of "polyglot ctg kvetka tally merge"; default all; merge needs
+#   tally).
 set -euo pipefail
 kit=$(cd "${1:?usage: scaling-threads.sh KIT [THREADS...]}" && pwd)
 shift
@@ -66,7 +68,7 @@ if [ "${BIG:-0}" = 1 ]; then
 fi
 [ "$builds_only" = 1 ] || "$kit/monty_generate" "$work/monty.bin" "${MONTY_GAMES:-100000}" >>"$work/log"
 
-jobs=" ${JOBS:-polyglot ctg kvetka tally} "
+jobs=" ${JOBS:-polyglot ctg kvetka tally merge} "
 want() { [[ $jobs == *" $1 "* ]]; }
 
 # `builds SUFFIX BINARY THREADS INPUT`: the PGN builds of one binary (SUFFIX: "" for ours,
@@ -85,6 +87,11 @@ builds() {
     fi
     if want tally; then
         timed "tally $input$who" pin "$t" "$b" tally "$pgn" -o "$work/t-$input-$t$who.parquet" --threads "$t" --force
+    fi
+    local table=$work/t-$input-$t$who.parquet
+    if want merge && [ -e "$table" ]; then
+        timed "tally merge $input$who" env RAYON_NUM_THREADS="$t" taskset -c "0-$((t - 1))" "$b" tally merge "$table" "$table" -o "$work/m-$input-$t$who.parquet" --force
+        timed "polyglot from-tally x2 $input$who" env RAYON_NUM_THREADS="$t" taskset -c "0-$((t - 1))" "$b" polyglot from-tally "$table" "$table" -o "$work/f-$input-$t$who.bin" --force
     fi
 }
 
@@ -110,14 +117,15 @@ first=${threads[0]}
 same=yes
 for t in "${threads[@]}"; do
     for input in "${inputs[@]}"; do
-        pairs=("pg-$input-$first.bin pg-$input-$t.bin" "t-$input-$first.parquet t-$input-$t.parquet")
+        pairs=("pg-$input-$first.bin pg-$input-$t.bin" "t-$input-$first.parquet t-$input-$t.parquet"
+            "m-$input-$first.parquet m-$input-$t.parquet" "f-$input-$first.bin f-$input-$t.bin")
         for e in ctg cto ctb; do pairs+=("ctg-$input-$first.$e ctg-$input-$t.$e"); done
         for f in "$work"/kv-"$input"-"$first"[._]*; do
             f=${f##*/}
             pairs+=("$f ${f/kv-$input-$first/kv-$input-$t}")
         done
         if [ -n "$old" ]; then
-            pairs+=("pg-$input-$t.bin pg-$input-$t-old.bin")
+            pairs+=("pg-$input-$t.bin pg-$input-$t-old.bin" "f-$input-$t.bin f-$input-$t-old.bin")
             for e in ctg cto ctb; do pairs+=("ctg-$input-$t.$e ctg-$input-$t-old.$e"); done
             for f in "$work"/kv-"$input"-"$t"[._]*; do
                 f=${f##*/}
