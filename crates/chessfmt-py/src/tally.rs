@@ -344,7 +344,11 @@ fn ctg_to_tally<'py>(
         let (rows, stats) = ctg::tally::to_tally(&b);
         Ok((
             rows,
-            vec![("positions", stats.positions), ("rows", stats.rows)],
+            vec![
+                ("positions", stats.positions),
+                ("rows", stats.rows),
+                ("transposed_positions", stats.transposed_positions),
+            ],
         ))
     })
 }
@@ -403,7 +407,11 @@ fn kvetka_to_tally<'py>(
         let (rows, stats) = kvetka_book::tally::to_tally(&b);
         Ok((
             rows,
-            vec![("positions", stats.positions), ("rows", stats.rows)],
+            vec![
+                ("positions", stats.positions),
+                ("rows", stats.rows),
+                ("transposed_positions", stats.transposed_positions),
+            ],
         ))
     })
 }

@@ -200,6 +200,17 @@ pub fn run(args: &ConvertArgs) -> CliResult {
             (s.rows, w.elements)
         }
     };
+    let transposed = lost
+        .get("transposed_positions")
+        .and_then(serde_json::Value::as_u64)
+        .unwrap_or(0);
+    if transposed > 0 && matches!(to, Format::Ctg | Format::Kvetka) {
+        notes.push(format!(
+            "{transposed} positions are reached by more than one move: the table gives each such \
+             move the position's statistics, so {} counts their games once per move into them",
+            args.output.display()
+        ));
+    }
     let table_rows = book_len.unwrap_or(read);
     for n in &notes {
         crate::output::warn(n);
@@ -266,6 +277,7 @@ fn book_rows(
         Format::Ctg => {
             let book = crate::mapped::ctg(path)?;
             let (rows, s) = ctg::tally::to_tally(&book);
+            lost.insert("transposed_positions".into(), s.transposed_positions.into());
             lost.insert("annotations_dropped".into(), s.annotations_dropped.into());
             lost.insert(
                 "recommendations_dropped".into(),
@@ -284,6 +296,7 @@ fn book_rows(
         Format::Kvetka => {
             let book = crate::mapped::kvetka(path)?;
             let (rows, s) = kvetka_book::tally::to_tally(&book);
+            lost.insert("transposed_positions".into(), s.transposed_positions.into());
             lost.insert("comments_dropped".into(), s.comments_dropped.into());
             lost.insert(
                 "game_references_dropped".into(),

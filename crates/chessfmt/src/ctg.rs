@@ -672,6 +672,14 @@ fn to_tally(book_path: &Path, out: &crate::args::WriteArgs) -> CliResult {
             stats.annotations_dropped, stats.recommendations_dropped
         ));
     }
+    if stats.transposed_positions > 0 {
+        crate::output::warn(format_args!(
+            "{} positions are reached by more than one move: each such move's row carries the \
+             position's statistics (a CTG or Kvetka book made from this table counts them once \
+             per move into them)",
+            stats.transposed_positions
+        ));
+    }
     summary(
         &Shown {
             text: format!(
@@ -689,6 +697,7 @@ fn to_tally(book_path: &Path, out: &crate::args::WriteArgs) -> CliResult {
                 "moves_without_statistics": stats.moves_without_statistics,
                 "annotations_dropped": stats.annotations_dropped,
                 "recommendations_dropped": stats.recommendations_dropped,
+                "transposed_positions": stats.transposed_positions,
                 "damaged": stats.damaged,
                 "output": out.output.display().to_string(),
             }),

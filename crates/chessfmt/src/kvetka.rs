@@ -870,6 +870,14 @@ fn to_tally(book_path: &Path, out: &WriteArgs) -> CliResult {
             stats.comments_dropped, stats.game_references_dropped
         ));
     }
+    if stats.transposed_positions > 0 {
+        crate::output::warn(format_args!(
+            "{} positions are reached by more than one move: each such move's row carries the \
+             position's statistics (a CTG or Kvetka book made from this table counts them once \
+             per move into them)",
+            stats.transposed_positions
+        ));
+    }
     summary(
         &Shown {
             text: format!(
@@ -887,6 +895,7 @@ fn to_tally(book_path: &Path, out: &WriteArgs) -> CliResult {
                 "moves_without_statistics": stats.moves_without_statistics,
                 "comments_dropped": stats.comments_dropped,
                 "game_references_dropped": stats.game_references_dropped,
+                "transposed_positions": stats.transposed_positions,
                 "damaged": stats.damaged,
                 "output": out.output.display().to_string(),
             }),

@@ -17,7 +17,9 @@
 //! ratings by colour), as CTG readers show a move's. Those are the statistics of every game
 //! through that position, by any move order, not of the move: a position reached by
 //! transpositions gives each move leading to it all of its games, so a book made back from
-//! the table counts such positions' parents higher. Move annotations and recommendations have
+//! the table sums such a position's statistics once per move into it (counted in
+//! [`ToTallyStats::transposed_positions`]: a round trip is exact only for a book without
+//! transpositions). Move annotations and recommendations have
 //! no place in a table and are counted.
 
 use chessfmt_files::runs::MergeError;
@@ -530,6 +532,10 @@ pub struct ToTallyStats {
     pub recommendations_dropped: u64,
     /// Positions whose record could not be read (damaged; the walk went on).
     pub damaged: u64,
+    /// Positions the walk reaches by more than one move with statistics: each such move's
+    /// row carries the position's statistics, so a book made back from the table counts
+    /// them once per move into it ([`chessfmt_tally::gather::Reached`]).
+    pub transposed_positions: u64,
 }
 
 /// The rows of a CTG book (see the [module](self) documentation), sorted as a table is.
@@ -537,6 +543,7 @@ pub fn to_tally<D: AsRef<[u8]>>(book: &Book<D>) -> (Vec<Row>, ToTallyStats) {
     let mut stats = ToTallyStats::default();
     let mut rows = Vec::new();
     let mut walk = chess_core::book::walk(book, Chess::default(), None);
+    let mut reached = chessfmt_tally::gather::Reached::default();
     for node in walk.by_ref() {
         stats.positions += 1;
         let p = &node.position;
@@ -555,6 +562,9 @@ pub fn to_tally<D: AsRef<[u8]>>(book: &Book<D>) -> (Vec<Row>, ToTallyStats) {
             match &m.child {
                 None => stats.moves_without_statistics += 1,
                 Some(c) => {
+                    let mut after = p.clone();
+                    after.play_unchecked(m.mv);
+                    reached.add(chess_core::polyglot_key(&after));
                     // The child's side to move is the opponent of this move's mover.
                     let mover = p.turn();
                     let (mover_wins, mover_losses) = (u64::from(c.losses), u64::from(c.wins));
@@ -581,6 +591,7 @@ pub fn to_tally<D: AsRef<[u8]>>(book: &Book<D>) -> (Vec<Row>, ToTallyStats) {
         }
     }
     stats.damaged = walk.stats().damaged;
+    stats.transposed_positions = reached.more_than_once();
     let rows = chessfmt_tally::sort_and_sum(rows);
     stats.rows = rows.len() as u64;
     (rows, stats)

@@ -12,8 +12,10 @@
 //!
 //! **To a table** ([`to_tally`]): the book is walked from the start position; each move's row
 //! holds the statistics of the element after it, turned to the mover's view and to White's
-//! (as a Kvetka reader shows a move's: every game through that position, by any move order).
-//! Comments and game references have no place in a table and are counted.
+//! (as a Kvetka reader shows a move's: every game through that position, by any move order),
+//! so a book made back from the table sums the statistics of a position reached by several
+//! moves once per move into it (counted in [`ToTallyStats::transposed_positions`]). Comments
+//! and game references have no place in a table and are counted.
 
 use chessfmt_tally::{
     BadRows, Counts, Error as TallyError, Row,
@@ -343,6 +345,10 @@ pub struct ToTallyStats {
     pub game_references_dropped: u64,
     /// Positions whose element could not be read (damaged; the walk went on).
     pub damaged: u64,
+    /// Positions the walk reaches by more than one move with statistics: each such move's
+    /// row carries the position's statistics, so a book made back from the table counts
+    /// them once per move into it ([`chessfmt_tally::gather::Reached`]).
+    pub transposed_positions: u64,
 }
 
 /// The rows of a Kvetka book (see the [module](self) documentation), sorted as a table is.
@@ -350,6 +356,7 @@ pub fn to_tally<D: AsRef<[u8]>>(book: &Book<D>) -> (Vec<Row>, ToTallyStats) {
     let mut stats = ToTallyStats::default();
     let mut rows = Vec::new();
     let mut walk = chess_core::book::walk(book, Chess::default(), None);
+    let mut reached = chessfmt_tally::gather::Reached::default();
     for node in walk.by_ref() {
         stats.positions += 1;
         let p = &node.position;
@@ -368,6 +375,9 @@ pub fn to_tally<D: AsRef<[u8]>>(book: &Book<D>) -> (Vec<Row>, ToTallyStats) {
                 None => stats.moves_without_statistics += 1,
                 // The mover's statistics.
                 Some(s) => {
+                    let mut after = p.clone();
+                    after.play_unchecked(m.mv);
+                    reached.add(chess_core::polyglot_key(&after));
                     let (white, black) = match p.turn() {
                         Color::White => (s.wins, s.losses),
                         Color::Black => (s.losses, s.wins),
@@ -382,6 +392,7 @@ pub fn to_tally<D: AsRef<[u8]>>(book: &Book<D>) -> (Vec<Row>, ToTallyStats) {
         }
     }
     stats.damaged = walk.stats().damaged;
+    stats.transposed_positions = reached.more_than_once();
     let rows = chessfmt_tally::sort_and_sum(rows);
     stats.rows = rows.len() as u64;
     (rows, stats)
