@@ -82,7 +82,13 @@ pub fn run(args: &ConvertArgs) -> CliResult {
     let mut lost = serde_json::Map::new();
     let source = match from {
         Format::Table => Source::Table,
-        book => Source::Book(book_rows(book, &args.input, &mut notes, &mut lost)?),
+        book => Source::Book(book_rows(
+            book,
+            &args.input,
+            (to, &args.output),
+            &mut notes,
+            &mut lost,
+        )?),
     };
     let out = crate::args::WriteArgs {
         output: args.output.clone(),
@@ -200,17 +206,6 @@ pub fn run(args: &ConvertArgs) -> CliResult {
             (s.rows, w.elements)
         }
     };
-    let transposed = lost
-        .get("transposed_positions")
-        .and_then(serde_json::Value::as_u64)
-        .unwrap_or(0);
-    if transposed > 0 && matches!(to, Format::Ctg | Format::Kvetka) {
-        notes.push(format!(
-            "{transposed} positions are reached by more than one move: the table gives each such \
-             move the position's statistics, so {} counts their games once per move into them",
-            args.output.display()
-        ));
-    }
     let table_rows = book_len.unwrap_or(read);
     for n in &notes {
         crate::output::warn(n);
@@ -244,10 +239,12 @@ pub fn run(args: &ConvertArgs) -> CliResult {
 }
 
 /// The rows of the book `path` in `format` (a walk of its tree), with what they cannot hold
-/// noted in `notes` and counted in `lost`.
+/// noted in `notes` and counted in `lost`; and, for an output (`to`, its format and path)
+/// in CTG or Kvetka, the positions whose statistics it will sum once per move into them.
 fn book_rows(
     format: Format,
     path: &Path,
+    to: (Format, &Path),
     notes: &mut Vec<String>,
     lost: &mut serde_json::Map<String, serde_json::Value>,
 ) -> Result<Vec<Row>, CliError> {
@@ -277,7 +274,7 @@ fn book_rows(
         Format::Ctg => {
             let book = crate::mapped::ctg(path)?;
             let (rows, s) = ctg::tally::to_tally(&book);
-            lost.insert("transposed_positions".into(), s.transposed_positions.into());
+            note_transposed(s.transposed_positions, to, notes, lost);
             lost.insert("annotations_dropped".into(), s.annotations_dropped.into());
             lost.insert(
                 "recommendations_dropped".into(),
@@ -296,7 +293,7 @@ fn book_rows(
         Format::Kvetka => {
             let book = crate::mapped::kvetka(path)?;
             let (rows, s) = kvetka_book::tally::to_tally(&book);
-            lost.insert("transposed_positions".into(), s.transposed_positions.into());
+            note_transposed(s.transposed_positions, to, notes, lost);
             lost.insert("comments_dropped".into(), s.comments_dropped.into());
             lost.insert(
                 "game_references_dropped".into(),
@@ -313,4 +310,19 @@ fn book_rows(
         }
         Format::Table | Format::Pgn => unreachable!("a table is streamed; PGN is refused"),
     })
+}
+
+/// Counts the positions of a CTG or Kvetka input its walk reaches by more than one move, and
+/// warns of them when the output `to` (format, path) is a CTG or Kvetka book (which sums
+/// their statistics once per move into them; a Polyglot book weighs each move on its own).
+fn note_transposed(
+    count: u64,
+    (to, output): (Format, &Path),
+    notes: &mut Vec<String>,
+    lost: &mut serde_json::Map<String, serde_json::Value>,
+) {
+    lost.insert("transposed_positions".into(), count.into());
+    if count > 0 && matches!(to, Format::Ctg | Format::Kvetka) {
+        notes.push(crate::tally::transposed_note(count, output.display()));
+    }
 }

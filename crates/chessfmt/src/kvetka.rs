@@ -871,11 +871,9 @@ fn to_tally(book_path: &Path, out: &WriteArgs) -> CliResult {
         ));
     }
     if stats.transposed_positions > 0 {
-        crate::output::warn(format_args!(
-            "{} positions are reached by more than one move: each such move's row carries the \
-             position's statistics (a CTG or Kvetka book made from this table counts them once \
-             per move into them)",
-            stats.transposed_positions
+        crate::output::warn(crate::tally::transposed_note(
+            stats.transposed_positions,
+            "a CTG or Kvetka book made from this table",
         ));
     }
     summary(

@@ -228,6 +228,16 @@ pub(crate) const KVETKA_FROM_TALLY_MIB: usize = 64;
 /// The same for `ctg from-tally` (and `convert` to CTG): its book streams to its files too.
 pub(crate) const CTG_FROM_TALLY_MIB: usize = 64;
 
+/// The warning for `count` positions a book's walk reaches by more than one move
+/// (`transposed_positions`): each such move's row carries the position's statistics, so
+/// `book` (a CTG or Kvetka book made from the table) counts them once per move into them.
+pub(crate) fn transposed_note(count: u64, book: impl std::fmt::Display) -> String {
+    format!(
+        "{count} positions are reached by more than one move: each such move's row carries the \
+         position's statistics, so {book} counts them once per move into them"
+    )
+}
+
 /// Refuses an existing output without `--force` before any work.
 pub fn refuse_existing(out: &WriteArgs) -> CliResult {
     crate::destination::refuse_existing(&out.output, out.force)
