@@ -35,19 +35,6 @@ fn open_table(path: &Path) -> PyResult<TableRows> {
     chessfmt_tally::table::open(path).map_err(table_error)
 }
 
-/// The rows of `tables` as `chessfmt polyglot|ctg|kvetka from-tally` read them: one table
-/// read ahead on a thread of its own, several merged as they are read (the rows
-/// `tally.merge` writes, never written out); errors name the file.
-fn open_tables(tables: &[PathBuf]) -> PyResult<TableRows> {
-    let rows = match tables {
-        [one] => open_table(one)?,
-        _ => chessfmt_tally::table::rows_of(
-            chessfmt_tally::table::open_tables(tables).map_err(table_error)?,
-        ),
-    };
-    Ok(chessfmt_tally::table::read_ahead(rows))
-}
-
 /// Writes `out` atomically with `write` (buffered); a table error `write` gives comes back as
 /// itself (with its file and line), an I/O error as `OSError`.
 fn write_file<T>(
@@ -229,7 +216,11 @@ fn polyglot_from_tally<'py>(
         .with_only(crate::polyglot::only_color(only.as_deref())?)
         .with_uniform(uniform);
     let stats = crate::polyglot::write_book(py, &tables, &out, overwrite, || {
-        from_tally(open_tables(&tables)?, &options).map_err(errors::to_py)
+        from_tally(
+            chessfmt_tally::table::open_tables_rows(&tables).map_err(table_error)?,
+            &options,
+        )
+        .map_err(errors::to_py)
     })?;
     let d = PyDict::new(py);
     d.set_item("rows", stats.rows)?;
@@ -310,15 +301,19 @@ fn ctg_from_tally<'py>(
         let limit = gathering_limit(&out, CTG_GATHERING_MIB);
         let mut writer = ctg::write::StreamWriter::new(&out, overwrite, &limit.dir)
             .map_err(|e| errors::to_py(e.in_file(&out)))?;
-        let stats = ctg::tally::write_from_tally(open_tables(&tables)?, &mut writer, Some(&limit))
-            .map_err(|e| match e {
-                ctg::tally::FromTallyError::Table(e) => table_error(e),
-                ctg::tally::FromTallyError::Runs { dir, source } => {
-                    errors::os_error(&source, Some(&dir))
-                }
-                ctg::tally::FromTallyError::Book(e) => errors::to_py(e.in_file(&out)),
-                e => errors::plain(&out, e),
-            })?;
+        let stats = ctg::tally::write_from_tally(
+            chessfmt_tally::table::open_tables_rows(&tables).map_err(table_error)?,
+            &mut writer,
+            Some(&limit),
+        )
+        .map_err(|e| match e {
+            ctg::tally::FromTallyError::Table(e) => table_error(e),
+            ctg::tally::FromTallyError::Runs { dir, source } => {
+                errors::os_error(&source, Some(&dir))
+            }
+            ctg::tally::FromTallyError::Book(e) => errors::to_py(e.in_file(&out)),
+            e => errors::plain(&out, e),
+        })?;
         let written = writer
             .finish(stats.games)
             .map_err(|e| errors::to_py(e.in_file(&out)))?;
@@ -377,13 +372,16 @@ fn kvetka_from_tally<'py>(
         )
         .map_err(errors::to_py)?;
         let limit = gathering_limit(&out, KVETKA_GATHERING_MIB);
-        let stats =
-            kvetka_book::tally::write_from_tally(open_tables(&tables)?, &mut writer, Some(&limit))
-                .map_err(|e| match e {
-                    kvetka_book::tally::FromTallyError::Table(e) => table_error(e),
-                    kvetka_book::tally::FromTallyError::Book(e) => errors::to_py(e),
-                    e => errors::plain(&out, e),
-                })?;
+        let stats = kvetka_book::tally::write_from_tally(
+            chessfmt_tally::table::open_tables_rows(&tables).map_err(table_error)?,
+            &mut writer,
+            Some(&limit),
+        )
+        .map_err(|e| match e {
+            kvetka_book::tally::FromTallyError::Table(e) => table_error(e),
+            kvetka_book::tally::FromTallyError::Book(e) => errors::to_py(e),
+            e => errors::plain(&out, e),
+        })?;
         let written = writer.finish(None).map_err(errors::to_py)?;
         Ok((written, stats))
     })?;

@@ -355,6 +355,17 @@ pub fn open_tables(paths: &[PathBuf]) -> Result<TableBatches, Error> {
     }
 }
 
+/// The rows of the sorted tables at `paths` a row at a time, made on a thread of their own:
+/// one table as [`open`] reads it ([`read_ahead`]), several merged as they are read
+/// ([`open_tables`]). What the book writers that take rows read.
+pub fn open_tables_rows(paths: &[PathBuf]) -> Result<TableRows, Error> {
+    let rows = match paths {
+        [one] => open(one)?,
+        _ => rows_of(open_tables(paths)?),
+    };
+    Ok(read_ahead(rows))
+}
+
 /// A merge of the tables in files ([`open_merge`]).
 pub type TableMerge = crate::Merge<TableBatches, Box<dyn Fn(usize) -> PathBuf + Send>>;
 

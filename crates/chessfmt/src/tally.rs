@@ -262,14 +262,11 @@ pub fn tables_batches(tables: &[PathBuf]) -> Result<chessfmt_tally::table::Table
     chessfmt_tally::table::open_tables(tables).map_err(|e| CliError(e.to_string()))
 }
 
-/// The rows of `tables` a row at a time, made on a thread of their own: one table's as
-/// [`table_rows_ahead`] reads them, several merged ([`tables_batches`]).
+/// The rows of `tables` a row at a time, made on a thread of their own
+/// (`chessfmt_tally::table::open_tables_rows`: one table's as [`table_rows_ahead`] reads
+/// them, several merged); errors name the file.
 pub fn tables_rows(tables: &[PathBuf]) -> Result<TableRows, CliError> {
-    match tables {
-        [one] => table_rows_ahead(one),
-        _ => tables_batches(tables)
-            .map(|b| chessfmt_tally::table::read_ahead(chessfmt_tally::table::rows_of(b))),
-    }
+    chessfmt_tally::table::open_tables_rows(tables).map_err(|e| CliError(e.to_string()))
 }
 
 /// The tables' names as a message shows them: `a.csv`, or `a.csv + b.csv` when merged.
