@@ -9,7 +9,10 @@ Parts are CSV or Parquet (by name, all alike); the output is Parquet when its na
 `.parquet`, CSV otherwise.
 
 The sums are those of `chessfmt tally merge`: counts added, the earliest first year that is
-known (0 is none), the latest last year, the smallest first_seen (empty when unknown).
+known (0 is none), the latest last year, the smallest first_seen (empty when unknown), the
+largest of a book's bytes (annotation, recommendation, commentary) and whether any part's row
+is a book's (from_book). Parts written before those columns existed lack them: reduce those
+with the columns left out (or through `chessfmt tally merge`, which reads both forms).
 """
 
 import sys
@@ -27,6 +30,9 @@ COUNTS = [
     "black_elo_games",
 ]
 
+# A book's columns: its bytes (empty or NULL when none) and whether the row is a book's.
+BOOK = ["annotation", "recommendation", "commentary", "from_book"]
+
 
 def reduce(out, parts):
     con = duckdb.connect()
@@ -39,6 +45,7 @@ def reduce(out, parts):
         types = {"key": "VARCHAR", "epd": "VARCHAR", "move": "VARCHAR"}
         types.update({c: "UBIGINT" for c in COUNTS})
         types.update(first_year="USMALLINT", last_year="USMALLINT", first_seen="UBIGINT")
+        types.update({c: "UTINYINT" for c in BOOK})
         con.read_csv(parts, header=True, columns=types, delimiter=",", quotechar='"').create_view(
             "parts"
         )
@@ -46,13 +53,15 @@ def reduce(out, parts):
     if out.endswith(".parquet"):
         fmt = "FORMAT parquet, COMPRESSION zstd"
     sums = ", ".join(f"sum({c})::UBIGINT AS {c}" for c in COUNTS)
+    # The largest of each byte (NULL, none, where no row has one); 1 where any row is a book's.
+    book = ", ".join(f"max({c}) AS {c}" for c in BOOK)
     con.execute(
         f"""
         COPY (
             SELECT key, epd, move, {sums},
                    coalesce(min(nullif(first_year, 0)), 0) AS first_year,
                    max(last_year) AS last_year,
-                   min(first_seen) AS first_seen
+                   min(first_seen) AS first_seen, {book}
             FROM parts
             GROUP BY key, epd, move
             ORDER BY {key}, epd COLLATE "binary", move COLLATE "binary"

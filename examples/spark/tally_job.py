@@ -40,6 +40,8 @@ COUNTS = [
     "black_elo_sum",
     "black_elo_games",
 ]
+# A book's columns (`ctg to-tally`, `kvetka to-tally`): its bytes and whether a row is a book's.
+BOOK = ["annotation", "recommendation", "commentary", "from_book"]
 
 
 def tally_files(chessfmt, max_ply, threads, scratch):
@@ -98,6 +100,8 @@ def main():
             ).alias("first_year"),
             F.max("last_year").alias("last_year"),
             F.min("first_seen").alias("first_seen"),
+            # A book's bytes: the largest; a row from a book stays one when summed.
+            *[F.max(c).alias(c) for c in BOOK],
         )
         parts_dir = os.path.join(scratch, "parts")
         # Each part sorted as a table is (by the unsigned key), then the key's 64 bits stored

@@ -522,7 +522,7 @@ pub struct ColumnInfo {
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum Cells {
-    /// Integers (32-bit columns widened).
+    /// Integers (32-bit columns widened; booleans as 0 and 1).
     Int(Vec<Option<i64>>),
     /// Strings, packed one after another ([`Texts`]).
     Text(Texts),
@@ -868,9 +868,10 @@ impl ParquetSource {
                 .map_err(|e| format!("column {c}: {e}"))?;
             match reader {
                 ColumnReader::ByteArrayColumnReader(_)
+                | ColumnReader::BoolColumnReader(_)
                 | ColumnReader::Int32ColumnReader(_)
                 | ColumnReader::Int64ColumnReader(_) => readers.push((c, reader)),
-                _ => return Err(format!("column {c}: not integers or strings")),
+                _ => return Err(format!("column {c}: not integers, booleans or strings")),
             }
         }
         Ok(GroupCursor {
@@ -940,6 +941,14 @@ fn read_cells(
             })?;
             spread(values, &levels, n).map(Cells::Int).ok_or_else(short)
         }
+        ColumnReader::BoolColumnReader(r) => {
+            let mut values: Vec<bool> = Vec::new();
+            read_all(n, &mut levels, |l, max| {
+                r.read_records(max, Some(l), None, &mut values)
+            })?;
+            let values = values.into_iter().map(i64::from).collect();
+            spread(values, &levels, n).map(Cells::Int).ok_or_else(short)
+        }
         ColumnReader::Int32ColumnReader(r) => {
             let mut values: Vec<i32> = Vec::new();
             read_all(n, &mut levels, |l, max| {
@@ -981,7 +990,9 @@ fn read_cells(
             }
             Ok(Cells::Text(texts))
         }
-        _ => Err(format!("column {column}: not integers or strings")),
+        _ => Err(format!(
+            "column {column}: not integers, booleans or strings"
+        )),
     }
 }
 

@@ -226,6 +226,7 @@ fn polyglot_from_tally<'py>(
     d.set_item("rows", stats.rows)?;
     d.set_item("bad_rows", stats.bad_rows.count)?;
     d.set_item("halved", stats.halved)?;
+    d.set_item("annotations_dropped", stats.annotations_dropped)?;
     d.set_item("entries", stats.entries)?;
     d.set_item("left_out", stats.bad_rows.examples.clone())?;
     Ok(d)
@@ -342,7 +343,10 @@ fn ctg_to_tally<'py>(
             vec![
                 ("positions", stats.positions),
                 ("rows", stats.rows),
-                ("transposed_positions", stats.transposed_positions),
+                ("moves_without_statistics", stats.moves_without_statistics),
+                ("annotations", stats.annotations),
+                ("unreached_records", stats.unreached_records),
+                ("start_not_kept", u64::from(stats.start_not_kept)),
             ],
         ))
     })
@@ -387,6 +391,7 @@ fn kvetka_from_tally<'py>(
     })?;
     let d = from_counts(py, stats.rows, &stats.bad_rows, stats.uncodable_moves)?;
     d.set_item("without_result", stats.without_result)?;
+    d.set_item("annotations_dropped", stats.annotations_dropped)?;
     d.set_item("positions", written.elements)?;
     Ok(d)
 }
@@ -408,7 +413,9 @@ fn kvetka_to_tally<'py>(
             vec![
                 ("positions", stats.positions),
                 ("rows", stats.rows),
-                ("transposed_positions", stats.transposed_positions),
+                ("moves_without_statistics", stats.moves_without_statistics),
+                ("unreached_elements", stats.unreached_elements),
+                ("start_not_kept", u64::from(stats.start_not_kept)),
             ],
         ))
     })

@@ -177,6 +177,12 @@ def test_ctg_and_kvetka_through_the_table(tmp_path, first10000):
         assert list(a.find_all(start)) == list(b.find_all(start))
     back = ctg.to_tally(tmp_path / "t.ctg", tmp_path / "back.csv")
     assert back["rows"] > 0
+    assert (back["start_not_kept"], back["unreached_records"]) == (0, 0)
+    # The book through its own table is the same book, file for file.
+    ctg.from_tally(tmp_path / "back.csv", tmp_path / "again.ctg")
+    for ext in ("ctg", "cto", "ctb"):
+        again = (tmp_path / f"again.{ext}").read_bytes()
+        assert again == (tmp_path / f"t.{ext}").read_bytes(), ext
     made = kvetka.from_tally(table, tmp_path / "t.kob", caption="from the table")
     assert made["bad_rows"] == 0 and made["positions"] > 40000
     with kvetka.open_reader(tmp_path / "t.kob") as k:

@@ -2,12 +2,16 @@
 //! tool that reads CSV (DuckDB's `read_csv`, pandas, Spark).
 //!
 //! ```text
-//! key,epd,move,white,draws,black,games,white_elo_sum,white_elo_games,black_elo_sum,black_elo_games,first_year,last_year,first_seen
-//! 463b96181691fc9c,rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -,e2e4,1,0,0,1,2700,1,2650,1,2024,2024,0
+//! key,epd,move,white,draws,black,games,white_elo_sum,white_elo_games,black_elo_sum,black_elo_games,first_year,last_year,first_seen,annotation,recommendation,commentary,from_book
+//! 463b96181691fc9c,rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -,e2e4,1,0,0,1,2700,1,2650,1,2024,2024,0,,,,0
 //! ```
 //!
 //! The key is 16 hexadecimal digits (so that the text sorts as the numbers do); counts are
-//! decimal; a year of 0 is none; `first_seen` is empty when unknown. No field holds a comma
+//! decimal; a year of 0 is none; `first_seen` is empty when unknown; `annotation`,
+//! `recommendation` and `commentary` (a book's bytes, [`Counts::annotation`]) are decimal,
+//! empty when none; `from_book` is `1` or `0` ([`Counts::from_book`]; `true` and `false` are
+//! read too). A table of the earlier form, without the last four columns
+//! ([`HEADER_WITHOUT_BOOK`]), is read as one without a book's bytes. No field holds a comma
 //! or a quote, so no field is quoted.
 
 use std::io::{self, BufRead, Read, Write};
@@ -16,7 +20,13 @@ use crate::{Counts, Error, ErrorKind, Row, RowRef, error::cut};
 
 /// The header line of the table's CSV form.
 pub const HEADER: &str = "key,epd,move,white,draws,black,games,white_elo_sum,white_elo_games,\
-black_elo_sum,black_elo_games,first_year,last_year,first_seen";
+black_elo_sum,black_elo_games,first_year,last_year,first_seen,annotation,recommendation,commentary,\
+from_book";
+
+/// The header line of tables written before the book's columns (`annotation` …
+/// `from_book`) were added: read as tables without them.
+pub const HEADER_WITHOUT_BOOK: &str = "key,epd,move,white,draws,black,games,white_elo_sum,\
+white_elo_games,black_elo_sum,black_elo_games,first_year,last_year,first_seen";
 
 /// Writes rows as CSV (the header first). Rows are written as given: the caller keeps them
 /// sorted ([`Row::cmp_position_move`]) for a table others can merge.
@@ -79,6 +89,8 @@ pub struct CsvReader<R: BufRead> {
     number: u64,
     offset: u64,
     started: bool,
+    /// Whether the header has the book's columns ([`HEADER`], not [`HEADER_WITHOUT_BOOK`]).
+    book: bool,
     done: bool,
 }
 
@@ -91,6 +103,7 @@ impl<R: BufRead> CsvReader<R> {
             number: 0,
             offset: 0,
             started: false,
+            book: true,
             done: false,
         }
     }
@@ -133,6 +146,7 @@ impl<R: BufRead> CsvReader<R> {
             match self.next_line()? {
                 None => return Ok(None),
                 Some(h) if h == HEADER => {}
+                Some(h) if h == HEADER_WITHOUT_BOOK => self.book = false,
                 Some(h) => {
                     let found = cut(h);
                     return Err(Error::new(
@@ -150,7 +164,7 @@ impl<R: BufRead> CsvReader<R> {
             return Ok(None);
         };
         let line = line.to_string();
-        parse_row(&line)
+        parse_row(&line, self.book)
             .map(Some)
             .map_err(|(column, expected, found)| self.field_error(column, expected, found))
     }
@@ -202,7 +216,13 @@ pub(crate) fn format_row(out: &mut Vec<u8>, key: u64, epd: &str, uci: &str, c: &
     if c.first_seen != u64::MAX {
         push_u64(out, c.first_seen);
     }
-    out.push(b'\n');
+    for b in c.book_bytes() {
+        out.push(b',');
+        if b != 0 {
+            push_u64(out, u64::from(b));
+        }
+    }
+    out.extend_from_slice(if c.from_book { b",1\n" } else { b",0\n" });
 }
 
 /// Appends `n` in decimal (most counts are a single digit).
@@ -216,8 +236,9 @@ fn push_u64(out: &mut Vec<u8>, n: u64) {
 
 type FieldError<'a> = (&'static str, &'static str, &'a str);
 
-/// One line of the table (without its end).
-fn parse_row(line: &str) -> Result<Row, FieldError<'_>> {
+/// One line of the table (without its end); `book`: whether the table has the book's
+/// columns ([`HEADER`]; without them, [`HEADER_WITHOUT_BOOK`]).
+fn parse_row(line: &str, book: bool) -> Result<Row, FieldError<'_>> {
     let mut fields = line.split(',');
     let mut next = |column: &'static str| fields.next().ok_or((column, "a field", line));
     let key_text = next("key")?;
@@ -267,8 +288,28 @@ fn parse_row(line: &str) -> Result<Row, FieldError<'_>> {
         seen.parse()
             .map_err(|_| ("first_seen", "a decimal number or nothing", seen))?
     };
+    if book {
+        let mut byte = |column: &'static str| -> Result<u8, FieldError<'_>> {
+            let f = next(column)?;
+            if f.is_empty() {
+                return Ok(0);
+            }
+            f.parse()
+                .map_err(|_| (column, "a number 0 to 255 or nothing", f))
+        };
+        counts.annotation = byte("annotation")?;
+        counts.recommendation = byte("recommendation")?;
+        counts.commentary = byte("commentary")?;
+        let f = next("from_book")?;
+        counts.from_book = match f {
+            "1" | "true" => true,
+            "0" | "false" | "" => false,
+            _ => return Err(("from_book", "1 or 0", f)),
+        };
+    }
     if let Some(extra) = fields.next() {
-        return Err(("first_seen", "the end of the line", extra));
+        let last = if book { "from_book" } else { "first_seen" };
+        return Err((last, "the end of the line", extra));
     }
     if counts
         .white
@@ -284,4 +325,88 @@ fn parse_row(line: &str) -> Result<Row, FieldError<'_>> {
         uci: uci.to_string(),
         counts,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn write(rows: &[Row]) -> Vec<u8> {
+        let mut w = CsvWriter::new(Vec::new()).unwrap();
+        for r in rows {
+            w.write(r).unwrap();
+        }
+        w.finish().unwrap()
+    }
+
+    proptest! {
+        /// Any rows a table can hold (an EPD of four fields, a UCI move, games at least the
+        /// results) write and read back as themselves, a book's columns included.
+        #[test]
+        fn any_rows_round_trip(
+            rows in proptest::collection::vec(
+                (any::<u64>(), "[a-z1-8/]{1,70} [wb] [KQkq-]{1,4} [a-h3-6-]{1,2}",
+                 "[a-h][1-8][a-h][1-8][qrbn]?", proptest::array::uniform4(0u64..1 << 40),
+                 proptest::array::uniform4(any::<u64>()), any::<(u16, u16)>(),
+                 any::<u64>(), any::<[u8; 3]>(), any::<bool>()),
+                0..40,
+            )
+        ) {
+            let rows: Vec<Row> = rows
+                .into_iter()
+                .map(|(key, epd, uci, r, elo, (y0, y1), seen, bytes, from_book)| Row {
+                    key,
+                    epd,
+                    uci,
+                    counts: Counts {
+                        white: r[0], draws: r[1], black: r[2], games: r[0] + r[1] + r[2] + r[3],
+                        white_elo_sum: elo[0], white_elo_games: elo[1],
+                        black_elo_sum: elo[2], black_elo_games: elo[3],
+                        first_year: y0, last_year: y1, first_seen: seen,
+                        annotation: bytes[0], recommendation: bytes[1], commentary: bytes[2],
+                        from_book,
+                    },
+                })
+                .collect();
+            let text = write(&rows);
+            let back: Vec<Row> = CsvReader::new(&text[..]).collect::<Result<_, _>>().unwrap();
+            prop_assert_eq!(back, rows);
+        }
+    }
+
+    /// A table of the form without the book's columns reads as rows without a book's bytes;
+    /// a row of the other form under either header is an error naming the column.
+    #[test]
+    fn the_form_without_the_book_columns_is_read() {
+        let line = "463b96181691fc9c,rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -,e2e4,\
+                    1,0,0,1,2700,1,2650,1,2024,2024,0";
+        let old = format!("{HEADER_WITHOUT_BOOK}\n{line}\n");
+        let rows: Vec<Row> = CsvReader::new(old.as_bytes())
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(rows.len(), 1);
+        assert_eq!((rows[0].counts.games, rows[0].counts.first_seen), (1, 0));
+        assert_eq!(rows[0].counts.book_bytes(), [0; 3]);
+        assert!(!rows[0].counts.from_book);
+        let new = format!("{HEADER}\n{line},1,128,,1\n");
+        let rows: Vec<Row> = CsvReader::new(new.as_bytes())
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(rows[0].counts.book_bytes(), [1, 128, 0]);
+        assert!(rows[0].counts.from_book);
+        // An old row under the new header, a new row under the old one.
+        let short = format!("{HEADER}\n{line}\n");
+        let e = CsvReader::new(short.as_bytes())
+            .next()
+            .unwrap()
+            .unwrap_err();
+        assert!(e.to_string().contains("annotation"), "{e}");
+        let long = format!("{HEADER_WITHOUT_BOOK}\n{line},1,128,,1\n");
+        let e = CsvReader::new(long.as_bytes()).next().unwrap().unwrap_err();
+        assert!(e.to_string().contains("first_seen"), "{e}");
+        let bad = format!("{HEADER}\n{line},256,,,1\n");
+        let e = CsvReader::new(bad.as_bytes()).next().unwrap().unwrap_err();
+        assert!(e.to_string().contains("annotation"), "{e}");
+    }
 }

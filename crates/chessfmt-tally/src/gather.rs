@@ -11,43 +11,6 @@ use chessfmt_files::runs::{Record, Runs};
 
 use crate::{Error, Row, ShardedMap, map_chunks};
 
-/// The positions more than one row of a book's table leads to. A book walked into rows (CTG's
-/// and Kvetka's `to_tally`) gives each move the statistics of the position after it, as their
-/// readers show a move's; a book gathered back from such a table sums the rows reaching a
-/// position — right for games, each play one route, but a position reached by k moves
-/// counts its games k times. The `to_tally` functions count such positions with this, so that
-/// what a conversion changes is reported.
-///
-/// ```
-/// use chessfmt_tally::gather::Reached;
-///
-/// let mut reached = Reached::default();
-/// for key in [7, 8, 7, 9, 7] {
-///     reached.add(key);
-/// }
-/// assert_eq!(reached.more_than_once(), 1);
-/// ```
-#[derive(Debug, Clone, Default)]
-pub struct Reached {
-    /// Per key of a position after a move: whether more than one row leads to it.
-    again: std::collections::HashMap<u64, bool>,
-}
-
-impl Reached {
-    /// Notes a row leading to the position of Polyglot key `key_after`.
-    pub fn add(&mut self, key_after: u64) {
-        self.again
-            .entry(key_after)
-            .and_modify(|again| *again = true)
-            .or_insert(false);
-    }
-
-    /// Positions more than one noted row leads to.
-    pub fn more_than_once(&self) -> u64 {
-        self.again.values().filter(|&&again| again).count() as u64
-    }
-}
-
 /// Rows one task of a gathering resolves (a chunk of [`map_chunks`]).
 pub const CHUNK_ROWS: usize = 4096;
 

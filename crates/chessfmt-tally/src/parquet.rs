@@ -11,6 +11,8 @@
 //! | `white` … `black_elo_games` | INT64 | the eight sums of [`Counts`] |
 //! | `first_year`, `last_year` | INT32 | 0: none |
 //! | `first_seen` | INT64, optional | null when unknown |
+//! | `annotation`, `recommendation`, `commentary` | INT32, optional | a book's bytes ([`Counts::annotation`]); null when none |
+//! | `from_book` | BOOLEAN | [`Counts::from_book`] |
 //!
 //! Written by [`chessfmt_files::parquet`] (Snappy: about half the size of the CSV form, and
 //! faster to write and read than zstd) in row groups of [`ROW_GROUP_ROWS`]
@@ -68,10 +70,14 @@ const SCHEMA: &str = "message chessfmt_tally {
     required int32 first_year;
     required int32 last_year;
     optional int64 first_seen;
+    optional int32 annotation;
+    optional int32 recommendation;
+    optional int32 commentary;
+    required boolean from_book;
 }";
 
 /// The column names, in order (as the CSV header has them).
-const COLUMNS: [&str; 14] = [
+const COLUMNS: [&str; 18] = [
     "key",
     "epd",
     "move",
@@ -86,6 +92,10 @@ const COLUMNS: [&str; 14] = [
     "first_year",
     "last_year",
     "first_seen",
+    "annotation",
+    "recommendation",
+    "commentary",
+    "from_book",
 ];
 
 /// The columns every table must have (the others default to none).
@@ -107,6 +117,9 @@ pub(crate) struct Columns {
     years: [Vec<i32>; 2],
     first_seen: Vec<i64>,
     first_seen_levels: Vec<i16>,
+    /// The book's bytes that are not 0, and per row whether each is.
+    book_bytes: [(Vec<i32>, Vec<i16>); 3],
+    from_book: Vec<bool>,
 }
 
 impl Columns {
@@ -120,6 +133,8 @@ impl Columns {
             years: std::array::from_fn(|_| Vec::with_capacity(rows)),
             first_seen: Vec::with_capacity(rows),
             first_seen_levels: Vec::with_capacity(rows),
+            book_bytes: std::array::from_fn(|_| (Vec::new(), Vec::with_capacity(rows))),
+            from_book: Vec::with_capacity(rows),
         }
     }
 
@@ -144,6 +159,13 @@ impl Columns {
             self.first_seen_levels.push(1);
             self.first_seen.push(c.first_seen as i64);
         }
+        for ((values, levels), b) in self.book_bytes.iter_mut().zip(c.book_bytes()) {
+            levels.push(i16::from(b != 0));
+            if b != 0 {
+                values.push(i32::from(b));
+            }
+        }
+        self.from_book.push(c.from_book);
     }
 
     /// The leaves in the schema's order.
@@ -167,6 +189,12 @@ impl Columns {
             Values::Int64(self.first_seen),
             self.first_seen_levels,
         ));
+        out.extend(
+            self.book_bytes
+                .into_iter()
+                .map(|(values, levels)| Column::optional(Values::Int32(values), levels)),
+        );
+        out.push(Column::required(Values::Boolean(self.from_book)));
         out
     }
 }
@@ -389,7 +417,7 @@ impl ParquetReader {
 
     fn of(source: std::io::Result<ParquetSource>) -> Result<ParquetReader, Error> {
         let source = source.map_err(source_error)?;
-        let mut columns = [None; 14];
+        let mut columns = [None; COLUMNS.len()];
         for c in source.columns() {
             if let Some(k) = COLUMNS.iter().position(|n| *n == c.name) {
                 columns[k].get_or_insert(c.index);
@@ -549,11 +577,19 @@ impl ParquetReader {
                     return Err(at(format!("row {i} of a batch: column `{name}` holds {v}")));
                 }
                 let year = |v: i64| u16::try_from(v).unwrap_or(u16::MAX);
+                let byte = || {
+                    u8::try_from(v)
+                        .map_err(|_| at(format!("row {i} of a batch: column `{name}` holds {v}")))
+                };
                 match k {
                     3..=10 => *c.sums_mut()[k - 3] = v as u64,
                     11 => c.first_year = year(v),
                     12 => c.last_year = year(v),
-                    _ => c.first_seen = v as u64,
+                    13 => c.first_seen = v as u64,
+                    14 => c.annotation = byte()?,
+                    15 => c.recommendation = byte()?,
+                    16 => c.commentary = byte()?,
+                    _ => c.from_book = v != 0,
                 }
             }
         }
@@ -710,6 +746,10 @@ mod tests {
             } else {
                 i << 16
             },
+            annotation: (i % 4) as u8,
+            recommendation: [0, 0x40, 0x80][i as usize % 3],
+            commentary: (i % 19) as u8,
+            from_book: i.is_multiple_of(3),
         };
         r
     }
@@ -968,13 +1008,13 @@ mod tests {
             rows in proptest::collection::vec(
                 (any::<u64>(), "[ -~]{0,90}", "[a-h][1-8][a-h][1-8][qrbn]?",
                  proptest::array::uniform8(0u64..=i64::MAX as u64), any::<u16>(), any::<u16>(),
-                 any::<u64>()),
+                 any::<u64>(), any::<[u8; 3]>(), any::<bool>()),
                 0..50,
             )
         ) {
             let rows: Vec<Row> = rows
                 .into_iter()
-                .map(|(key, epd, uci, c, y0, y1, seen)| Row {
+                .map(|(key, epd, uci, c, y0, y1, seen, bytes, from_book)| Row {
                     key,
                     epd,
                     uci,
@@ -983,6 +1023,8 @@ mod tests {
                         white_elo_sum: c[4], white_elo_games: c[5],
                         black_elo_sum: c[6], black_elo_games: c[7],
                         first_year: y0, last_year: y1, first_seen: seen,
+                        annotation: bytes[0], recommendation: bytes[1], commentary: bytes[2],
+                        from_book,
                     },
                 })
                 .collect();

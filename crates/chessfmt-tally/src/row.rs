@@ -31,8 +31,27 @@ pub struct Counts {
     /// Where the move was first played: the part ([`crate::TallyOptions::part`]) × 2^48 +
     /// the game's number (0-based, in input order) × 2^16 + the ply. It orders moves of equal
     /// weight as a build from PGN does (first seen first); the smaller is kept when counts
-    /// merge. `u64::MAX` when unknown.
+    /// merge. `u64::MAX` when unknown. A book's table numbers each position's moves in the
+    /// book's order instead (0, 1, …).
     pub first_seen: u64,
+    /// The move's annotation as a book stores it (CTG's annotation byte: its NAG in the low
+    /// five bits, 1 `!`, 2 `?`, 3 `!!`, 4 `??`, 5 `!?`, 6 `?!`); 0 for none, as from games.
+    /// The larger is kept when counts merge.
+    pub annotation: u8,
+    /// The book's colour of the move (CTG's recommendation byte, which the book keeps with
+    /// the position after the move: 0x80 green, the main line; 0x40 red, to avoid); 0 for
+    /// none. The larger is kept when counts merge.
+    pub recommendation: u8,
+    /// The book's comment on the position after the move (CTG's commentary byte, a position
+    /// NAG: 10 `=`, 14 `+=`, 16 `±`, …); 0 for none. The larger is kept when counts merge.
+    pub commentary: u8,
+    /// Whether the counts are a book's statistics of the position after the move (every game
+    /// through it, by any move order: what CTG and Kvetka keep and their readers show for a
+    /// move) rather than plays of the move from games. The rows reaching one position then
+    /// repeat its statistics: a book made from the table takes them from one such row
+    /// instead of summing them, so a book goes through the table unchanged. Kept when counts
+    /// merge with either being from a book.
+    pub from_book: bool,
 }
 
 impl Default for Counts {
@@ -49,6 +68,10 @@ impl Default for Counts {
             first_year: 0,
             last_year: 0,
             first_seen: u64::MAX,
+            annotation: 0,
+            recommendation: 0,
+            commentary: 0,
+            from_book: false,
         }
     }
 }
@@ -70,6 +93,16 @@ impl Counts {
         };
         self.last_year = self.last_year.max(other.last_year);
         self.first_seen = self.first_seen.min(other.first_seen);
+        self.annotation = self.annotation.max(other.annotation);
+        self.recommendation = self.recommendation.max(other.recommendation);
+        self.commentary = self.commentary.max(other.commentary);
+        self.from_book |= other.from_book;
+    }
+
+    /// The book's bytes of the move: annotation, recommendation, commentary (the table's
+    /// columns of those names, in that order).
+    pub fn book_bytes(&self) -> [u8; 3] {
+        [self.annotation, self.recommendation, self.commentary]
     }
 
     /// The eight sums in the table's column order: white, draws, black, games, white Elo sum
@@ -193,6 +226,7 @@ impl SmallCounts {
             first_year: self.first_year,
             last_year: self.last_year,
             first_seen: self.first_seen,
+            ..Counts::default()
         }
     }
 }
@@ -442,6 +476,11 @@ mod tests {
             first_year: years.0,
             last_year: years.1,
             first_seen: seen,
+            // A book's bytes and mark from the seen number's low bits.
+            annotation: (seen & 7) as u8,
+            recommendation: (seen >> 3 & 0xc0) as u8,
+            commentary: (seen >> 11 & 31) as u8,
+            from_book: seen & 1 << 20 != 0,
         }
     }
 

@@ -82,13 +82,7 @@ pub fn run(args: &ConvertArgs) -> CliResult {
     let mut lost = serde_json::Map::new();
     let source = match from {
         Format::Table => Source::Table,
-        book => Source::Book(book_rows(
-            book,
-            &args.input,
-            (to, &args.output),
-            &mut notes,
-            &mut lost,
-        )?),
+        book => Source::Book(book_rows(book, &args.input, &mut notes, &mut lost)?),
     };
     let out = crate::args::WriteArgs {
         output: args.output.clone(),
@@ -166,6 +160,7 @@ pub fn run(args: &ConvertArgs) -> CliResult {
             };
             let s = crate::polyglot::write_from_rows(batches, &options, sources, &out)?;
             lost.insert("bad_rows".into(), s.bad_rows.count.into());
+            lost.insert("annotations_dropped".into(), s.annotations_dropped.into());
             notes.push(format!(
                 "Polyglot weights are {}; moves whose mover scored nothing (2·wins + draws + \
                  games without result = 0) are left out, as a build leaves them",
@@ -203,6 +198,7 @@ pub fn run(args: &ConvertArgs) -> CliResult {
             lost.insert("bad_rows".into(), s.bad_rows.count.into());
             lost.insert("uncodable_moves".into(), s.uncodable_moves.into());
             lost.insert("without_result".into(), s.without_result.into());
+            lost.insert("annotations_dropped".into(), s.annotations_dropped.into());
             (s.rows, w.elements)
         }
     };
@@ -239,12 +235,10 @@ pub fn run(args: &ConvertArgs) -> CliResult {
 }
 
 /// The rows of the book `path` in `format` (a walk of its tree), with what they cannot hold
-/// noted in `notes` and counted in `lost`; and, for an output (`to`, its format and path)
-/// in CTG or Kvetka, the positions whose statistics it will sum once per move into them.
+/// noted in `notes` and counted in `lost`.
 fn book_rows(
     format: Format,
     path: &Path,
-    to: (Format, &Path),
     notes: &mut Vec<String>,
     lost: &mut serde_json::Map<String, serde_json::Value>,
 ) -> Result<Vec<Row>, CliError> {
@@ -274,55 +268,19 @@ fn book_rows(
         Format::Ctg => {
             let book = crate::mapped::ctg(path)?;
             let (rows, s) = ctg::tally::to_tally(&book);
-            note_transposed(s.transposed_positions, to, notes, lost);
-            lost.insert("annotations_dropped".into(), s.annotations_dropped.into());
-            lost.insert(
-                "recommendations_dropped".into(),
-                s.recommendations_dropped.into(),
-            );
-            lost.insert("damaged".into(), s.damaged.into());
-            if s.annotations_dropped + s.recommendations_dropped > 0 {
-                notes.push(format!(
-                    "{} move annotations and {} position recommendations or comments are not \
-                     converted",
-                    s.annotations_dropped, s.recommendations_dropped
-                ));
-            }
+            let (n, counts) = crate::ctg::not_in_table(&s);
+            notes.extend(n);
+            lost.extend(counts);
             rows
         }
         Format::Kvetka => {
             let book = crate::mapped::kvetka(path)?;
             let (rows, s) = kvetka_book::tally::to_tally(&book);
-            note_transposed(s.transposed_positions, to, notes, lost);
-            lost.insert("comments_dropped".into(), s.comments_dropped.into());
-            lost.insert(
-                "game_references_dropped".into(),
-                s.game_references_dropped.into(),
-            );
-            lost.insert("damaged".into(), s.damaged.into());
-            if s.comments_dropped + s.game_references_dropped > 0 {
-                notes.push(format!(
-                    "{} comments and the game references of {} positions are not converted",
-                    s.comments_dropped, s.game_references_dropped
-                ));
-            }
+            let (n, counts) = crate::kvetka::not_in_table(&s);
+            notes.extend(n);
+            lost.extend(counts);
             rows
         }
         Format::Table | Format::Pgn => unreachable!("a table is streamed; PGN is refused"),
     })
-}
-
-/// Counts the positions of a CTG or Kvetka input its walk reaches by more than one move, and
-/// warns of them when the output `to` (format, path) is a CTG or Kvetka book (which sums
-/// their statistics once per move into them; a Polyglot book weighs each move on its own).
-fn note_transposed(
-    count: u64,
-    (to, output): (Format, &Path),
-    notes: &mut Vec<String>,
-    lost: &mut serde_json::Map<String, serde_json::Value>,
-) {
-    lost.insert("transposed_positions".into(), count.into());
-    if count > 0 && matches!(to, Format::Ctg | Format::Kvetka) {
-        notes.push(crate::tally::transposed_note(count, output.display()));
-    }
 }

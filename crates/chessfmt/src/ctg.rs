@@ -88,7 +88,9 @@ pub enum CtgCommand {
         memory_limit: usize,
     },
     /// Write the book as a statistics table: the positions a walk from the start reaches,
-    /// each move with the statistics of the position after it.
+    /// each move with the statistics of the position after it (marked `from_book`), its
+    /// annotation, colour and comment. `ctg from-tally` makes the same records back; what
+    /// it cannot (the start's own record, records no walk reaches) is counted and warned of.
     ToTally {
         /// The book.
         book: PathBuf,
@@ -659,25 +661,71 @@ fn from_tally(tables: &[PathBuf], out: &crate::args::WriteArgs, memory_limit: us
     )
 }
 
+/// What a CTG book's table leaves out (`ctg to-tally`, `convert`): a warning for each kind
+/// there is, and every count by its JSON name.
+pub(crate) fn not_in_table(
+    s: &ctg::tally::ToTallyStats,
+) -> (Vec<String>, serde_json::Map<String, serde_json::Value>) {
+    let mut notes = Vec::new();
+    if s.unreached_records > 0 {
+        notes.push(format!(
+            "{} records no walk from the start reaches are not written",
+            s.unreached_records
+        ));
+    }
+    if s.start_not_kept {
+        notes.push(
+            "the start position's record is not the sum of its moves' (or has a recommendation \
+             or commentary), and no row reaches the start: a book made from the table gives it \
+             its moves' sums"
+                .to_string(),
+        );
+    }
+    if s.undecodable_moves > 0 {
+        notes.push(format!(
+            "{} stored moves decode to no legal move: not written",
+            s.undecodable_moves
+        ));
+    }
+    if s.records_changed > 0 {
+        notes.push(format!(
+            "{} records' statistics are not given back byte for byte by a book made from the \
+             table (points counted by another rule: a book made from a table gives 5 for a \
+             game without result; or fewer games than results, or an unknown byte)",
+            s.records_changed
+        ));
+    }
+    let counts = serde_json::json!({
+        "unreached_records": s.unreached_records,
+        "start_not_kept": s.start_not_kept,
+        "undecodable_moves": s.undecodable_moves,
+        "records_changed": s.records_changed,
+        "damaged": s.damaged,
+    });
+    let serde_json::Value::Object(counts) = counts else {
+        unreachable!("a JSON object")
+    };
+    (notes, counts)
+}
+
 fn to_tally(book_path: &Path, out: &crate::args::WriteArgs) -> CliResult {
     crate::destination::refuse_inputs([out.output.as_path()], &[book_path])?;
     crate::tally::refuse_existing(out)?;
     let book = open(book_path)?;
     let (rows, stats) = ctg::tally::to_tally(&book);
     crate::tally::write_table(out, &[book_path], &rows)?;
-    if stats.annotations_dropped + stats.recommendations_dropped > 0 {
-        crate::output::warn(format_args!(
-            "{} move annotations and {} position recommendations or comments have no place in a \
-             table: not written",
-            stats.annotations_dropped, stats.recommendations_dropped
-        ));
+    let (notes, lost) = not_in_table(&stats);
+    for n in notes {
+        crate::output::warn(n);
     }
-    if stats.transposed_positions > 0 {
-        crate::output::warn(crate::tally::transposed_note(
-            stats.transposed_positions,
-            "a CTG or Kvetka book made from this table",
-        ));
-    }
+    let mut json = serde_json::json!({
+        "positions": stats.positions,
+        "rows": stats.rows,
+        "moves_without_statistics": stats.moves_without_statistics,
+        "annotations": stats.annotations,
+        "output": out.output.display().to_string(),
+    });
+    json.as_object_mut().expect("a JSON object").extend(lost);
     summary(
         &Shown {
             text: format!(
@@ -689,16 +737,7 @@ fn to_tally(book_path: &Path, out: &crate::args::WriteArgs) -> CliResult {
                 stats.moves_without_statistics,
                 stats.damaged
             ),
-            json: serde_json::json!({
-                "positions": stats.positions,
-                "rows": stats.rows,
-                "moves_without_statistics": stats.moves_without_statistics,
-                "annotations_dropped": stats.annotations_dropped,
-                "recommendations_dropped": stats.recommendations_dropped,
-                "transposed_positions": stats.transposed_positions,
-                "damaged": stats.damaged,
-                "output": out.output.display().to_string(),
-            }),
+            json,
         },
         out.json,
     )

@@ -111,7 +111,9 @@ pub enum KvetkaCommand {
         memory_limit: usize,
     },
     /// Write the book as a statistics table: the positions a walk from the start reaches,
-    /// each move with the statistics of the position after it.
+    /// each move with the statistics of the position after it (marked `from_book`) in the
+    /// book's order. `kvetka from-tally` makes the same elements back; what it cannot (the
+    /// start's own results, elements no walk reaches, comments) is counted and warned of.
     ToTally {
         /// The book.
         book: PathBuf,
@@ -825,6 +827,12 @@ pub(crate) fn write_from_rows(
             stats.without_result
         ));
     }
+    if stats.annotations_dropped > 0 {
+        crate::output::warn(crate::tally::annotations_note(
+            stats.annotations_dropped,
+            "Kvetka",
+        ));
+    }
     Ok((w, stats))
 }
 
@@ -848,6 +856,7 @@ fn from_tally(
                 "bad_rows": stats.bad_rows.count,
                 "uncodable_moves": stats.uncodable_moves,
                 "without_result": stats.without_result,
+                "annotations_dropped": stats.annotations_dropped,
                 "positions": w.elements,
                 "blocks": w.blocks,
                 "output": out.output.display().to_string(),
@@ -857,25 +866,69 @@ fn from_tally(
     )
 }
 
+/// What a Kvetka book's table leaves out (`kvetka to-tally`, `convert`): a warning for each
+/// kind there is, and every count by its JSON name.
+pub(crate) fn not_in_table(
+    s: &kvetka_book::tally::ToTallyStats,
+) -> (Vec<String>, serde_json::Map<String, serde_json::Value>) {
+    let mut notes = Vec::new();
+    if s.comments_dropped + s.game_references_dropped > 0 {
+        notes.push(format!(
+            "{} comments and the game references of {} positions have no place in a table: \
+             not written",
+            s.comments_dropped, s.game_references_dropped
+        ));
+    }
+    if s.unreached_elements > 0 {
+        notes.push(format!(
+            "{} elements no walk from the start reaches are not written",
+            s.unreached_elements
+        ));
+    }
+    if s.start_not_kept {
+        notes.push(
+            "the start position's results are not the sum of its moves', and no row reaches \
+             the start: a book made from the table gives it its moves' sums"
+                .to_string(),
+        );
+    }
+    if s.undecodable_moves > 0 {
+        notes.push(format!(
+            "{} stored move codes are not in the table or not legal: not written",
+            s.undecodable_moves
+        ));
+    }
+    let counts = serde_json::json!({
+        "comments_dropped": s.comments_dropped,
+        "game_references_dropped": s.game_references_dropped,
+        "unreached_elements": s.unreached_elements,
+        "start_not_kept": s.start_not_kept,
+        "undecodable_moves": s.undecodable_moves,
+        "damaged": s.damaged,
+    });
+    let serde_json::Value::Object(counts) = counts else {
+        unreachable!("a JSON object")
+    };
+    (notes, counts)
+}
+
 fn to_tally(book_path: &Path, out: &WriteArgs) -> CliResult {
     crate::destination::refuse_inputs([out.output.as_path()], &[book_path])?;
     crate::tally::refuse_existing(out)?;
     let book = open(book_path)?;
     let (rows, stats) = kvetka_book::tally::to_tally(&book);
     crate::tally::write_table(out, &[book_path], &rows)?;
-    if stats.comments_dropped + stats.game_references_dropped > 0 {
-        crate::output::warn(format_args!(
-            "{} comments and the game references of {} positions have no place in a table: \
-             not written",
-            stats.comments_dropped, stats.game_references_dropped
-        ));
+    let (notes, lost) = not_in_table(&stats);
+    for n in notes {
+        crate::output::warn(n);
     }
-    if stats.transposed_positions > 0 {
-        crate::output::warn(crate::tally::transposed_note(
-            stats.transposed_positions,
-            "a CTG or Kvetka book made from this table",
-        ));
-    }
+    let mut json = serde_json::json!({
+        "positions": stats.positions,
+        "rows": stats.rows,
+        "moves_without_statistics": stats.moves_without_statistics,
+        "output": out.output.display().to_string(),
+    });
+    json.as_object_mut().expect("a JSON object").extend(lost);
     summary(
         &Shown {
             text: format!(
@@ -887,16 +940,7 @@ fn to_tally(book_path: &Path, out: &WriteArgs) -> CliResult {
                 stats.moves_without_statistics,
                 stats.damaged
             ),
-            json: serde_json::json!({
-                "positions": stats.positions,
-                "rows": stats.rows,
-                "moves_without_statistics": stats.moves_without_statistics,
-                "comments_dropped": stats.comments_dropped,
-                "game_references_dropped": stats.game_references_dropped,
-                "transposed_positions": stats.transposed_positions,
-                "damaged": stats.damaged,
-                "output": out.output.display().to_string(),
-            }),
+            json,
         },
         out.json,
     )

@@ -366,6 +366,12 @@ pub(crate) fn write_from_rows(
             crate::tally::shown_tables(sources)
         ));
     }
+    if stats.annotations_dropped > 0 {
+        crate::output::warn(crate::tally::annotations_note(
+            stats.annotations_dropped,
+            "Polyglot",
+        ));
+    }
     crate::destination::write_single(&out.output, out.force, out.json, &inputs, |w| {
         let mut w = std::io::BufWriter::with_capacity(1 << 20, w);
         polyglot_book::write::write_entries(&mut w, &entries)?;
@@ -398,6 +404,7 @@ fn from_tally(args: &FromTallyArgs) -> CliResult {
                 "rows": stats.rows,
                 "bad_rows": stats.bad_rows.count,
                 "halved": stats.halved,
+                "annotations_dropped": stats.annotations_dropped,
                 "entries": stats.entries,
                 "output": args.out.output.display().to_string(),
             }),

@@ -228,13 +228,12 @@ pub(crate) const KVETKA_FROM_TALLY_MIB: usize = 64;
 /// The same for `ctg from-tally` (and `convert` to CTG): its book streams to its files too.
 pub(crate) const CTG_FROM_TALLY_MIB: usize = 64;
 
-/// The warning for `count` positions a book's walk reaches by more than one move
-/// (`transposed_positions`): each such move's row carries the position's statistics, so
-/// `book` (a CTG or Kvetka book made from the table) counts them once per move into them.
-pub(crate) fn transposed_note(count: u64, book: impl std::fmt::Display) -> String {
+/// The warning for `count` rows with a CTG book's annotation, recommendation or commentary
+/// that a `format` book made from the table has no place for.
+pub(crate) fn annotations_note(count: u64, format: &str) -> String {
     format!(
-        "{count} positions are reached by more than one move: each such move's row carries the \
-         position's statistics, so {book} counts them once per move into them"
+        "{count} moves carry a CTG book's annotation, recommendation or commentary, which {format} \
+         has no place for: not written"
     )
 }
 

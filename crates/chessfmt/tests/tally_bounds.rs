@@ -21,7 +21,7 @@ fn synthetic_table(path: &std::path::Path, rows: u64, first: u64, stride: u64) -
         let key = (first + i * stride) * 7919;
         writeln!(
             f,
-            "{key:016x},{epd},e7e5,1,0,0,1,2000,1,1900,1,2001,2002,{i}"
+            "{key:016x},{epd},e7e5,1,0,0,1,2000,1,1900,1,2001,2002,{i},,,,0"
         )
         .unwrap();
     }

@@ -7,20 +7,22 @@
 //! win, 5 a draw or a game without result) — and lists the moves leaving it, most played
 //! first. Where a build from PGN counts a game once per position, a table counts every play: a
 //! position repeated in a game counts again. Moves CTG cannot code are counted
-//! ([`FromTallyStats::uncodable_moves`]).
+//! ([`FromTallyStats::uncodable_moves`]). Rows from a book ([`Counts::from_book`]) each carry
+//! the statistics of the position they reach: those are taken once (the largest, where
+//! tables of several books were merged), not summed; a position's moves from a book keep the
+//! book's order ([`Counts::first_seen`]) and annotations, and the position takes the
+//! recommendation and commentary of the rows reaching it.
 //!
 //! On the first 10,000 gnuchess games a book through the table differs from `ctg build`'s in
 //! 3 of 42,233 records at 16 plies, 226 of 240,112 at 40 (positions repeated within a game).
 //!
 //! **To a table** ([`to_tally`]): the book is walked from the start position; each move's row
 //! holds the statistics of the position after it (games, results turned to White's view,
-//! ratings by colour), as CTG readers show a move's. Those are the statistics of every game
-//! through that position, by any move order, not of the move: a position reached by
-//! transpositions gives each move leading to it all of its games, so a book made back from
-//! the table sums such a position's statistics once per move into it (counted in
-//! [`ToTallyStats::transposed_positions`]: a round trip is exact only for a book without
-//! transpositions). Move annotations and recommendations have
-//! no place in a table and are counted.
+//! ratings by colour), as CTG readers show a move's, marked as a book's, with the move's
+//! annotation, its place among the position's moves, and the recommendation and commentary
+//! of the position after it. A book made back from the table is the same book in every
+//! record the walk reaches, but the start position's own record where it is not the sum of
+//! its moves' ([`ToTallyStats::start_not_kept`]); records no walk reaches are counted.
 
 use chessfmt_files::runs::MergeError;
 use chessfmt_tally::{
@@ -58,8 +60,10 @@ pub struct FromTallyStats {
     pub games: u32,
 }
 
-#[derive(Debug, Default)]
-struct Acc {
+/// A position's statistics as its record keeps them: in its side to move's view. Ordered by
+/// games first (the largest of a book's rows reaching a position is taken: see [`Entry`]).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Sums {
     games: u64,
     wins: u64,
     losses: u64,
@@ -68,83 +72,154 @@ struct Acc {
     /// Ratings of the side to move, then of the opponent: (games, sum).
     r1: (u64, u64),
     r2: (u64, u64),
-    moves: Vec<(u8, u64)>,
+}
+
+impl Sums {
+    /// The plays of `c` as seen by `side` (to move in the counted position).
+    fn of(c: &Counts, side: Color) -> Sums {
+        let (wins, losses, own, other) = match side {
+            Color::White => (
+                c.white,
+                c.black,
+                (c.white_elo_games, c.white_elo_sum),
+                (c.black_elo_games, c.black_elo_sum),
+            ),
+            Color::Black => (
+                c.black,
+                c.white,
+                (c.black_elo_games, c.black_elo_sum),
+                (c.white_elo_games, c.white_elo_sum),
+            ),
+        };
+        Sums {
+            games: c.games,
+            wins,
+            losses,
+            draws: c.draws,
+            unknown: c.unknown(),
+            r1: own,
+            r2: other,
+        }
+    }
+
+    fn add(&mut self, o: &Sums) {
+        self.games += o.games;
+        self.wins += o.wins;
+        self.losses += o.losses;
+        self.draws += o.draws;
+        self.unknown += o.unknown;
+        self.r1 = (self.r1.0 + o.r1.0, self.r1.1 + o.r1.1);
+        self.r2 = (self.r2.0 + o.r2.0, self.r2.1 + o.r2.1);
+    }
+
+    /// The nine sums as a run holds them.
+    fn to_array(self) -> [u64; 9] {
+        let Sums {
+            games,
+            wins,
+            losses,
+            draws,
+            unknown,
+            r1,
+            r2,
+        } = self;
+        [games, wins, losses, draws, unknown, r1.0, r1.1, r2.0, r2.1]
+    }
+
+    fn from_array(n: [u64; 9]) -> Sums {
+        Sums {
+            games: n[0],
+            wins: n[1],
+            losses: n[2],
+            draws: n[3],
+            unknown: n[4],
+            r1: (n[5], n[6]),
+            r2: (n[7], n[8]),
+        }
+    }
+
+    /// The record's statistics, with the book's `marks` (recommendation, commentary).
+    fn stats(&self, (recommendation, commentary): (u8, u8)) -> Stats {
+        let sat = |v: u64| u32::try_from(v).unwrap_or(u32::MAX);
+        Stats {
+            games: sat(self.games),
+            wins: sat(self.wins),
+            losses: sat(self.losses),
+            draws: sat(self.draws),
+            points: sat(10 * self.wins + 5 * self.draws + 5 * self.unknown),
+            rating1: RatingPair {
+                games: sat(self.r1.0),
+                sum: sat(self.r1.1),
+            },
+            rating2: RatingPair {
+                games: sat(self.r2.0),
+                sum: sat(self.r2.1),
+            },
+            recommendation,
+            commentary,
+            ..Stats::default()
+        }
+        .saturated()
+    }
+}
+
+/// A move leaving a position being gathered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct MoveAcc {
+    code: u8,
+    /// Its rows' games: plays, or for a book's rows the games of the position after it.
+    games: u64,
+    /// The smallest [`Counts::first_seen`]: for a book's rows, the move's place in the book.
+    seen: u64,
+    /// The largest annotation byte.
+    annotation: u8,
+    /// Whether all its rows are a book's.
+    book: bool,
+}
+
+/// The rows leaving a position: their statistics and its moves.
+#[derive(Debug, Default)]
+struct Acc {
+    sums: Sums,
+    moves: Vec<MoveAcc>,
 }
 
 impl Acc {
-    /// Adds the plays of `c` as seen by `side` (to move in the counted position).
-    fn add(&mut self, c: &Counts, side: Color) {
-        let (wins, losses) = match side {
-            Color::White => (c.white, c.black),
-            Color::Black => (c.black, c.white),
-        };
-        let own = match side {
-            Color::White => (c.white_elo_games, c.white_elo_sum),
-            Color::Black => (c.black_elo_games, c.black_elo_sum),
-        };
-        let other = match side {
-            Color::White => (c.black_elo_games, c.black_elo_sum),
-            Color::Black => (c.white_elo_games, c.white_elo_sum),
-        };
-        self.games += c.games;
-        self.wins += wins;
-        self.losses += losses;
-        self.draws += c.draws;
-        self.unknown += c.unknown();
-        self.r1 = (self.r1.0 + own.0, self.r1.1 + own.1);
-        self.r2 = (self.r2.0 + other.0, self.r2.1 + other.1);
-    }
-
-    /// Adds `games` plays of the move coded `code`.
-    fn add_move(&mut self, code: u8, games: u64) {
-        match self.moves.iter_mut().find(|(c, _)| *c == code) {
-            Some((_, g)) => *g += games,
-            None => self.moves.push((code, games)),
+    /// Adds the move `m` (of one row, or gathered from rows elsewhere).
+    fn add_move(&mut self, m: MoveAcc) {
+        match self.moves.iter_mut().find(|a| a.code == m.code) {
+            Some(a) => {
+                a.games += m.games;
+                a.seen = a.seen.min(m.seen);
+                a.annotation = a.annotation.max(m.annotation);
+                a.book &= m.book;
+            }
+            None => self.moves.push(m),
         }
     }
 
     /// Adds the sums and moves of `other`.
     fn merge(&mut self, other: Acc) {
-        self.games += other.games;
-        self.wins += other.wins;
-        self.losses += other.losses;
-        self.draws += other.draws;
-        self.unknown += other.unknown;
-        self.r1 = (self.r1.0 + other.r1.0, self.r1.1 + other.r1.1);
-        self.r2 = (self.r2.0 + other.r2.0, self.r2.1 + other.r2.1);
-        for (code, games) in other.moves {
-            self.add_move(code, games);
+        self.sums.add(&other.sums);
+        for m in other.moves {
+            self.add_move(m);
         }
     }
 
-    fn record(mut self, key: &[u8], stats: &mut FromTallyStats) -> RecordData {
-        let sat = |v: u64| u32::try_from(v).unwrap_or(u32::MAX);
-        self.moves.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    /// The moves as the record stores them, with their annotations: a book's in the book's
+    /// order, others most played first (ties by code); at most [`MAX_MOVES`].
+    fn record_moves(mut self, stats: &mut FromTallyStats) -> Vec<(u8, u8)> {
+        if self.moves.iter().all(|m| m.book) {
+            self.moves.sort_by_key(|m| (m.seen, m.code));
+        } else {
+            self.moves
+                .sort_by(|a, b| b.games.cmp(&a.games).then(a.code.cmp(&b.code)));
+        }
         if self.moves.len() > MAX_MOVES {
             stats.truncated_positions += 1;
             self.moves.truncate(MAX_MOVES);
         }
-        RecordData {
-            position: key.to_vec(),
-            moves: self.moves.iter().map(|&(c, _)| (c, 0)).collect(),
-            stats: Stats {
-                games: sat(self.games),
-                wins: sat(self.wins),
-                losses: sat(self.losses),
-                draws: sat(self.draws),
-                points: sat(10 * self.wins + 5 * self.draws + 5 * self.unknown),
-                rating1: RatingPair {
-                    games: sat(self.r1.0),
-                    sum: sat(self.r1.1),
-                },
-                rating2: RatingPair {
-                    games: sat(self.r2.0),
-                    sum: sat(self.r2.1),
-                },
-                ..Stats::default()
-            }
-            .saturated(),
-        }
+        self.moves.iter().map(|m| (m.code, m.annotation)).collect()
     }
 }
 
@@ -162,35 +237,65 @@ pub fn games_of(records: &[RecordData]) -> u32 {
 }
 
 /// A position being gathered: the rows leaving it (with its moves) and the rows reaching it.
+/// Rows from games reaching it are summed (each play one route into it); a book's rows
+/// reaching it each carry its statistics ([`Counts::from_book`]), so the largest is taken.
 #[derive(Debug, Default)]
 struct Entry {
     out: Acc,
-    into: Acc,
+    /// The rows from games reaching it.
+    into: Sums,
+    /// The largest statistics of a book's rows reaching it.
+    book: Option<Sums>,
     /// Whether a row reaches it.
     reached: bool,
+    /// The largest recommendation and commentary of the rows reaching it.
+    marks: (u8, u8),
 }
 
 impl Entry {
     /// Adds `other` (gathered from rows after this one's).
     fn merge(&mut self, other: Entry) {
         self.out.merge(other.out);
-        self.into.merge(other.into);
+        self.into.add(&other.into);
+        self.book = self.book.max(other.book);
         self.reached |= other.reached;
+        self.marks = (
+            self.marks.0.max(other.marks.0),
+            self.marks.1.max(other.marks.1),
+        );
+    }
+
+    /// Adds a row reaching the position, its counts seen by `side` (to move there).
+    fn add_into(&mut self, c: &Counts, side: Color) {
+        let sums = Sums::of(c, side);
+        if c.from_book {
+            self.book = self.book.max(Some(sums));
+        } else {
+            self.into.add(&sums);
+        }
+        self.reached = true;
+        self.marks = (
+            self.marks.0.max(c.recommendation),
+            self.marks.1.max(c.commentary),
+        );
     }
 
     /// The record of the position `key`: the statistics of the rows reaching it (every game
     /// through it, games that end there included), or of those leaving it where none reaches
     /// it (the start of the lines); its moves are always those leaving it.
     fn record(self, key: &[u8], stats: &mut FromTallyStats) -> RecordData {
-        let acc = if self.reached {
-            Acc {
-                moves: self.out.moves,
-                ..self.into
-            }
+        let sums = if self.reached {
+            let mut sums = self.into;
+            sums.add(&self.book.unwrap_or_default());
+            sums
         } else {
-            self.out
+            self.out.sums
         };
-        acc.record(key, stats)
+        RecordData {
+            position: key.to_vec(),
+            moves: self.out.record_moves(stats),
+            stats: sums.stats(self.marks),
+        }
     }
 }
 
@@ -225,19 +330,29 @@ impl Partial {
                     .note(format!("a position CTG cannot store: {}", row.epd));
                 continue;
             };
+            let c = &row.counts;
             let acc = &mut part.positions.entry(key).out;
-            acc.add(&row.counts, p.turn());
+            acc.sums.add(&Sums::of(c, p.turn()));
             let n = normalize(p);
             match moves::encode(&n.position, n.transform.apply_move(m)) {
-                Some(code) => acc.add_move(code, row.counts.games),
+                Some(code) => acc.add_move(MoveAcc {
+                    code,
+                    games: c.games,
+                    seen: c.first_seen,
+                    annotation: c.annotation,
+                    book: c.from_book,
+                }),
                 None => stats.uncodable_moves += 1,
+            }
+            // A move without plays or a book's statistics (a book's move whose position
+            // after it has no record) reaches no record.
+            if c.games == 0 && !c.from_book {
+                continue;
             }
             let mut child = p.clone();
             child.play_unchecked(m);
             if let Some(ckey) = position::key_of(&child) {
-                let e = part.positions.entry(ckey);
-                e.into.add(&row.counts, child.turn());
-                e.reached = true;
+                part.positions.entry(ckey).add_into(c, child.turn());
             }
         }
         part
@@ -325,29 +440,37 @@ struct Spilled {
     e: Entry,
 }
 
-/// Writes `a` as a run holds it ([`crate::runs::put_sums`]).
+/// Writes `a` as a run holds it ([`crate::runs::put_sums`]), then each move's place,
+/// annotation and whether it is a book's.
 fn put_acc(out: &mut Vec<u8>, a: &Acc) {
-    let (r1, r2) = (a.r1, a.r2);
-    let sums = [
-        a.games, a.wins, a.losses, a.draws, a.unknown, r1.0, r1.1, r2.0, r2.1,
-    ];
-    crate::runs::put_sums(out, sums, a.moves.len(), a.moves.iter().copied());
+    let moves = a.moves.iter().map(|m| (m.code, m.games));
+    crate::runs::put_sums(out, a.sums.to_array(), a.moves.len(), moves);
+    for m in &a.moves {
+        chessfmt_files::runs::put_varint(out, m.seen);
+        out.extend_from_slice(&[m.annotation, u8::from(m.book)]);
+    }
 }
 
 fn get_acc(r: &mut impl std::io::Read) -> std::io::Result<Acc> {
     let mut moves = Vec::new();
     let n = crate::runs::get_sums(r, |code, games| {
-        moves.push((code, games));
+        moves.push(MoveAcc {
+            code,
+            games,
+            seen: u64::MAX,
+            annotation: 0,
+            book: false,
+        });
         Ok(())
     })?;
+    for m in &mut moves {
+        m.seen = chessfmt_files::runs::get_varint(r)?;
+        let mut b = [0; 2];
+        r.read_exact(&mut b)?;
+        (m.annotation, m.book) = (b[0], b[1] != 0);
+    }
     Ok(Acc {
-        games: n[0],
-        wins: n[1],
-        losses: n[2],
-        draws: n[3],
-        unknown: n[4],
-        r1: (n[5], n[6]),
-        r2: (n[7], n[8]),
+        sums: Sums::from_array(n),
         moves,
     })
 }
@@ -360,23 +483,52 @@ impl chessfmt_files::runs::Record for Spilled {
     }
 
     fn write(&self, out: &mut Vec<u8>) {
+        use chessfmt_files::runs::put_varint;
+        let e = &self.e;
         crate::runs::put_key(out, &self.key);
-        put_acc(out, &self.e.out);
-        put_acc(out, &self.e.into);
-        out.push(u8::from(self.e.reached));
+        put_acc(out, &e.out);
+        for v in e.into.to_array() {
+            put_varint(out, v);
+        }
+        match e.book {
+            None => out.push(0),
+            Some(b) => {
+                out.push(1);
+                for v in b.to_array() {
+                    put_varint(out, v);
+                }
+            }
+        }
+        out.extend_from_slice(&[u8::from(e.reached), e.marks.0, e.marks.1]);
     }
 
     fn read(r: &mut impl std::io::Read) -> std::io::Result<Option<Self>> {
         let Some(key) = crate::runs::get_key(r)? else {
             return Ok(None);
         };
-        let (out, into) = (get_acc(r)?, get_acc(r)?);
+        let sums = |r: &mut _| -> std::io::Result<Sums> {
+            let mut n = [0u64; 9];
+            for v in &mut n {
+                *v = chessfmt_files::runs::get_varint(r)?;
+            }
+            Ok(Sums::from_array(n))
+        };
+        let out = get_acc(r)?;
+        let into = sums(r)?;
         let mut flag = [0; 1];
         r.read_exact(&mut flag)?;
+        let book = match flag[0] {
+            0 => None,
+            _ => Some(sums(r)?),
+        };
+        let mut b = [0; 3];
+        r.read_exact(&mut b)?;
         let e = Entry {
             out,
             into,
-            reached: flag[0] != 0,
+            book,
+            reached: b[0] != 0,
+            marks: (b[1], b[2]),
         };
         Ok(Some(Spilled { key, e }))
     }
@@ -520,22 +672,38 @@ pub fn write_from_tally(
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ToTallyStats {
-    /// Positions reached by the walk.
+    /// Positions reached by the walk (a position and its colour twin, which share a record,
+    /// count twice).
     pub positions: u64,
     /// Rows written.
     pub rows: u64,
-    /// Moves whose position after them has no record (rows without counts).
+    /// Moves whose position after them has no record (rows without counts, not marked as a
+    /// book's: they make no record back).
     pub moves_without_statistics: u64,
-    /// Moves with an annotation byte (not kept).
-    pub annotations_dropped: u64,
-    /// Positions with a recommendation or commentary (not kept).
-    pub recommendations_dropped: u64,
+    /// Moves with an annotation byte (kept: [`Counts::annotation`]).
+    pub annotations: u64,
+    /// Records no walk from the start reaches (not in the table).
+    pub unreached_records: u64,
+    /// Whether the start position's own record is not what a book made from the table gives
+    /// it: no row reaches the start, so its statistics are made from its moves' rows, and
+    /// its recommendation and commentary have no row to be kept in.
+    pub start_not_kept: bool,
+    /// Stored moves that decode to no legal move (not kept).
+    pub undecodable_moves: u64,
+    /// Records a row reaches whose statistics a book made from the table does not give back
+    /// byte for byte: points counted by another rule (some books give nothing for a game
+    /// without result, where a book made from a table gives 5), fewer games than results, or
+    /// the byte after the recommendation (unknown; 0 in every book seen) not 0.
+    pub records_changed: u64,
     /// Positions whose record could not be read (damaged; the walk went on).
     pub damaged: u64,
-    /// Positions the walk reaches by more than one move with statistics: each such move's
-    /// row carries the position's statistics, so a book made back from the table counts
-    /// them once per move into it ([`chessfmt_tally::gather::Reached`]).
-    pub transposed_positions: u64,
+}
+
+/// Whether the start position's record `own` is what a book made from the table gives it:
+/// the sums of its moves' rows (`out`), no recommendation, no commentary.
+fn start_kept(own: &Stats, out: &Sums) -> bool {
+    let made = out.stats((0, 0));
+    made.to_bytes() == own.to_bytes()
 }
 
 /// The rows of a CTG book (see the [module](self) documentation), sorted as a table is.
@@ -543,28 +711,31 @@ pub fn to_tally<D: AsRef<[u8]>>(book: &Book<D>) -> (Vec<Row>, ToTallyStats) {
     let mut stats = ToTallyStats::default();
     let mut rows = Vec::new();
     let mut walk = chess_core::book::walk(book, Chess::default(), None);
-    let mut reached = chessfmt_tally::gather::Reached::default();
+    // The records the walk reaches, and those a row reaches (checked once each).
+    let mut records = std::collections::HashSet::new();
+    let mut checked = std::collections::HashSet::new();
     for node in walk.by_ref() {
         stats.positions += 1;
         let p = &node.position;
+        let s = &node.probe.stats;
+        if let Some(k) = position::key_of(p) {
+            records.insert(k);
+        }
         let key = chess_core::polyglot_key(p);
         let epd = Epd::from_position(p, EnPassantMode::Legal).to_string();
-        let s = &node.probe.stats;
-        stats.recommendations_dropped += u64::from(s.recommendation != 0 || s.commentary != 0);
+        let mut out = Sums::default();
         for (i, m) in node.probe.moves.iter().enumerate() {
-            stats.annotations_dropped += u64::from(m.annotation != 0);
+            stats.annotations += u64::from(m.annotation != 0);
             let mut row = Row::new(
                 key,
                 epd.clone(),
                 m.mv.to_uci(CastlingMode::Standard).to_string(),
             );
             row.counts.first_seen = i as u64;
+            row.counts.annotation = m.annotation;
             match &m.child {
                 None => stats.moves_without_statistics += 1,
                 Some(c) => {
-                    let mut after = p.clone();
-                    after.play_unchecked(m.mv);
-                    reached.add(chess_core::polyglot_key(&after));
                     // The child's side to move is the opponent of this move's mover.
                     let mover = p.turn();
                     let (mover_wins, mover_losses) = (u64::from(c.losses), u64::from(c.wins));
@@ -577,21 +748,41 @@ pub fn to_tally<D: AsRef<[u8]>>(book: &Book<D>) -> (Vec<Row>, ToTallyStats) {
                         Color::White => (mover_r, other_r),
                         Color::Black => (other_r, mover_r),
                     };
-                    row.counts.white = white;
-                    row.counts.black = black;
-                    row.counts.draws = u64::from(c.draws);
-                    row.counts.games = u64::from(c.games).max(white + black + u64::from(c.draws));
-                    row.counts.white_elo_games = u64::from(wr.games);
-                    row.counts.white_elo_sum = u64::from(wr.sum);
-                    row.counts.black_elo_games = u64::from(br.games);
-                    row.counts.black_elo_sum = u64::from(br.sum);
+                    let r = &mut row.counts;
+                    r.white = white;
+                    r.black = black;
+                    r.draws = u64::from(c.draws);
+                    r.games = u64::from(c.games).max(white + black + u64::from(c.draws));
+                    r.white_elo_games = u64::from(wr.games);
+                    r.white_elo_sum = u64::from(wr.sum);
+                    r.black_elo_games = u64::from(br.games);
+                    r.black_elo_sum = u64::from(br.sum);
+                    r.recommendation = c.recommendation;
+                    r.commentary = c.commentary;
+                    r.from_book = true;
+                    out.add(&Sums::of(r, mover));
+                    // What a book made from the table gives the position after the move.
+                    let mut after = p.clone();
+                    after.play_unchecked(m.mv);
+                    if let Some(k) = position::key_of(&after)
+                        && checked.insert(k)
+                    {
+                        let made = Sums::of(r, !mover).stats((c.recommendation, c.commentary));
+                        stats.records_changed += u64::from(made.to_bytes() != c.to_bytes());
+                    }
                 }
             }
             rows.push(row);
         }
+        if node.ply == 0 {
+            stats.start_not_kept = !start_kept(s, &out);
+        }
     }
-    stats.damaged = walk.stats().damaged;
-    stats.transposed_positions = reached.more_than_once();
+    let walked = walk.stats();
+    stats.damaged = walked.damaged;
+    stats.undecodable_moves = walked.undecodable;
+    let in_book = book.records().filter(|r| r.is_ok()).count() as u64;
+    stats.unreached_records = in_book.saturating_sub(records.len() as u64);
     let rows = chessfmt_tally::sort_and_sum(rows);
     stats.rows = rows.len() as u64;
     (rows, stats)
@@ -660,6 +851,78 @@ mod tests {
                     "limit {bytes:?}: {p:?} differs"
                 );
             }
+        }
+    }
+}
+
+#[cfg(all(test, feature = "pgn"))]
+mod round_trip {
+    use super::*;
+
+    /// The records of a book made from a table of the corpus's lichess games, marked as a
+    /// ChessBase book might be: annotations on some moves, colours and comments on some
+    /// positions.
+    fn marked_book() -> Option<Vec<RecordData>> {
+        let rows = chessfmt_tally::fuzzing::lichess_sample_rows()?;
+        let (mut records, _) = from_tally(rows.into_iter().map(Ok)).unwrap();
+        for (i, r) in records.iter_mut().enumerate() {
+            if let Some(m) = r.moves.get_mut(i % 3) {
+                m.1 = [1, 2, 5, 6][i % 4];
+            }
+            r.stats.recommendation = [0, 0x80, 0, 0x40][i % 4];
+            r.stats.commentary = [0, 0, 14, 0, 0][i % 5];
+        }
+        Some(records)
+    }
+
+    /// A book through the table (walked into rows, made back from them) is the same book in
+    /// every record the walk reaches — statistics, the order of moves, annotations, colours
+    /// and comments — however its positions are gathered (in memory, or under a limit that
+    /// spills runs of a thousand); the start's record is reported where its own statistics
+    /// are not the sum of its moves'.
+    #[test]
+    fn a_book_goes_through_the_table_unchanged() {
+        let Some(records) = marked_book() else {
+            return;
+        };
+        let games = games_of(&records);
+        let [ctg, cto, ctb] = crate::write::to_bytes(&records, games).unwrap();
+        let book = Book::new(ctg, cto, &ctb).unwrap();
+        let (rows, stats) = to_tally(&book);
+        assert!(stats.annotations > 1000, "{stats:?}");
+        assert_eq!(
+            (stats.records_changed, stats.moves_without_statistics),
+            (0, 0)
+        );
+        assert!(rows.iter().all(|r| r.counts.from_book));
+        let (back, made) = from_tally(rows.iter().cloned().map(Ok)).unwrap();
+        let start = position::key_of(&Chess::default()).unwrap();
+        let reached: std::collections::HashSet<&[u8]> =
+            back.iter().map(|r| r.position.as_slice()).collect();
+        let want: Vec<&RecordData> = records
+            .iter()
+            .filter(|r| reached.contains(r.position.as_slice()))
+            .collect();
+        assert_eq!(
+            want.len() as u64 + stats.unreached_records,
+            records.len() as u64
+        );
+        assert_eq!(back.len(), want.len());
+        let mut differ = 0;
+        for (b, w) in back.iter().zip(&want) {
+            if b.position == start.as_bytes() && stats.start_not_kept {
+                // The start's own statistics or colour have no row to be kept in: reported.
+                assert_eq!(b.moves, w.moves);
+                continue;
+            }
+            differ += u64::from(b != *w);
+        }
+        assert_eq!(differ, 0, "records differ");
+        let dir = tempfile::tempdir().unwrap();
+        for bytes in [1, 1 << 30] {
+            let limit = chess_core::book::MemoryLimit::new(bytes, dir.path());
+            let limited = from_tally_limited(rows.iter().cloned().map(Ok), Some(&limit)).unwrap();
+            assert!(limited == (back.clone(), made.clone()), "limit {bytes}");
         }
     }
 }

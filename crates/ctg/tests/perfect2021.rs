@@ -181,3 +181,44 @@ fn to_polyglot_main_moves() {
     let score = chess_core::book::WeightPolicy::Score.weight(e4.wdl());
     assert_eq!((u64::from(root[0].weight), score), (35_510, 35_510));
 }
+
+/// A real ChessBase book through the statistics table (`to_tally`, then `from_tally`): every
+/// record the walk reaches comes back with its statistics, the order of its moves, their
+/// annotations, its colour and comment — but for what is counted: the start's own record
+/// (its games are one fewer than its moves' and it is green), and the 2,446 records whose
+/// points give nothing for a game without result (a book made from a table gives 5). The
+/// 255 records no walk reaches are counted too.
+#[cfg(feature = "tally")]
+#[test]
+fn through_the_statistics_table() {
+    let Some(book) = open() else { return };
+    let (rows, stats) = ctg::tally::to_tally(&book);
+    assert_eq!(
+        (
+            stats.unreached_records,
+            stats.start_not_kept,
+            stats.records_changed,
+            stats.annotations
+        ),
+        (255, true, 2446, 46_117)
+    );
+    let (made, _) = ctg::tally::from_tally(rows.into_iter().map(Ok)).unwrap();
+    assert_eq!(made.len(), 104_224 - 255);
+    let start = ctg::position::key_of(&Chess::default()).unwrap();
+    let mut points_only = 0;
+    for m in &made {
+        let own = book.find(&m.position).unwrap();
+        let own = write::RecordData::from_raw(&own.raw);
+        if m.position == start.as_bytes() {
+            assert_eq!(m.moves, own.moves);
+            assert_eq!((m.stats.games, own.stats.games), (72_828, 72_827));
+            continue;
+        }
+        assert_eq!(m.moves, own.moves, "moves and annotations");
+        let mut s = m.stats;
+        s.points = own.stats.points;
+        assert_eq!(s, own.stats);
+        points_only += u64::from(m.stats.points != own.stats.points);
+    }
+    assert_eq!(points_only, 2446);
+}

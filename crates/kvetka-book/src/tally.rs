@@ -9,13 +9,17 @@
 //! Where a build counts a game once per position, a table counts every play: a position
 //! repeated in a game counts again. The header's Elo filters need the games, not a table: they
 //! do not apply. Moves Kvetka cannot code are counted ([`FromTallyStats::uncodable_moves`]).
+//! Rows from a book ([`Counts::from_book`]) each carry the results of the position they
+//! reach: those are taken once (the largest, where tables of several books were merged), not
+//! summed, and a book's move is kept even without results.
 //!
 //! **To a table** ([`to_tally`]): the book is walked from the start position; each move's row
 //! holds the statistics of the element after it, turned to the mover's view and to White's
 //! (as a Kvetka reader shows a move's: every game through that position, by any move order),
-//! so a book made back from the table sums the statistics of a position reached by several
-//! moves once per move into it (counted in [`ToTallyStats::transposed_positions`]). Comments
-//! and game references have no place in a table and are counted.
+//! marked as a book's, with its place among the position's moves. A book made back from the
+//! table is the same in every element the walk reaches, but the start's own results where
+//! they are not the sum of its moves' ([`ToTallyStats::start_not_kept`]). Comments and game
+//! references have no place in a table and are counted, as are elements no walk reaches.
 
 use chessfmt_tally::{
     BadRows, Counts, Error as TallyError, Row,
@@ -43,16 +47,23 @@ pub struct FromTallyStats {
     pub uncodable_moves: u64,
     /// Moves played only in games without a result (left out).
     pub without_result: u64,
+    /// Rows with a book's annotation, recommendation or commentary (a CTG book's table,
+    /// [`Counts::annotation`]): Kvetka has no place for them.
+    pub annotations_dropped: u64,
     /// Elements of the book.
     pub elements: usize,
 }
 
 /// An element being gathered: its side to move's results from the rows leaving it and from
-/// the rows reaching it, and its moves with where each was first played.
+/// the rows reaching it, and its moves with where each was first played. Rows from games
+/// reaching it are summed (each play one route into it); a book's rows reaching it each
+/// carry its results ([`Counts::from_book`]), so the largest is taken.
 #[derive(Debug, Default)]
 struct Gathered {
     out: (u64, u64, u64),
     into: (u64, u64, u64),
+    /// The largest results of a book's rows reaching it.
+    book: Option<(u64, u64, u64)>,
     rows_in: bool,
     moves: Vec<(u64, u8)>,
 }
@@ -76,7 +87,13 @@ impl Gathered {
     fn element(mut self, key: Key) -> Element {
         // The rows reaching it (every game through it, those ending there included); the
         // start of the lines, which no row reaches, takes the rows leaving it.
-        let (wins, draws, losses) = if self.rows_in { self.into } else { self.out };
+        let (wins, draws, losses) = if self.rows_in {
+            let mut into = self.into;
+            add(&mut into, self.book.unwrap_or_default());
+            into
+        } else {
+            self.out
+        };
         self.moves.sort_unstable();
         let mut acc = Acc {
             wins,
@@ -102,6 +119,7 @@ impl Gathered {
     fn merge(&mut self, other: Gathered) {
         add(&mut self.out, other.out);
         add(&mut self.into, other.into);
+        self.book = self.book.max(other.book);
         self.rows_in |= other.rows_in;
         for (first_seen, code) in other.moves {
             self.add_move(first_seen, code);
@@ -125,6 +143,7 @@ impl Partial {
         let mut resolver = chessfmt_tally::RowResolver::new();
         for row in rows {
             stats.rows += 1;
+            stats.annotations_dropped += u64::from(row.counts.book_bytes() != [0; 3]);
             let (p, m) = match resolver.resolve(row) {
                 Ok(r) => r,
                 Err(why) => {
@@ -139,7 +158,8 @@ impl Partial {
                 continue;
             };
             let c = &row.counts;
-            if c.white + c.draws + c.black == 0 {
+            // A book's move keeps its place even without results.
+            if c.white + c.draws + c.black == 0 && !c.from_book {
                 stats.without_result += 1;
                 continue;
             }
@@ -153,7 +173,11 @@ impl Partial {
             child.play_unchecked(m);
             if let Some(ckey) = position::key_of(&child) {
                 let g = elements.entry(ckey);
-                add(&mut g.into, wdl(c, child.turn()));
+                if c.from_book {
+                    g.book = g.book.max(Some(wdl(c, child.turn())));
+                } else {
+                    add(&mut g.into, wdl(c, child.turn()));
+                }
                 g.rows_in = true;
             }
         }
@@ -177,6 +201,7 @@ impl Gathering for Partial {
         s.bad_rows.add(o.bad_rows);
         s.uncodable_moves += o.uncodable_moves;
         s.without_result += o.without_result;
+        s.annotations_dropped += o.annotations_dropped;
     }
 }
 
@@ -244,6 +269,15 @@ impl chessfmt_files::runs::Record for Spilled {
             put_varint(out, v);
         }
         out.push(u8::from(g.rows_in));
+        match g.book {
+            None => out.push(0),
+            Some(b) => {
+                out.push(1);
+                for v in [b.0, b.1, b.2] {
+                    put_varint(out, v);
+                }
+            }
+        }
         // At most one entry a move code.
         put_varint(out, g.moves.len() as u64);
         for &(first_seen, code) in &g.moves {
@@ -262,11 +296,16 @@ impl chessfmt_files::runs::Record for Spilled {
         for v in &mut n {
             *v = get_varint(r)?;
         }
-        let mut flag = [0; 1];
+        let mut flag = [0; 2];
         r.read_exact(&mut flag)?;
+        let book = match flag[1] {
+            0 => None,
+            _ => Some((get_varint(r)?, get_varint(r)?, get_varint(r)?)),
+        };
         let mut g = Gathered {
             out: (n[0], n[1], n[2]),
             into: (n[3], n[4], n[5]),
+            book,
             rows_in: flag[0] != 0,
             moves: Vec::new(),
         };
@@ -337,18 +376,22 @@ pub struct ToTallyStats {
     pub positions: u64,
     /// Rows written.
     pub rows: u64,
-    /// Moves whose position after them has no element (rows without counts).
+    /// Moves whose position after them has no element (rows without counts, not marked as a
+    /// book's: a book made back from the table leaves them out, as moves without a result).
     pub moves_without_statistics: u64,
     /// Positions with a comment (not kept).
     pub comments_dropped: u64,
     /// Positions with game references (not kept).
     pub game_references_dropped: u64,
+    /// Elements no walk from the start reaches (not in the table).
+    pub unreached_elements: u64,
+    /// Whether the start position's own results are not what a book made from the table
+    /// gives it: no row reaches the start, so its results are made from its moves' rows.
+    pub start_not_kept: bool,
+    /// Stored move codes that are not in the table or not legal (not kept).
+    pub undecodable_moves: u64,
     /// Positions whose element could not be read (damaged; the walk went on).
     pub damaged: u64,
-    /// Positions the walk reaches by more than one move with statistics: each such move's
-    /// row carries the position's statistics, so a book made back from the table counts
-    /// them once per move into it ([`chessfmt_tally::gather::Reached`]).
-    pub transposed_positions: u64,
 }
 
 /// The rows of a Kvetka book (see the [module](self) documentation), sorted as a table is.
@@ -356,14 +399,19 @@ pub fn to_tally<D: AsRef<[u8]>>(book: &Book<D>) -> (Vec<Row>, ToTallyStats) {
     let mut stats = ToTallyStats::default();
     let mut rows = Vec::new();
     let mut walk = chess_core::book::walk(book, Chess::default(), None);
-    let mut reached = chessfmt_tally::gather::Reached::default();
+    let mut elements = std::collections::HashSet::new();
     for node in walk.by_ref() {
         stats.positions += 1;
         let p = &node.position;
+        if let Some(k) = position::key_of(p) {
+            elements.insert(k);
+        }
         stats.comments_dropped += u64::from(node.probe.comment.is_some());
         stats.game_references_dropped += u64::from(!node.probe.games.is_empty());
         let key = chess_core::polyglot_key(p);
         let epd = Epd::from_position(p, EnPassantMode::Legal).to_string();
+        // The start's results as a book made from the rows gives them (its side to move's).
+        let mut out = (0, 0, 0);
         for (i, m) in node.probe.moves.iter().enumerate() {
             let mut row = Row::new(
                 key,
@@ -375,9 +423,6 @@ pub fn to_tally<D: AsRef<[u8]>>(book: &Book<D>) -> (Vec<Row>, ToTallyStats) {
                 None => stats.moves_without_statistics += 1,
                 // The mover's statistics.
                 Some(s) => {
-                    let mut after = p.clone();
-                    after.play_unchecked(m.mv);
-                    reached.add(chess_core::polyglot_key(&after));
                     let (white, black) = match p.turn() {
                         Color::White => (s.wins, s.losses),
                         Color::Black => (s.losses, s.wins),
@@ -386,13 +431,22 @@ pub fn to_tally<D: AsRef<[u8]>>(book: &Book<D>) -> (Vec<Row>, ToTallyStats) {
                     row.counts.black = black;
                     row.counts.draws = s.draws;
                     row.counts.games = white + black + s.draws;
+                    row.counts.from_book = true;
+                    add(&mut out, wdl(&row.counts, p.turn()));
                 }
             }
             rows.push(row);
         }
+        if node.ply == 0 {
+            let own = &node.probe.stats;
+            stats.start_not_kept = (own.wins, own.draws, own.losses) != out;
+        }
     }
-    stats.damaged = walk.stats().damaged;
-    stats.transposed_positions = reached.more_than_once();
+    let walked = walk.stats();
+    stats.damaged = walked.damaged;
+    stats.undecodable_moves = walked.undecodable;
+    let in_book = book.elements().filter(|e| e.is_ok()).count() as u64;
+    stats.unreached_elements = in_book.saturating_sub(elements.len() as u64);
     let rows = chessfmt_tally::sort_and_sum(rows);
     stats.rows = rows.len() as u64;
     (rows, stats)

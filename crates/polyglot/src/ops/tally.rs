@@ -36,6 +36,9 @@ pub struct FromTallyStats {
     pub bad_rows: BadRows,
     /// Positions whose counts were halved to fit (see the [module](self) documentation).
     pub halved: u64,
+    /// Rows with a book's annotation, recommendation or commentary (a CTG book's table,
+    /// [`chessfmt_tally::Counts::annotation`]): Polyglot has no place for them.
+    pub annotations_dropped: u64,
     /// Entries of the book.
     pub entries: usize,
 }
@@ -100,6 +103,7 @@ impl<'o> Gather<'o> {
 
     fn add(&mut self, row: RowRef<'_>) {
         self.stats.rows += 1;
+        self.stats.annotations_dropped += u64::from(row.counts.book_bytes() != [0; 3]);
         if self.key != Some(row.key) {
             self.flush();
             self.key = Some(row.key);
