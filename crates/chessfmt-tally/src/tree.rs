@@ -6,6 +6,11 @@
 //! move carries its results as a comment, from White's side as the table keeps them:
 //! `{N games, +W =D -B}`. A position reached by different move orders is written under each
 //! (a tree, not a graph); a line that repeats a position of its own path stops there.
+//!
+//! A book's rows ([`Counts::from_book`]) keep the book's order of a position's moves (its
+//! first move is the main line), and a CTG book's marks become NAGs after the move: its
+//! annotation (the byte's low five bits: `$1` `!`, `$2` `?`, …) and the comment on the
+//! position after it (`$14` `+=`, …). A book's colours (green, red) have no PGN form.
 
 use std::{
     collections::{HashMap, HashSet},
@@ -115,10 +120,16 @@ pub fn write_tree(
         });
     }
     for list in moves.values_mut() {
+        let book = list.iter().all(|m| m.counts.from_book);
         list.sort_by(|a, b| {
-            b.counts
-                .games
-                .cmp(&a.counts.games)
+            let games = b.counts.games.cmp(&a.counts.games);
+            // A book's moves in the book's order.
+            let games = if book {
+                std::cmp::Ordering::Equal
+            } else {
+                games
+            };
+            games
                 .then(a.counts.first_seen.cmp(&b.counts.first_seen))
                 .then_with(|| a.uci.cmp(&b.uci))
         });
@@ -219,14 +230,74 @@ impl TreeWriter<'_> {
         let mut after = pos.clone();
         let san = SanPlus::from_move_and_play_unchecked(&mut after, mv);
         text.token(&san.to_string());
+        let c = &m.counts;
+        // A CTG book's annotation (a NAG in the low five bits), then its comment on the
+        // position after the move (a position NAG).
+        for nag in [c.annotation & 0x1f, c.commentary] {
+            if nag != 0 {
+                text.token_fmt(format_args!("${nag}"));
+            }
+        }
         // The comment as one token: never broken across lines (readers keep line breaks in
         // comments).
-        let c = &m.counts;
+
         text.token_fmt(format_args!(
             "{{{} games, +{} ={} -{}}}",
             c.games, c.white, c.draws, c.black
         ));
         self.stats.moves += 1;
         after
+    }
+}
+
+#[cfg(test)]
+mod book_tests {
+    use super::*;
+    use shakmaty::{EnPassantMode, fen::Epd};
+
+    fn start_rows(from_book: bool) -> Vec<Result<Row, Error>> {
+        let start = Chess::default();
+        let epd = Epd::from_position(&start, EnPassantMode::Legal).to_string();
+        let key = polyglot_key(&start);
+        let row = |uci: &str, games, seen, annotation, commentary| {
+            let mut r = Row::new(key, epd.clone(), uci);
+            r.counts = Counts {
+                draws: games,
+                games,
+                first_seen: seen,
+                annotation,
+                commentary,
+                from_book,
+                ..Counts::default()
+            };
+            Ok(r)
+        };
+        vec![row("e2e4", 20, 1, 0x25, 0), row("d2d4", 10, 0, 1, 14)]
+    }
+
+    fn tree(rows: Vec<Result<Row, Error>>) -> String {
+        let mut pgn = Vec::new();
+        write_tree(rows, TreeOptions::default(), &mut pgn).unwrap();
+        let pgn = String::from_utf8(pgn).unwrap();
+        pgn.lines()
+            .rev()
+            .find(|l| !l.is_empty())
+            .unwrap()
+            .to_string()
+    }
+
+    /// A book's moves keep the book's order (its first move the main line) and their marks
+    /// as NAGs (the annotation's low five bits, then the comment on the position after);
+    /// rows from games are ordered by games.
+    #[test]
+    fn a_books_order_and_marks() {
+        assert_eq!(
+            tree(start_rows(true)),
+            "1. d4 $1 $14 {10 games, +0 =10 -0} (1. e4 $5 {20 games, +0 =20 -0}) *"
+        );
+        assert_eq!(
+            tree(start_rows(false)),
+            "1. e4 $5 {20 games, +0 =20 -0} (1. d4 $1 $14 {10 games, +0 =10 -0}) *"
+        );
     }
 }

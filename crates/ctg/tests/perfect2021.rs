@@ -202,6 +202,14 @@ fn through_the_statistics_table() {
         ),
         (255, true, 2446, 46_117)
     );
+    // As a PGN tree: the book's order (1. d4 first, as the book has it, though 1. e4 has
+    // more games) and its annotations as NAGs.
+    let mut pgn = Vec::new();
+    let options = chessfmt_tally::tree::TreeOptions::default().with_max_ply(1);
+    chessfmt_tally::tree::write_tree(rows.iter().cloned().map(Ok), options, &mut pgn).unwrap();
+    let pgn = String::from_utf8(pgn).unwrap();
+    assert!(pgn.contains("\n\n1. d4 $1 {"), "{pgn}");
+    assert!(pgn.contains("(1. e4 $3"), "{pgn}");
     let (made, _) = ctg::tally::from_tally(rows.into_iter().map(Ok)).unwrap();
     assert_eq!(made.len(), 104_224 - 255);
     let start = ctg::position::key_of(&Chess::default()).unwrap();
