@@ -226,13 +226,16 @@ fn summary(path: &Path, format: Format, password: Option<&str>) -> Result<Summar
 }
 
 /// A statistics table read through (a batch at a time, in bounded memory): its form, rows,
-/// positions, plays, the years it covers, and whether it is sorted as `tally merge` and the
+/// positions, plays, the years it covers, the rows from a book (`ctg|kvetka to-tally`'s,
+/// whose counts are the statistics of the position after the move) and those with a CTG
+/// book's annotation, colour or comment, and whether it is sorted as `tally merge` and the
 /// `from-tally` verbs need it.
 fn table_summary(path: &Path, put: &mut impl FnMut(&str, serde_json::Value)) -> CliResult {
     let parquet = chessfmt_tally::table::is_parquet(&crate::formats::head_of(path)?);
     let batches = chessfmt_tally::table::open_batches(path).map_err(|e| CliError(e.to_string()))?;
     let bar = progress::spinner("rows");
     let (mut rows, mut positions, mut plays, mut results) = (0u64, 0u64, 0u64, 0u64);
+    let (mut from_book, mut marked) = (0u64, 0u64);
     let mut years: Option<(u16, u16)> = None;
     let mut sorted = true;
     let mut last: Option<chessfmt_tally::Row> = None;
@@ -255,6 +258,8 @@ fn table_summary(path: &Path, put: &mut impl FnMut(&str, serde_json::Value)) -> 
             rows += 1;
             plays += c.games;
             results += c.white + c.draws + c.black;
+            from_book += u64::from(c.from_book);
+            marked += u64::from(c.book_bytes() != [0; 3]);
             if c.first_year > 0 {
                 let (a, b) = years.unwrap_or((c.first_year, c.last_year));
                 years = Some((a.min(c.first_year), b.max(c.last_year)));
@@ -271,6 +276,8 @@ fn table_summary(path: &Path, put: &mut impl FnMut(&str, serde_json::Value)) -> 
     put("positions", positions.into());
     put("plays", plays.into());
     put("plays_with_result", results.into());
+    put("rows_from_book", from_book.into());
+    put("rows_with_book_marks", marked.into());
     put(
         "years",
         years.map_or(serde_json::Value::Null, |(a, b)| format!("{a}-{b}").into()),

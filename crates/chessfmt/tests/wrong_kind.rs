@@ -201,7 +201,19 @@ fn info_tells_every_kind_apart() {
         assert_eq!(v["positions"].as_u64(), Some(keys.len() as u64), "{out}");
         assert_eq!(v["plays"].as_u64(), Some(plays), "{out}");
         assert_eq!(v["sorted"], true, "{out}");
+        assert_eq!(v["rows_from_book"], 0, "{out}");
     }
+    // A book's table: every row is a book's.
+    let ctg = dir.path().join("b.ctg").display().to_string();
+    let book_table = dir.path().join("b.parquet").display().to_string();
+    assert_eq!(chessfmt(&["ctg", "build", &pgn, "-o", &ctg]).0, 0);
+    assert_eq!(chessfmt(&["ctg", "to-tally", &ctg, "-o", &book_table]).0, 0);
+    let (code, out, err) = chessfmt(&["info", &book_table, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(v["rows"].as_u64().unwrap() > 0, "{out}");
+    assert_eq!(v["rows_from_book"], v["rows"], "{out}");
+    assert_eq!(v["rows_with_book_marks"], 0, "{out}");
     // Another Parquet table (self-play positions): its rows and columns.
     let positions = dir.path().join("sp.parquet").display().to_string();
     assert_eq!(
