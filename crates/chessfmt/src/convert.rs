@@ -82,7 +82,7 @@ pub fn run(args: &ConvertArgs) -> CliResult {
     let mut lost = serde_json::Map::new();
     let source = match from {
         Format::Table => Source::Table,
-        book => Source::Book(book_rows(book, &args.input, &mut notes, &mut lost)?),
+        book => Source::Book(book_rows(book, &args.input, to, &mut notes, &mut lost)?),
     };
     let out = crate::args::WriteArgs {
         output: args.output.clone(),
@@ -235,10 +235,12 @@ pub fn run(args: &ConvertArgs) -> CliResult {
 }
 
 /// The rows of the book `path` in `format` (a walk of its tree), with what they cannot hold
-/// noted in `notes` and counted in `lost`.
+/// counted in `lost` and, where the output (in format `to`) would have kept it, noted in
+/// `notes`.
 fn book_rows(
     format: Format,
     path: &Path,
+    to: Format,
     notes: &mut Vec<String>,
     lost: &mut serde_json::Map<String, serde_json::Value>,
 ) -> Result<Vec<Row>, CliError> {
@@ -269,18 +271,78 @@ fn book_rows(
             let book = crate::mapped::ctg(path)?;
             let (rows, s) = ctg::tally::to_tally(&book);
             let (n, counts) = crate::ctg::not_in_table(&s);
-            notes.extend(n);
+            notes.extend(kept_by(to, n));
             lost.extend(counts);
+            ctg_statistics_lost(&rows, to, notes, lost);
             rows
         }
         Format::Kvetka => {
             let book = crate::mapped::kvetka(path)?;
             let (rows, s) = kvetka_book::tally::to_tally(&book);
             let (n, counts) = crate::kvetka::not_in_table(&s);
-            notes.extend(n);
+            notes.extend(kept_by(to, n));
             lost.extend(counts);
             rows
         }
         Format::Table | Format::Pgn => unreachable!("a table is streamed; PGN is refused"),
     })
+}
+
+/// The notes on a book's table that matter for an output in format `to`: what the table
+/// left out always; a position's own statistics where `to` keeps them (CTG, Kvetka, a
+/// table); a CTG record's bytes where `to` is CTG or a table.
+fn kept_by(
+    to: Format,
+    notes: Vec<(crate::tally::Concerns, String)>,
+) -> impl Iterator<Item = String> {
+    use crate::tally::Concerns;
+    notes.into_iter().filter_map(move |(c, n)| {
+        let kept = match c {
+            Concerns::Table => true,
+            Concerns::PositionStatistics => {
+                matches!(to, Format::Ctg | Format::Kvetka | Format::Table)
+            }
+            Concerns::CtgRecord => matches!(to, Format::Ctg | Format::Table),
+        };
+        kept.then_some(n)
+    })
+}
+
+/// What a CTG book's statistics lose in an output (format `to`) that has no place for them:
+/// the rating sums (anywhere but CTG or a table) and the games without result (Kvetka counts
+/// results only), counted in `lost` (moves whose row has any) and noted.
+fn ctg_statistics_lost(
+    rows: &[Row],
+    to: Format,
+    notes: &mut Vec<String>,
+    lost: &mut serde_json::Map<String, serde_json::Value>,
+) {
+    if matches!(to, Format::Ctg | Format::Table) {
+        return;
+    }
+    let name = match to {
+        Format::Polyglot => "a Polyglot book",
+        Format::Kvetka => "a Kvetka book",
+        _ => "the PGN tree",
+    };
+    let rated = rows
+        .iter()
+        .filter(|r| r.counts.white_elo_games + r.counts.black_elo_games > 0)
+        .count() as u64;
+    lost.insert("ratings_dropped".into(), rated.into());
+    if rated > 0 {
+        notes.push(format!(
+            "the rating sums of {rated} moves are not converted ({name} has no place for them)"
+        ));
+    }
+    if to == Format::Kvetka {
+        let unknown = rows.iter().filter(|r| r.counts.unknown() > 0).count() as u64;
+        lost.insert("games_without_result_dropped".into(), unknown.into());
+        if unknown > 0 {
+            notes.push(format!(
+                "the games without result of {unknown} moves are not converted (a Kvetka book \
+                 counts wins, draws and losses only)"
+            ));
+        }
+    }
 }

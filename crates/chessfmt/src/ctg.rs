@@ -665,34 +665,48 @@ fn from_tally(tables: &[PathBuf], out: &crate::args::WriteArgs, memory_limit: us
 /// there is, and every count by its JSON name.
 pub(crate) fn not_in_table(
     s: &ctg::tally::ToTallyStats,
-) -> (Vec<String>, serde_json::Map<String, serde_json::Value>) {
+) -> (
+    Vec<(crate::tally::Concerns, String)>,
+    serde_json::Map<String, serde_json::Value>,
+) {
+    use crate::tally::Concerns;
     let mut notes = Vec::new();
     if s.unreached_records > 0 {
-        notes.push(format!(
-            "{} records no walk from the start reaches are not written",
-            s.unreached_records
+        notes.push((
+            Concerns::Table,
+            format!(
+                "{} records no walk from the start reaches are not written",
+                s.unreached_records
+            ),
         ));
     }
     if s.start_not_kept {
-        notes.push(
+        notes.push((
+            Concerns::PositionStatistics,
             "the start position's record is not the sum of its moves' (or has a recommendation \
              or commentary), and no row reaches the start: a book made from the table gives it \
              its moves' sums"
                 .to_string(),
-        );
+        ));
     }
     if s.undecodable_moves > 0 {
-        notes.push(format!(
-            "{} stored moves decode to no legal move: not written",
-            s.undecodable_moves
+        notes.push((
+            Concerns::Table,
+            format!(
+                "{} stored moves decode to no legal move: not written",
+                s.undecodable_moves
+            ),
         ));
     }
     if s.records_changed > 0 {
-        notes.push(format!(
-            "{} records' statistics are not given back byte for byte by a book made from the \
+        notes.push((
+            Concerns::CtgRecord,
+            format!(
+                "{} records' statistics are not given back byte for byte by a book made from the \
              table (points counted by another rule: a book made from a table gives 5 for a \
              game without result; or fewer games than results, or an unknown byte)",
-            s.records_changed
+                s.records_changed
+            ),
         ));
     }
     let counts = serde_json::json!({
@@ -715,7 +729,7 @@ fn to_tally(book_path: &Path, out: &crate::args::WriteArgs) -> CliResult {
     let (rows, stats) = ctg::tally::to_tally(&book);
     crate::tally::write_table(out, &[book_path], &rows)?;
     let (notes, lost) = not_in_table(&stats);
-    for n in notes {
+    for (_, n) in notes {
         crate::output::warn(n);
     }
     let mut json = serde_json::json!({

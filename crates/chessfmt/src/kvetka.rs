@@ -870,32 +870,46 @@ fn from_tally(
 /// kind there is, and every count by its JSON name.
 pub(crate) fn not_in_table(
     s: &kvetka_book::tally::ToTallyStats,
-) -> (Vec<String>, serde_json::Map<String, serde_json::Value>) {
+) -> (
+    Vec<(crate::tally::Concerns, String)>,
+    serde_json::Map<String, serde_json::Value>,
+) {
+    use crate::tally::Concerns;
     let mut notes = Vec::new();
     if s.comments_dropped + s.game_references_dropped > 0 {
-        notes.push(format!(
-            "{} comments and the game references of {} positions have no place in a table: \
+        notes.push((
+            Concerns::Table,
+            format!(
+                "{} comments and the game references of {} positions have no place in a table: \
              not written",
-            s.comments_dropped, s.game_references_dropped
+                s.comments_dropped, s.game_references_dropped
+            ),
         ));
     }
     if s.unreached_elements > 0 {
-        notes.push(format!(
-            "{} elements no walk from the start reaches are not written",
-            s.unreached_elements
+        notes.push((
+            Concerns::Table,
+            format!(
+                "{} elements no walk from the start reaches are not written",
+                s.unreached_elements
+            ),
         ));
     }
     if s.start_not_kept {
-        notes.push(
+        notes.push((
+            Concerns::PositionStatistics,
             "the start position's results are not the sum of its moves', and no row reaches \
              the start: a book made from the table gives it its moves' sums"
                 .to_string(),
-        );
+        ));
     }
     if s.undecodable_moves > 0 {
-        notes.push(format!(
-            "{} stored move codes are not in the table or not legal: not written",
-            s.undecodable_moves
+        notes.push((
+            Concerns::Table,
+            format!(
+                "{} stored move codes are not in the table or not legal: not written",
+                s.undecodable_moves
+            ),
         ));
     }
     let counts = serde_json::json!({
@@ -919,7 +933,7 @@ fn to_tally(book_path: &Path, out: &WriteArgs) -> CliResult {
     let (rows, stats) = kvetka_book::tally::to_tally(&book);
     crate::tally::write_table(out, &[book_path], &rows)?;
     let (notes, lost) = not_in_table(&stats);
-    for n in notes {
+    for (_, n) in notes {
         crate::output::warn(n);
     }
     let mut json = serde_json::json!({

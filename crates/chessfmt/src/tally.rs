@@ -228,6 +228,18 @@ pub(crate) const KVETKA_FROM_TALLY_MIB: usize = 64;
 /// The same for `ctg from-tally` (and `convert` to CTG): its book streams to its files too.
 pub(crate) const CTG_FROM_TALLY_MIB: usize = 64;
 
+/// What a warning on a book's table concerns (`ctg|kvetka to-tally` warn of all; `convert`
+/// only of what its output would have kept).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Concerns {
+    /// Left out of the table: lost whatever the output.
+    Table,
+    /// A position's own statistics: kept by a CTG or Kvetka book, or a table.
+    PositionStatistics,
+    /// A CTG record's bytes: kept by a CTG book, or a table.
+    CtgRecord,
+}
+
 /// The warning for `count` rows with a CTG book's annotation, recommendation or commentary
 /// that a `format` book made from the table has no place for.
 pub(crate) fn annotations_note(count: u64, format: &str) -> String {

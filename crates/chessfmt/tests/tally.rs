@@ -958,6 +958,18 @@ fn ctg_books_through_the_table() {
             );
         }
     }
+    // To Kvetka, what it cannot count is reported: the games without result (a CTG book
+    // counts them); to Polyglot, whose weights count them, nothing of the sort.
+    for (out, unknown) in [("to.kob", true), ("to.bin", false)] {
+        let (code, stdout, err) =
+            chessfmt(&["convert", s(&built), s(&dir.path().join(out)), "--json"]);
+        assert_eq!(code, 0, "{err}");
+        let c: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+        let dropped = c["not_converted"]["games_without_result_dropped"].as_u64();
+        assert_eq!(dropped.is_some_and(|n| n > 0), unknown, "{stdout}");
+        assert_eq!(err.contains("the games without result of"), unknown, "{err}");
+        assert_eq!(c["not_converted"]["ratings_dropped"], 0, "{stdout}");
+    }
     let text = std::fs::read_to_string(&back).unwrap();
     let start = "463b96181691fc9c,rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
     assert!(
