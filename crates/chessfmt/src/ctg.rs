@@ -727,33 +727,20 @@ fn to_tally(book_path: &Path, out: &crate::args::WriteArgs) -> CliResult {
     crate::tally::refuse_existing(out)?;
     let book = open(book_path)?;
     let (rows, stats) = ctg::tally::to_tally(&book);
-    crate::tally::write_table(out, &[book_path], &rows)?;
-    let (notes, lost) = not_in_table(&stats);
-    for (_, n) in notes {
-        crate::output::warn(n);
-    }
-    let mut json = serde_json::json!({
-        "positions": stats.positions,
-        "rows": stats.rows,
-        "moves_without_statistics": stats.moves_without_statistics,
-        "annotations": stats.annotations,
-        "output": out.output.display().to_string(),
-    });
-    json.as_object_mut().expect("a JSON object").extend(lost);
-    summary(
-        &Shown {
-            text: format!(
-                "{} positions, {} rows written to {} ({} moves without statistics, {} damaged \
-                 records skipped)",
-                stats.positions,
-                stats.rows,
-                crate::destination::shown(&out.output),
-                stats.moves_without_statistics,
-                stats.damaged
-            ),
-            json,
-        },
-        out.json,
+    let walked = crate::tally::Walked {
+        positions: stats.positions,
+        rows: stats.rows,
+        moves_without_statistics: stats.moves_without_statistics,
+        damaged: stats.damaged,
+        entries: "records",
+    };
+    crate::tally::write_book_table(
+        out,
+        book_path,
+        &rows,
+        &walked,
+        not_in_table(&stats),
+        &[("annotations", stats.annotations)],
     )
 }
 

@@ -240,6 +240,61 @@ pub(crate) enum Concerns {
     CtgRecord,
 }
 
+/// What a walk of a book into a table counted (`ctg|kvetka to-tally`'s summary).
+pub(crate) struct Walked {
+    /// Positions reached.
+    pub(crate) positions: u64,
+    /// Rows written.
+    pub(crate) rows: u64,
+    /// Moves whose position after them is not in the book.
+    pub(crate) moves_without_statistics: u64,
+    /// Positions whose entry could not be read.
+    pub(crate) damaged: u64,
+    /// What the book calls an entry ("records", "elements").
+    pub(crate) entries: &'static str,
+}
+
+/// A book's table written (`ctg|kvetka to-tally`): the rows `rows` of the book `book` to the
+/// output of `out`, a warning for each of `notes`, then the summary of `walked` (in JSON
+/// with the counts `lost` and `more`).
+pub(crate) fn write_book_table(
+    out: &WriteArgs,
+    book: &Path,
+    rows: &[Row],
+    walked: &Walked,
+    (notes, lost): (
+        Vec<(Concerns, String)>,
+        serde_json::Map<String, serde_json::Value>,
+    ),
+    more: &[(&str, u64)],
+) -> CliResult {
+    write_table(out, &[book], rows)?;
+    for (_, n) in notes {
+        crate::output::warn(n);
+    }
+    let mut json = serde_json::json!({
+        "positions": walked.positions,
+        "rows": walked.rows,
+        "moves_without_statistics": walked.moves_without_statistics,
+        "output": out.output.display().to_string(),
+    });
+    if let Some(fields) = json.as_object_mut() {
+        fields.extend(lost);
+        fields.extend(more.iter().map(|&(k, v)| (k.to_string(), v.into())));
+    }
+    let text = format!(
+        "{} positions, {} rows written to {} ({} moves without statistics, {} damaged {} \
+         skipped)",
+        walked.positions,
+        walked.rows,
+        crate::destination::shown(&out.output),
+        walked.moves_without_statistics,
+        walked.damaged,
+        walked.entries
+    );
+    summary(&Shown { text, json }, out.json)
+}
+
 /// The warning for `count` rows with a CTG book's annotation, recommendation or commentary
 /// that a `format` book made from the table has no place for.
 pub(crate) fn annotations_note(count: u64, format: &str) -> String {

@@ -967,7 +967,11 @@ fn ctg_books_through_the_table() {
         let c: serde_json::Value = serde_json::from_str(&stdout).unwrap();
         let dropped = c["not_converted"]["games_without_result_dropped"].as_u64();
         assert_eq!(dropped.is_some_and(|n| n > 0), unknown, "{stdout}");
-        assert_eq!(err.contains("the games without result of"), unknown, "{err}");
+        assert_eq!(
+            err.contains("the games without result of"),
+            unknown,
+            "{err}"
+        );
         assert_eq!(c["not_converted"]["ratings_dropped"], 0, "{stdout}");
     }
     let text = std::fs::read_to_string(&back).unwrap();
