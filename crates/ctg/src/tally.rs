@@ -711,15 +711,18 @@ pub fn to_tally<D: AsRef<[u8]>>(book: &Book<D>) -> (Vec<Row>, ToTallyStats) {
     let mut stats = ToTallyStats::default();
     let mut rows = Vec::new();
     let mut walk = chess_core::book::walk(book, Chess::default(), None);
-    // The records the walk reaches, and those a row reaches (checked once each).
+    // The records the walk reaches (a position and its colour twin share one).
     let mut records = std::collections::HashSet::new();
-    let mut checked = std::collections::HashSet::new();
     for node in walk.by_ref() {
         stats.positions += 1;
         let p = &node.position;
         let s = &node.probe.stats;
-        if let Some(k) = position::key_of(p) {
-            records.insert(k);
+        // A record a move reaches comes back from its rows (each carries its statistics):
+        // checked once, against its bytes.
+        if position::key_of(p).is_some_and(|k| records.insert(k)) && node.ply > 0 {
+            let made = Sums::of(&row_counts(s, !p.turn()), p.turn())
+                .stats((s.recommendation, s.commentary));
+            stats.records_changed += u64::from(made.to_bytes() != s.to_bytes());
         }
         let key = chess_core::polyglot_key(p);
         let epd = Epd::from_position(p, EnPassantMode::Legal).to_string();
@@ -731,47 +734,15 @@ pub fn to_tally<D: AsRef<[u8]>>(book: &Book<D>) -> (Vec<Row>, ToTallyStats) {
                 epd.clone(),
                 m.mv.to_uci(CastlingMode::Standard).to_string(),
             );
-            row.counts.first_seen = i as u64;
-            row.counts.annotation = m.annotation;
             match &m.child {
                 None => stats.moves_without_statistics += 1,
                 Some(c) => {
-                    // The child's side to move is the opponent of this move's mover.
-                    let mover = p.turn();
-                    let (mover_wins, mover_losses) = (u64::from(c.losses), u64::from(c.wins));
-                    let (white, black) = match mover {
-                        Color::White => (mover_wins, mover_losses),
-                        Color::Black => (mover_losses, mover_wins),
-                    };
-                    let (mover_r, other_r) = (c.rating2, c.rating1);
-                    let (wr, br) = match mover {
-                        Color::White => (mover_r, other_r),
-                        Color::Black => (other_r, mover_r),
-                    };
-                    let r = &mut row.counts;
-                    r.white = white;
-                    r.black = black;
-                    r.draws = u64::from(c.draws);
-                    r.games = u64::from(c.games).max(white + black + u64::from(c.draws));
-                    r.white_elo_games = u64::from(wr.games);
-                    r.white_elo_sum = u64::from(wr.sum);
-                    r.black_elo_games = u64::from(br.games);
-                    r.black_elo_sum = u64::from(br.sum);
-                    r.recommendation = c.recommendation;
-                    r.commentary = c.commentary;
-                    r.from_book = true;
-                    out.add(&Sums::of(r, mover));
-                    // What a book made from the table gives the position after the move.
-                    let mut after = p.clone();
-                    after.play_unchecked(m.mv);
-                    if let Some(k) = position::key_of(&after)
-                        && checked.insert(k)
-                    {
-                        let made = Sums::of(r, !mover).stats((c.recommendation, c.commentary));
-                        stats.records_changed += u64::from(made.to_bytes() != c.to_bytes());
-                    }
+                    row.counts = row_counts(c, p.turn());
+                    out.add(&Sums::of(&row.counts, p.turn()));
                 }
             }
+            row.counts.first_seen = i as u64;
+            row.counts.annotation = m.annotation;
             rows.push(row);
         }
         if node.ply == 0 {
@@ -786,6 +757,37 @@ pub fn to_tally<D: AsRef<[u8]>>(book: &Book<D>) -> (Vec<Row>, ToTallyStats) {
     let rows = chessfmt_tally::sort_and_sum(rows);
     stats.rows = rows.len() as u64;
     (rows, stats)
+}
+
+/// The counts of a move played by `mover` into a position whose record holds `c` (its
+/// side to move's view): its statistics in White's view, ratings by colour, the record's
+/// colour and comment, marked as a book's.
+fn row_counts(c: &Stats, mover: Color) -> Counts {
+    // The record's side to move is the opponent of the mover.
+    let (mover_wins, mover_losses) = (u64::from(c.losses), u64::from(c.wins));
+    let (white, black) = match mover {
+        Color::White => (mover_wins, mover_losses),
+        Color::Black => (mover_losses, mover_wins),
+    };
+    let (mover_r, other_r) = (c.rating2, c.rating1);
+    let (wr, br) = match mover {
+        Color::White => (mover_r, other_r),
+        Color::Black => (other_r, mover_r),
+    };
+    Counts {
+        white,
+        black,
+        draws: u64::from(c.draws),
+        games: u64::from(c.games).max(white + black + u64::from(c.draws)),
+        white_elo_games: u64::from(wr.games),
+        white_elo_sum: u64::from(wr.sum),
+        black_elo_games: u64::from(br.games),
+        black_elo_sum: u64::from(br.sum),
+        recommendation: c.recommendation,
+        commentary: c.commentary,
+        from_book: true,
+        ..Counts::default()
+    }
 }
 
 #[cfg(all(test, feature = "pgn"))]
