@@ -347,6 +347,8 @@ fn ctg_to_tally<'py>(
                 ("annotations", stats.annotations),
                 ("unreached_records", stats.unreached_records),
                 ("start_not_kept", u64::from(stats.start_not_kept)),
+                ("records_changed", stats.records_changed),
+                ("undecodable_moves", stats.undecodable_moves),
             ],
         ))
     })
@@ -416,6 +418,7 @@ fn kvetka_to_tally<'py>(
                 ("moves_without_statistics", stats.moves_without_statistics),
                 ("unreached_elements", stats.unreached_elements),
                 ("start_not_kept", u64::from(stats.start_not_kept)),
+                ("undecodable_moves", stats.undecodable_moves),
             ],
         ))
     })
