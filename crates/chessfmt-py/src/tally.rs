@@ -418,6 +418,7 @@ fn kvetka_to_tally<'py>(
                 ("moves_without_statistics", stats.moves_without_statistics),
                 ("unreached_elements", stats.unreached_elements),
                 ("start_not_kept", u64::from(stats.start_not_kept)),
+                ("header_not_kept", u64::from(stats.header_not_kept)),
                 ("undecodable_moves", stats.undecodable_moves),
             ],
         ))

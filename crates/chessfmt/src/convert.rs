@@ -187,11 +187,16 @@ pub fn run(args: &ConvertArgs) -> CliResult {
             (s.rows, w.records as u64)
         }
         Format::Kvetka => {
+            // A Kvetka book's header goes over as it is (what its elements keep of it).
+            let header = match from {
+                Format::Kvetka => crate::mapped::kvetka(&args.input)?.header().of_statistics(),
+                _ => kvetka_book::raw::Header::converted(""),
+            };
             let (w, s) = crate::kvetka::write_from_rows(
                 rows(source)?,
                 sources,
                 &args.output,
-                "",
+                &header,
                 args.force,
                 crate::tally::KVETKA_FROM_TALLY_MIB,
             )?;
@@ -282,6 +287,10 @@ fn book_rows(
             let (n, counts) = crate::kvetka::not_in_table(&s);
             notes.extend(kept_by(to, n));
             lost.extend(counts);
+            if to == Format::Kvetka {
+                // The output is given the input's header.
+                lost.insert("header_not_kept".into(), false.into());
+            }
             rows
         }
         Format::Table | Format::Pgn => unreachable!("a table is streamed; PGN is refused"),
@@ -290,7 +299,8 @@ fn book_rows(
 
 /// The notes on a book's table that matter for an output in format `to`: what the table
 /// left out always; a position's own statistics where `to` keeps them (CTG, Kvetka, a
-/// table); a CTG record's bytes where `to` is CTG or a table.
+/// table); a CTG record's bytes where `to` is CTG or a table; a Kvetka header unless `to`
+/// is Kvetka (which is given the input's).
 fn kept_by(
     to: Format,
     notes: Vec<(crate::tally::Concerns, String)>,
@@ -303,6 +313,8 @@ fn kept_by(
                 matches!(to, Format::Ctg | Format::Kvetka | Format::Table)
             }
             Concerns::CtgRecord => matches!(to, Format::Ctg | Format::Table),
+            // A Kvetka output is given it (the input's header); any other loses it.
+            Concerns::KvetkaHeader => to != Format::Kvetka,
         };
         kept.then_some(n)
     })

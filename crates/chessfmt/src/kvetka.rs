@@ -778,7 +778,7 @@ pub(crate) fn write_from_rows(
     rows: impl IntoIterator<Item = Result<chessfmt_tally::Row, chessfmt_tally::Error>>,
     sources: &[PathBuf],
     output: &Path,
-    caption: &str,
+    header: &kvetka_book::raw::Header,
     force: bool,
     memory_limit: usize,
 ) -> Result<
@@ -792,10 +792,9 @@ pub(crate) fn write_from_rows(
     let members = book_members(output);
     let inputs: Vec<&Path> = sources.iter().map(PathBuf::as_path).collect();
     crate::destination::refuse_inputs(members.iter().map(PathBuf::as_path), &inputs)?;
-    let header = kvetka_book::raw::Header::converted(caption);
     let mut writer = kvetka_book::write::StreamWriter::new(
         &BookPaths::from_any(output),
-        &header,
+        header,
         DEFAULT_SPLIT_SIZE,
         force,
     )?;
@@ -843,7 +842,8 @@ fn from_tally(
     memory_limit: usize,
 ) -> CliResult {
     let rows = crate::tally::tables_rows(tables)?;
-    let (w, stats) = write_from_rows(rows, tables, &out.output, caption, out.force, memory_limit)?;
+    let header = kvetka_book::raw::Header::converted(caption);
+    let (w, stats) = write_from_rows(rows, tables, &out.output, &header, out.force, memory_limit)?;
     summary(
         &Shown {
             text: format!(
@@ -912,7 +912,16 @@ pub(crate) fn not_in_table(
             ),
         ));
     }
+    if s.header_not_kept {
+        notes.push((
+            Concerns::KvetkaHeader,
+            "the header's caption, Elo filters or ply limit have no place in a table: a book \
+             made from it has a header of its own"
+                .to_string(),
+        ));
+    }
     let counts = serde_json::json!({
+        "header_not_kept": s.header_not_kept,
         "comments_dropped": s.comments_dropped,
         "game_references_dropped": s.game_references_dropped,
         "unreached_elements": s.unreached_elements,

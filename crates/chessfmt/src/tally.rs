@@ -238,6 +238,8 @@ pub(crate) enum Concerns {
     PositionStatistics,
     /// A CTG record's bytes: kept by a CTG book, or a table.
     CtgRecord,
+    /// A Kvetka book's header: kept by a Kvetka book (`convert` carries it over).
+    KvetkaHeader,
 }
 
 /// What a walk of a book into a table counted (`ctg|kvetka to-tally`'s summary).

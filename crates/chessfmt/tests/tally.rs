@@ -1049,6 +1049,19 @@ fn kvetka_books_through_the_table() {
     assert!(!err.contains("warning"), "{err}");
     assert!(dump(&again) == b, "from-tally changed elements");
     assert!(dump(&converted) == b, "convert changed elements");
+    // The table has no place for the header's ply limit (said); `convert` carries it over:
+    // the same files, byte for byte.
+    assert_eq!(v["header_not_kept"], true, "{json}");
+    for (a, b) in [
+        ("converted_0.kob", "built_0.kob"),
+        ("converted.kin", "built.kin"),
+    ] {
+        assert!(
+            std::fs::read(dir.path().join(a)).unwrap()
+                == std::fs::read(dir.path().join(b)).unwrap(),
+            "{a} differs from {b}"
+        );
+    }
 }
 
 /// `convert` chooses formats by extension and goes through the table: a Polyglot book's

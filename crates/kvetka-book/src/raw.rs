@@ -97,6 +97,21 @@ impl Header {
         }
     }
 
+    /// The header a book made from this one's statistics keeps (by conversion: through a
+    /// statistics table, its elements alone): the caption, Elo filters and ply limit; no game
+    /// references, no links.
+    pub fn of_statistics(&self) -> Header {
+        Header {
+            caption: self.caption.clone(),
+            min_elo_white: self.min_elo_white,
+            min_elo_black: self.min_elo_black,
+            min_elo_strong: self.min_elo_strong,
+            min_elo_weak: self.min_elo_weak,
+            max_move: self.max_move,
+            ..Header::default()
+        }
+    }
+
     /// Whether elements store game references (`element_type` bit 0).
     pub fn stores_games(&self) -> bool {
         self.element_type & ELEMENT_TYPE_GAMES != 0

@@ -390,6 +390,9 @@ pub struct ToTallyStats {
     pub start_not_kept: bool,
     /// Stored move codes that are not in the table or not legal (not kept).
     pub undecodable_moves: u64,
+    /// Whether the header holds what a table has no place for: a caption, Elo filters or a
+    /// ply limit (a book made from the table has [`crate::raw::Header::converted`]'s).
+    pub header_not_kept: bool,
     /// Positions whose element could not be read (damaged; the walk went on).
     pub damaged: u64,
 }
@@ -445,6 +448,8 @@ pub fn to_tally<D: AsRef<[u8]>>(book: &Book<D>) -> (Vec<Row>, ToTallyStats) {
     let walked = walk.stats();
     stats.damaged = walked.damaged;
     stats.undecodable_moves = walked.undecodable;
+    let header = book.header();
+    stats.header_not_kept = header.of_statistics() != crate::raw::Header::converted("");
     let in_book = book.elements().filter(|e| e.is_ok()).count() as u64;
     stats.unreached_elements = in_book.saturating_sub(elements.len() as u64);
     let rows = chessfmt_tally::sort_and_sum(rows);
