@@ -357,14 +357,24 @@ fn ctg_to_tally<'py>(
 /// `chessfmt.kvetka.from_tally`: a Kvetka book from a table, as `chessfmt kvetka
 /// from-tally`.
 #[pyfunction]
-#[pyo3(signature = (tables, out, *, caption, overwrite))]
+#[pyo3(signature = (tables, out, *, caption, overwrite, header_of=None))]
 fn kvetka_from_tally<'py>(
     py: Python<'py>,
     tables: Vec<PathBuf>,
     out: PathBuf,
     caption: String,
     overwrite: bool,
+    header_of: Option<PathBuf>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    // The header of the Kvetka book `header_of` (what its elements keep of it: `convert`
+    // from Kvetka to Kvetka), or a converted book's with `caption`.
+    let header = match &header_of {
+        Some(book) => kvetka_book::Book::open(book)
+            .map_err(|e| errors::to_py(e.in_file(book)))?
+            .header()
+            .of_statistics(),
+        None => kvetka_book::raw::Header::converted(&caption),
+    };
     let paths = kvetka_book::read::BookPaths::from_any(&out);
     for member in [paths.kob(0), paths.kin(), paths.ksf()] {
         inputs::check_output(&member, &tables, overwrite)?;
@@ -372,7 +382,7 @@ fn kvetka_from_tally<'py>(
     let (written, stats) = py.detach(|| -> PyResult<_> {
         let mut writer = kvetka_book::write::StreamWriter::new(
             &paths,
-            &kvetka_book::raw::Header::converted(&caption),
+            &header,
             kvetka_book::write::DEFAULT_SPLIT_SIZE,
             overwrite,
         )

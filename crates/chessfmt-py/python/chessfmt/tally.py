@@ -153,6 +153,11 @@ def convert(input: Path, out: Path, *, policy: Optional[str] = None, overwrite: 
             written = to_pgn(table, out, overwrite=overwrite)
         elif dst == "polyglot":
             written = polyglot.from_tally(table, out, min_game=1, policy=policy or "score", overwrite=overwrite)
+        elif src == dst == "kvetka":
+            # The output is given the input's header (caption, Elo filters, ply limit).
+            written = _native.kvetka_from_tally(
+                [table], fspath(out), caption="", overwrite=overwrite, header_of=fspath(input)
+            )
         else:
             written = books[dst].from_tally(table, out, overwrite=overwrite)
     return {"read": read, "written": written}
