@@ -9,7 +9,75 @@ use std::{hash::Hash, io};
 
 use chessfmt_files::runs::{Record, Runs};
 
-use crate::{Error, Row, ShardedMap, map_chunks};
+use crate::{Counts, Error, Row, ShardedMap, map_chunks};
+
+/// A position's statistics as a book writer gathers them from rows, added field by field;
+/// ordered, so that the largest of a book's rows can be taken ([`Reaching`]).
+pub trait Statistics: Copy + Default + Ord {
+    /// Adds `other`, field by field.
+    fn add(&mut self, other: &Self);
+}
+
+/// Three sums (a Kvetka element's wins, draws and losses).
+impl Statistics for [u64; 3] {
+    fn add(&mut self, other: &Self) {
+        for (a, b) in self.iter_mut().zip(other) {
+            *a += b;
+        }
+    }
+}
+
+/// What the rows reaching one position give it in a book made from the table: the rows from
+/// games summed (each play one route into the position), and of a book's rows
+/// ([`Counts::from_book`]), which each carry the position's statistics, the largest (all
+/// equal within one book; tables of several books merged give each move their sum).
+///
+/// ```
+/// use chessfmt_tally::{Counts, gather::Reaching};
+///
+/// let book = Counts { from_book: true, ..Counts::default() };
+/// let games = Counts::default();
+/// let mut r = Reaching::<[u64; 3]>::default();
+/// // A position a book reaches by two moves, and two plays of games.
+/// for (c, s) in [(&book, [7, 2, 1]), (&book, [7, 2, 1]), (&games, [1, 0, 0]), (&games, [0, 1, 0])] {
+///     r.add(c, s);
+/// }
+/// assert_eq!(r.total(), [8, 3, 1]);
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Reaching<S> {
+    /// The rows from games, summed.
+    pub games: S,
+    /// The largest of a book's rows, if any reaches the position.
+    pub book: Option<S>,
+}
+
+impl<S: Statistics> Reaching<S> {
+    /// Adds a row reaching the position: its counts `c` (whether it is a book's) and the
+    /// statistics `s` they give the position.
+    pub fn add(&mut self, c: &Counts, s: S) {
+        if c.from_book {
+            self.book = self.book.max(Some(s));
+        } else {
+            self.games.add(&s);
+        }
+    }
+
+    /// Adds `other` (gathered from other rows).
+    pub fn merge(&mut self, other: &Reaching<S>) {
+        self.games.add(&other.games);
+        self.book = self.book.max(other.book);
+    }
+
+    /// The position's statistics: the games' sum and the book's.
+    pub fn total(&self) -> S {
+        let mut total = self.games;
+        if let Some(book) = &self.book {
+            total.add(book);
+        }
+        total
+    }
+}
 
 /// Rows one task of a gathering resolves (a chunk of [`map_chunks`]).
 pub const CHUNK_ROWS: usize = 4096;

@@ -27,7 +27,9 @@
 use chessfmt_files::runs::MergeError;
 use chessfmt_tally::{
     BadRows, Counts, Error as TallyError, Row,
-    gather::{CHUNK_ROWS, GatherError, Gathering, Spill, gather, gather_spilling},
+    gather::{
+        CHUNK_ROWS, GatherError, Gathering, Reaching, Spill, Statistics, gather, gather_spilling,
+    },
 };
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position, fen::Epd};
 
@@ -102,16 +104,6 @@ impl Sums {
         }
     }
 
-    fn add(&mut self, o: &Sums) {
-        self.games += o.games;
-        self.wins += o.wins;
-        self.losses += o.losses;
-        self.draws += o.draws;
-        self.unknown += o.unknown;
-        self.r1 = (self.r1.0 + o.r1.0, self.r1.1 + o.r1.1);
-        self.r2 = (self.r2.0 + o.r2.0, self.r2.1 + o.r2.1);
-    }
-
     /// The nine sums as a run holds them.
     fn to_array(self) -> [u64; 9] {
         let Sums {
@@ -160,6 +152,18 @@ impl Sums {
             ..Stats::default()
         }
         .saturated()
+    }
+}
+
+impl Statistics for Sums {
+    fn add(&mut self, o: &Sums) {
+        self.games += o.games;
+        self.wins += o.wins;
+        self.losses += o.losses;
+        self.draws += o.draws;
+        self.unknown += o.unknown;
+        self.r1 = (self.r1.0 + o.r1.0, self.r1.1 + o.r1.1);
+        self.r2 = (self.r2.0 + o.r2.0, self.r2.1 + o.r2.1);
     }
 }
 
@@ -236,16 +240,12 @@ pub fn games_of(records: &[RecordData]) -> u32 {
         .map_or(0, |r| r.stats.games)
 }
 
-/// A position being gathered: the rows leaving it (with its moves) and the rows reaching it.
-/// Rows from games reaching it are summed (each play one route into it); a book's rows
-/// reaching it each carry its statistics ([`Counts::from_book`]), so the largest is taken.
+/// A position being gathered: the rows leaving it (with its moves) and the rows reaching it
+/// (games' summed, a book's taken once: [`Reaching`]).
 #[derive(Debug, Default)]
 struct Entry {
     out: Acc,
-    /// The rows from games reaching it.
-    into: Sums,
-    /// The largest statistics of a book's rows reaching it.
-    book: Option<Sums>,
+    into: Reaching<Sums>,
     /// Whether a row reaches it.
     reached: bool,
     /// The largest recommendation and commentary of the rows reaching it.
@@ -256,8 +256,7 @@ impl Entry {
     /// Adds `other` (gathered from rows after this one's).
     fn merge(&mut self, other: Entry) {
         self.out.merge(other.out);
-        self.into.add(&other.into);
-        self.book = self.book.max(other.book);
+        self.into.merge(&other.into);
         self.reached |= other.reached;
         self.marks = (
             self.marks.0.max(other.marks.0),
@@ -267,12 +266,7 @@ impl Entry {
 
     /// Adds a row reaching the position, its counts seen by `side` (to move there).
     fn add_into(&mut self, c: &Counts, side: Color) {
-        let sums = Sums::of(c, side);
-        if c.from_book {
-            self.book = self.book.max(Some(sums));
-        } else {
-            self.into.add(&sums);
-        }
+        self.into.add(c, Sums::of(c, side));
         self.reached = true;
         self.marks = (
             self.marks.0.max(c.recommendation),
@@ -285,9 +279,7 @@ impl Entry {
     /// it (the start of the lines); its moves are always those leaving it.
     fn record(self, key: &[u8], stats: &mut FromTallyStats) -> RecordData {
         let sums = if self.reached {
-            let mut sums = self.into;
-            sums.add(&self.book.unwrap_or_default());
-            sums
+            self.into.total()
         } else {
             self.out.sums
         };
@@ -487,10 +479,10 @@ impl chessfmt_files::runs::Record for Spilled {
         let e = &self.e;
         crate::runs::put_key(out, &self.key);
         put_acc(out, &e.out);
-        for v in e.into.to_array() {
+        for v in e.into.games.to_array() {
             put_varint(out, v);
         }
-        match e.book {
+        match e.into.book {
             None => out.push(0),
             Some(b) => {
                 out.push(1);
@@ -525,8 +517,7 @@ impl chessfmt_files::runs::Record for Spilled {
         r.read_exact(&mut b)?;
         let e = Entry {
             out,
-            into,
-            book,
+            into: Reaching { games: into, book },
             reached: b[0] != 0,
             marks: (b[1], b[2]),
         };

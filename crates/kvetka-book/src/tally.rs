@@ -23,7 +23,7 @@
 
 use chessfmt_tally::{
     BadRows, Counts, Error as TallyError, Row,
-    gather::{CHUNK_ROWS, GatherError, Gathering, Spill, gather, gather_spilling},
+    gather::{CHUNK_ROWS, GatherError, Gathering, Reaching, Spill, gather, gather_spilling},
 };
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position, fen::Epd};
 
@@ -55,15 +55,12 @@ pub struct FromTallyStats {
 }
 
 /// An element being gathered: its side to move's results from the rows leaving it and from
-/// the rows reaching it, and its moves with where each was first played. Rows from games
-/// reaching it are summed (each play one route into it); a book's rows reaching it each
-/// carry its results ([`Counts::from_book`]), so the largest is taken.
+/// the rows reaching it (games' summed, a book's taken once: [`Reaching`]), and its moves
+/// with where each was first played.
 #[derive(Debug, Default)]
 struct Gathered {
     out: (u64, u64, u64),
-    into: (u64, u64, u64),
-    /// The largest results of a book's rows reaching it.
-    book: Option<(u64, u64, u64)>,
+    into: Reaching<[u64; 3]>,
     rows_in: bool,
     moves: Vec<(u64, u8)>,
 }
@@ -88,9 +85,8 @@ impl Gathered {
         // The rows reaching it (every game through it, those ending there included); the
         // start of the lines, which no row reaches, takes the rows leaving it.
         let (wins, draws, losses) = if self.rows_in {
-            let mut into = self.into;
-            add(&mut into, self.book.unwrap_or_default());
-            into
+            let [wins, draws, losses] = self.into.total();
+            (wins, draws, losses)
         } else {
             self.out
         };
@@ -118,8 +114,7 @@ impl Gathered {
     /// Adds `other` (gathered from rows after this one's).
     fn merge(&mut self, other: Gathered) {
         add(&mut self.out, other.out);
-        add(&mut self.into, other.into);
-        self.book = self.book.max(other.book);
+        self.into.merge(&other.into);
         self.rows_in |= other.rows_in;
         for (first_seen, code) in other.moves {
             self.add_move(first_seen, code);
@@ -173,11 +168,8 @@ impl Partial {
             child.play_unchecked(m);
             if let Some(ckey) = position::key_of(&child) {
                 let g = elements.entry(ckey);
-                if c.from_book {
-                    g.book = g.book.max(Some(wdl(c, child.turn())));
-                } else {
-                    add(&mut g.into, wdl(c, child.turn()));
-                }
+                let (wins, draws, losses) = wdl(c, child.turn());
+                g.into.add(c, [wins, draws, losses]);
                 g.rows_in = true;
             }
         }
@@ -265,15 +257,16 @@ impl chessfmt_files::runs::Record for Spilled {
         use chessfmt_files::runs::put_varint;
         let g = &self.g;
         out.extend_from_slice(&self.key);
-        for v in [g.out.0, g.out.1, g.out.2, g.into.0, g.into.1, g.into.2] {
+        let into = g.into.games;
+        for v in [g.out.0, g.out.1, g.out.2, into[0], into[1], into[2]] {
             put_varint(out, v);
         }
         out.push(u8::from(g.rows_in));
-        match g.book {
+        match g.into.book {
             None => out.push(0),
             Some(b) => {
                 out.push(1);
-                for v in [b.0, b.1, b.2] {
+                for v in b {
                     put_varint(out, v);
                 }
             }
@@ -300,12 +293,14 @@ impl chessfmt_files::runs::Record for Spilled {
         r.read_exact(&mut flag)?;
         let book = match flag[1] {
             0 => None,
-            _ => Some((get_varint(r)?, get_varint(r)?, get_varint(r)?)),
+            _ => Some([get_varint(r)?, get_varint(r)?, get_varint(r)?]),
         };
         let mut g = Gathered {
             out: (n[0], n[1], n[2]),
-            into: (n[3], n[4], n[5]),
-            book,
+            into: Reaching {
+                games: [n[3], n[4], n[5]],
+                book,
+            },
             rows_in: flag[0] != 0,
             moves: Vec::new(),
         };
