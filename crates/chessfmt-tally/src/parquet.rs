@@ -124,7 +124,7 @@ pub(crate) struct Columns {
 
 impl Columns {
     /// Columns with room for `rows` rows (their text at a row's usual length).
-    fn with_capacity(rows: usize) -> Columns {
+    pub(crate) fn with_capacity(rows: usize) -> Columns {
         Columns {
             key: Vec::with_capacity(rows),
             epd: Text::with_capacity(rows, rows * 56),

@@ -184,7 +184,12 @@ fn write_shards<W: Write>(
                     window
                         .par_chunks(CHUNK)
                         .map(|chunk| {
-                            let mut columns = crate::parquet::Columns::default();
+                            // Room for the chunk's rows (a position has a move or two):
+                            // columns grown value by value were reallocated a dozen times
+                            // each, and those calls contended for the allocator's locks with
+                            // the threads freeing the columns encoded before.
+                            let mut columns =
+                                crate::parquet::Columns::with_capacity(chunk.len() * 9 / 8);
                             each_row(shard, chunk, |key, epd, uci, counts| {
                                 columns.push_parts(key, epd, uci, counts);
                             });
