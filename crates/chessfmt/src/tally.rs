@@ -180,19 +180,26 @@ fn map(args: &MapArgs, out: &WriteArgs) -> CliResult {
         let input = crate::pgn_input::open(path)?;
         let before = bar.position();
         let progress = |n| bar.set_position(before + n);
-        let skipped = add_pgn!(input, |pgn| tally.add_pgn(pgn, progress))
+        // Counted from a thread of the pool, as the table is written below: the steps
+        // between two groups of games run there, not on a thread waking the pool's.
+        let skipped = rayon::scope(|_| add_pgn!(input, |pgn| tally.add_pgn(pgn, progress)))
             .map_err(|e| CliError(format!("{}: {e}", path.display())))?;
         bar.suspend(|| crate::pgn_input::warn_skipped(Some(path), &skipped));
         crate::pgn_input::check_strict(args.strict, path, &skipped)?;
     }
     bar.finish_and_clear();
-    let stats = crate::destination::write_single(&out.output, out.force, out.json, &inputs, |w| {
-        let mut w = std::io::BufWriter::with_capacity(1 << 20, w);
-        let stats = tally
-            .write_table(TableFormat::of_path(&out.output), &mut w)
-            .map_err(table_error)?;
-        std::io::Write::flush(&mut w)?;
-        Ok(stats)
+    // Written from a thread of the pool: the output is written by a worker between its
+    // shares of the encoding, not by a thread of its own competing with the pool's for the
+    // cores (a third thread on two cores was preempted mid-write while the pool waited).
+    let stats = rayon::scope(|_| {
+        crate::destination::write_single(&out.output, out.force, out.json, &inputs, |w| {
+            let mut w = std::io::BufWriter::with_capacity(1 << 20, w);
+            let stats = tally
+                .write_table(TableFormat::of_path(&out.output), &mut w)
+                .map_err(table_error)?;
+            std::io::Write::flush(&mut w)?;
+            Ok(stats)
+        })
     })?;
     let seconds = start.elapsed().as_secs_f64();
     summary(
