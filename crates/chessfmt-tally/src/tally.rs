@@ -540,7 +540,12 @@ impl Tally {
     }
 
     /// Writes the finished table in `format` to `w`. A table that never spilled is made on
-    /// the pool, a window of positions at a time.
+    /// the pool, a window of positions at a time; a Parquet table's bytes are written to `w`
+    /// by the calling thread while the pool encodes the next row groups. Call it from a
+    /// thread of the pool (`pool.install(|| tally.write_table(…))`, as the CLI does) to keep
+    /// the cores to the pool's threads: that thread writes between its shares of the work,
+    /// where a thread outside the pool is one more competing for the cores (on two cores,
+    /// preempted mid-write while the pool waited for it).
     pub fn write_table(
         mut self,
         format: TableFormat,
