@@ -377,14 +377,17 @@ pub(crate) fn write_merged(
     refuse_existing(out)?;
     let mut merge =
         chessfmt_tally::table::open_merge(parts).map_err(|e| CliError(e.to_string()))?;
-    crate::destination::write_single(&out.output, out.force, out.json, &inputs, |w| {
-        let w = std::io::BufWriter::with_capacity(1 << 20, w);
-        let mut table =
-            TableWriter::with_compression(TableFormat::of_path(&out.output), w, compression)
-                .map_err(table_error)?;
-        table.write_merge(&mut merge).map_err(table_error)?;
-        table.finish().map_err(table_error)?;
-        Ok(merge.stats())
+    // From a thread of the pool, as `tally` writes its table (see `map`).
+    rayon::scope(|_| {
+        crate::destination::write_single(&out.output, out.force, out.json, &inputs, |w| {
+            let w = std::io::BufWriter::with_capacity(1 << 20, w);
+            let mut table =
+                TableWriter::with_compression(TableFormat::of_path(&out.output), w, compression)
+                    .map_err(table_error)?;
+            table.write_merge(&mut merge).map_err(table_error)?;
+            table.finish().map_err(table_error)?;
+            Ok(merge.stats())
+        })
     })
 }
 
