@@ -23,7 +23,9 @@
 
 use chessfmt_tally::{
     BadRows, Counts, Error as TallyError, Row,
-    gather::{CHUNK_ROWS, GatherError, Gathering, Reaching, Spill, gather, gather_spilling},
+    gather::{
+        CHUNK_ROWS, GatherError, Gathering, Reaching, Spill, Statistics, gather, gather_spilling,
+    },
 };
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position, fen::Epd};
 
@@ -59,24 +61,18 @@ pub struct FromTallyStats {
 /// with where each was first played.
 #[derive(Debug, Default)]
 struct Gathered {
-    out: (u64, u64, u64),
+    out: [u64; 3],
     into: Reaching<[u64; 3]>,
     rows_in: bool,
     moves: Vec<(u64, u8)>,
 }
 
-/// (wins, draws, losses) of `side` in the plays of `c`.
-fn wdl(c: &Counts, side: Color) -> (u64, u64, u64) {
+/// [wins, draws, losses] of `side` in the plays of `c`.
+fn wdl(c: &Counts, side: Color) -> [u64; 3] {
     match side {
-        Color::White => (c.white, c.draws, c.black),
-        Color::Black => (c.black, c.draws, c.white),
+        Color::White => [c.white, c.draws, c.black],
+        Color::Black => [c.black, c.draws, c.white],
     }
-}
-
-fn add(a: &mut (u64, u64, u64), b: (u64, u64, u64)) {
-    a.0 += b.0;
-    a.1 += b.1;
-    a.2 += b.2;
 }
 
 impl Gathered {
@@ -84,9 +80,8 @@ impl Gathered {
     fn element(mut self, key: Key) -> Element {
         // The rows reaching it (every game through it, those ending there included); the
         // start of the lines, which no row reaches, takes the rows leaving it.
-        let (wins, draws, losses) = if self.rows_in {
-            let [wins, draws, losses] = self.into.total();
-            (wins, draws, losses)
+        let [wins, draws, losses] = if self.rows_in {
+            self.into.total()
         } else {
             self.out
         };
@@ -113,7 +108,7 @@ impl Gathered {
 
     /// Adds `other` (gathered from rows after this one's).
     fn merge(&mut self, other: Gathered) {
-        add(&mut self.out, other.out);
+        self.out.add(&other.out);
         self.into.merge(&other.into);
         self.rows_in |= other.rows_in;
         for (first_seen, code) in other.moves {
@@ -159,7 +154,7 @@ impl Partial {
                 continue;
             }
             let g = elements.entry(key);
-            add(&mut g.out, wdl(c, p.turn()));
+            g.out.add(&wdl(c, p.turn()));
             match moves::encode_real(p, m) {
                 Some(code) => g.add_move(c.first_seen, code),
                 None => stats.uncodable_moves += 1,
@@ -168,8 +163,7 @@ impl Partial {
             child.play_unchecked(m);
             if let Some(ckey) = position::key_of(&child) {
                 let g = elements.entry(ckey);
-                let (wins, draws, losses) = wdl(c, child.turn());
-                g.into.add(c, [wins, draws, losses]);
+                g.into.add(c, wdl(c, child.turn()));
                 g.rows_in = true;
             }
         }
@@ -257,8 +251,7 @@ impl chessfmt_files::runs::Record for Spilled {
         use chessfmt_files::runs::put_varint;
         let g = &self.g;
         out.extend_from_slice(&self.key);
-        let into = g.into.games;
-        for v in [g.out.0, g.out.1, g.out.2, into[0], into[1], into[2]] {
+        for v in g.out.iter().chain(&g.into.games).copied() {
             put_varint(out, v);
         }
         out.push(u8::from(g.rows_in));
@@ -296,7 +289,7 @@ impl chessfmt_files::runs::Record for Spilled {
             _ => Some([get_varint(r)?, get_varint(r)?, get_varint(r)?]),
         };
         let mut g = Gathered {
-            out: (n[0], n[1], n[2]),
+            out: [n[0], n[1], n[2]],
             into: Reaching {
                 games: [n[3], n[4], n[5]],
                 book,
@@ -409,7 +402,7 @@ pub fn to_tally<D: AsRef<[u8]>>(book: &Book<D>) -> (Vec<Row>, ToTallyStats) {
         let key = chess_core::polyglot_key(p);
         let epd = Epd::from_position(p, EnPassantMode::Legal).to_string();
         // The start's results as a book made from the rows gives them (its side to move's).
-        let mut out = (0, 0, 0);
+        let mut out = [0; 3];
         for (i, m) in node.probe.moves.iter().enumerate() {
             let mut row = Row::new(
                 key,
@@ -430,14 +423,14 @@ pub fn to_tally<D: AsRef<[u8]>>(book: &Book<D>) -> (Vec<Row>, ToTallyStats) {
                     row.counts.draws = s.draws;
                     row.counts.games = white + black + s.draws;
                     row.counts.from_book = true;
-                    add(&mut out, wdl(&row.counts, p.turn()));
+                    out.add(&wdl(&row.counts, p.turn()));
                 }
             }
             rows.push(row);
         }
         if node.ply == 0 {
             let own = &node.probe.stats;
-            stats.start_not_kept = (own.wins, own.draws, own.losses) != out;
+            stats.start_not_kept = [own.wins, own.draws, own.losses] != out;
         }
     }
     let walked = walk.stats();
