@@ -265,18 +265,22 @@ fn build(args: &BuildArgs) -> CliResult {
         crate::pgn_input::check_strict(args.strict, path, &skipped)?;
     }
     bar.finish_and_clear();
-    let stats = crate::destination::write_single(
-        &args.out.output,
-        args.out.force,
-        args.out.json,
-        &inputs,
-        |w| {
-            let mut w = std::io::BufWriter::with_capacity(1 << 20, w);
-            let stats = builder.write_to(&mut w)?;
-            std::io::Write::flush(&mut w)?;
-            Ok(stats)
-        },
-    )?;
+    // The book is sorted and written on the pool too (from one of its threads): `--threads`
+    // is every worker the build starts.
+    let stats = pool.install(|| {
+        crate::destination::write_single(
+            &args.out.output,
+            args.out.force,
+            args.out.json,
+            &inputs,
+            |w| {
+                let mut w = std::io::BufWriter::with_capacity(1 << 20, w);
+                let stats = builder.write_to(&mut w)?;
+                std::io::Write::flush(&mut w)?;
+                Ok(stats)
+            },
+        )
+    })?;
     let seconds = start.elapsed().as_secs_f64();
     summary(
         &Shown {

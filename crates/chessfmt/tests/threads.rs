@@ -76,3 +76,55 @@ fn builds_are_the_same_at_every_thread_count() {
         }
     }
 }
+
+/// `--threads N` is every worker a verb starts: no phase (a book's sort and write, say) runs
+/// on rayon's global pool of one thread a core beside the N. Each verb writes to a pipe read
+/// only once the output has begun, so it is held in its writing, the threads counted there
+/// (`/proc/PID/task`): the main thread, the signal thread and N workers. `RAYON_NUM_THREADS`
+/// is set high so that any use of the global pool would show.
+#[cfg(target_os = "linux")]
+#[test]
+fn threads_flag_bounds_every_phase() {
+    use std::io::Read;
+    let pgn = pgn();
+    let db = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/corpus/chessbase/uncbv-tests/twic1134/twic1134.cbh");
+    assert!(db.is_file(), "{} is missing", db.display());
+    let jobs: [&[&str]; 3] = [
+        &["polyglot", "build", pgn.to_str().unwrap(), "-o", "-"],
+        &["tally", pgn.to_str().unwrap(), "-o", "-", "--max-ply", "12"],
+        &["cbh", "export", db.to_str().unwrap(), "-o", "-"],
+    ];
+    for args in jobs {
+        for threads in [1, 2] {
+            let mut child = Command::new(env!("CARGO_BIN_EXE_chessfmt"))
+                .args(args)
+                .args(["--threads", &threads.to_string()])
+                .env("RAYON_NUM_THREADS", "12")
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .unwrap();
+            let mut stdout = child.stdout.take().unwrap();
+            let mut first = [0u8; 1];
+            stdout.read_exact(&mut first).unwrap();
+            // The pipe fills again and the writer waits on it.
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            let tasks = std::fs::read_dir(format!("/proc/{}/task", child.id()))
+                .unwrap()
+                .count();
+            let mut rest = Vec::new();
+            stdout.read_to_end(&mut rest).unwrap();
+            assert!(child.wait().unwrap().success(), "{args:?}");
+            assert!(
+                rest.len() > 1 << 17,
+                "{args:?}: {} bytes, not enough to fill the pipe",
+                rest.len() + 1
+            );
+            assert!(
+                tasks <= 2 + threads,
+                "{args:?} --threads {threads}: {tasks} threads while writing"
+            );
+        }
+    }
+}

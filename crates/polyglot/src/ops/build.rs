@@ -542,12 +542,12 @@ impl Builder {
     }
 
     /// Writes the book of the in-memory pairs (all of them: nothing was spilled) to `w`, with
-    /// the statistics recorded: a shard's entries are sorted and laid out as bytes on the pool
-    /// and written here, in order, as soon as those before it are, so the write overlaps the
-    /// sorting of the shards after it and the book is never copied whole (a build's serial
+    /// the statistics recorded. A shard's entries are sorted and laid out as bytes on the pool,
+    /// a group of shards (one a worker) at a time, while this thread writes the group before:
+    /// the write overlaps the sorting and the book is never copied whole (a build's serial
     /// tail: 0.43 s of a 4 s build of 343 MB with two threads, the entries copied into one
-    /// vector and then written). On a thread of the pool itself, where waiting here could
-    /// starve the pool, the shards are sorted first and then written.
+    /// vector and then written). Everything runs on the current pool (the caller's, where it
+    /// calls from inside one), and from a thread of the pool as well as from outside one.
     fn write_resident(&mut self, w: &mut dyn Write) -> io::Result<()> {
         self.stats.pairs = self.shards.iter().map(Table::len).sum();
         let this = &*self;
@@ -558,39 +558,27 @@ impl Builder {
             let _ = crate::write::write_entries(&mut bytes, &entries);
             (entries.len(), bytes)
         };
-        let mut entries = 0;
-        if rayon::current_thread_index().is_some() {
-            let shards: Vec<(usize, Vec<u8>)> = self.shards.par_iter().map(shard_bytes).collect();
-            for (n, bytes) in shards {
+        let write = |w: &mut dyn Write, group: Vec<(usize, Vec<u8>)>| -> io::Result<usize> {
+            let mut entries = 0;
+            for (n, bytes) in group {
                 w.write_all(&bytes)?;
                 entries += n;
             }
-        } else {
-            let written = std::thread::scope(|scope| -> io::Result<usize> {
-                let (tx, rx) = std::sync::mpsc::channel();
-                scope.spawn(move || {
-                    this.shards
-                        .par_iter()
-                        .enumerate()
-                        .for_each_with(tx, |tx, (i, t)| {
-                            // The receiver gone (a write failed): nothing left to do.
-                            let _ = tx.send((i, shard_bytes(t)));
-                        });
-                });
-                let mut waiting = std::collections::BTreeMap::new();
-                let (mut next, mut entries) = (0, 0);
-                for (i, shard) in rx {
-                    waiting.insert(i, shard);
-                    while let Some((n, bytes)) = waiting.remove(&next) {
-                        w.write_all(&bytes)?;
-                        entries += n;
-                        next += 1;
-                    }
-                }
-                Ok(entries)
-            })?;
-            entries = written;
+            Ok(entries)
+        };
+        let group = rayon::current_num_threads().max(1);
+        let mut entries = 0;
+        let mut pending = Vec::new();
+        for shards in self.shards.chunks(group) {
+            let mut next = Vec::new();
+            let written = rayon::in_place_scope(|scope| {
+                scope.spawn(|_| next = shards.par_iter().map(shard_bytes).collect());
+                write(w, std::mem::take(&mut pending))
+            });
+            entries += written?;
+            pending = next;
         }
+        entries += write(w, pending)?;
         self.stats.entries = entries;
         Ok(())
     }
