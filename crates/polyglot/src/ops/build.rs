@@ -626,6 +626,8 @@ impl Builder {
 
     /// Writes the finished book to `w` (sorted, ready to save) and returns the statistics. A
     /// memory-limited build merges its runs here, streaming: the book is never held in memory.
+    /// The shards are sorted on the current rayon pool: call it inside the pool the games were
+    /// counted on (`pool.install`) to keep the whole build on that pool's threads.
     pub fn write_to(mut self, w: &mut dyn Write) -> io::Result<BuildStats> {
         if let Some(e) = self.spill_error.take() {
             return Err(e);
