@@ -167,8 +167,9 @@ fn ctg_build<'py>(
             .map_err(|e| errors::io(path, &e))?;
         }
         // The counts after the save: positions over 127 moves are counted as it writes.
-        let (written, stats) = builder
-            .save(&out, overwrite)
+        // Merged and written on the same pool: `threads` is every worker the build starts.
+        let (written, stats) = pool
+            .install(|| builder.save(&out, overwrite))
             .map_err(|e| errors::to_py(e.in_file(&out)))?;
         Ok((stats, written))
     })?;

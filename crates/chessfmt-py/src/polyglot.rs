@@ -219,8 +219,9 @@ fn polyglot_build<'py>(
             .map_err(|e| errors::io(path, &e))?;
             skipped += s.total();
         }
-        let stats = builder
-            .save(&out, overwrite)
+        // Sorted and written on the same pool: `threads` is every worker the build starts.
+        let stats = pool
+            .install(|| builder.save(&out, overwrite))
             .map_err(|e| errors::to_py(e.in_file(&out)))?;
         Ok((stats, skipped))
     })?;
