@@ -6,21 +6,15 @@
 # and our time waiting on the disk after the last write (wall - user - sys: the fsync before
 # the rename). Set COMPARE_RUNS=N for more alternating rounds (default 5); pass another
 # chessfmt binary as $1 to alternate it too. Needs ../shared/corpus.
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-twic=../shared/corpus/chessbase/uncbv-tests/twic1134/twic1134.cbh
-[ -f "$twic" ] || { echo "compare: ../shared/corpus absent, skipped"; exit 0; }
+source "$(dirname "$0")/lib/common.sh"
+twic=$corpus/chessbase/uncbv-tests/twic1134/twic1134.cbh
+need "$twic"
 runs=${COMPARE_RUNS:-5}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cargo build --release --locked -q -p chessfmt
-cargo build --release --locked -q -p chessbase-db --examples
-bins=("$PWD/target/release/chessfmt")
-[ $# -ge 1 ] && bins+=("$(realpath "$1")")
-ex=target/release/examples
+build_release chessbase-db
+chessfmt_bins "$@"
 "$ex/repeat_database" "$twic" 30 "$work/db" >/dev/null
 db=$(ls "$work"/db/*.cbh)
-echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(date -u +%F)"
+machine_line
 for r in $(seq "$runs"); do
     rm -f "$work/e.pgn"
     /usr/bin/time -f "%e" -o "$work/t" taskset -c 0 "$ex/cbvault_export" "$db" 1 >"$work/e.pgn" 2>/dev/null

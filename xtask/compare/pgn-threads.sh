@@ -12,22 +12,17 @@
 # COMPARE_RUNS=N rounds (default 3); PGN_COPIES=N copies of the PGN (default 4);
 # BUILDS="polyglot ctg kvetka tally" (the default) or a part of it. Pass another chessfmt
 # binary as $1 to run it too in every round. Needs ../shared/corpus.
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-pgn=../shared/corpus/polyglot/pgn/gnuchess-book_1.02.pgn.xz
-[ -f "$pgn" ] || { echo "compare: ../shared/corpus absent, skipped"; exit 0; }
+source "$(dirname "$0")/lib/common.sh"
+need "$gnuchess_pgn_xz"
 [ "$(nproc)" -ge 2 ] || { echo "compare: one core, no two-thread run: skipped"; exit 0; }
 runs=${COMPARE_RUNS:-3}
 copies=${PGN_COPIES:-4}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cargo build --release --locked -q -p chessfmt
-bins=("$PWD/target/release/chessfmt")
-[ $# -ge 1 ] && bins+=("$(realpath "$1")")
-xz -dc "$pgn" > "$work/one.pgn"
+build_release
+chessfmt_bins "$@"
+gnuchess_pgn "$work/one.pgn"
 for _ in $(seq "$copies"); do cat "$work/one.pgn"; done > "$work/big.pgn"
 rm "$work/one.pgn"
-echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(date -u +%F)"
+machine_line
 echo "input: gnuchess book_1.02.pgn x $copies, $(stat -c %s "$work/big.pgn") bytes"
 # build LABEL BIN THREADS CORES BUILD: runs one build into $work/LABEL/, leaves "wall user
 # system peak" in $work/LABEL.time.

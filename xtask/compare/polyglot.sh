@@ -9,18 +9,14 @@
 #     lichess sample) with and without `--memory-limit 256` (books compared). Set
 #     COMPARE_BIG=0 to skip this one (it needs ~3 GB of disk and a minute).
 # Needs ../shared/corpus; optional tools are skipped with a message when absent.
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-corpus=../shared/corpus/polyglot
-[ -d "$corpus" ] || { echo "compare: ../shared/corpus absent, skipped"; exit 0; }
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cargo build --release --locked -q -p chessfmt
-bin=target/release/chessfmt
-xz -dc "$corpus/pgn/gnuchess-book_1.02.pgn.xz" > "$work/book.pgn"
-timer() { /usr/bin/time -f "%e s wall, %M KiB peak RSS" "$@"; }
+source "$(dirname "$0")/lib/common.sh"
+book=$corpus/polyglot/books/gnuchess-book_1.02.bin
+sample=$corpus/polyglot/pgn/lichess-2017-09-sample1000.pgn
+need "$gnuchess_pgn_xz" "$book" "$sample"
+build_release
+gnuchess_pgn "$work/book.pgn"
 
-echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(date -u +%F)"
+machine_line
 if [ -x /usr/games/polyglot ]; then
     echo "== polyglot make-book (reference)"
     (cd "$work" && timer /usr/games/polyglot make-book -pgn book.pgn -bin ref.bin >/dev/null)
@@ -32,9 +28,8 @@ done
 if [ -f "$work/ref.bin" ]; then
     cmp "$work/ref.bin" "$work/ours-0.bin" && echo "outputs byte-identical"
 fi
-cmp "$corpus/books/gnuchess-book_1.02.bin" "$work/ours-1.bin" && echo "output identical to the Debian book.bin"
+cmp "$book" "$work/ours-1.bin" && echo "output identical to the Debian book.bin"
 
-book="$corpus/books/gnuchess-book_1.02.bin"
 if [ -x /usr/games/polyglot ]; then
     for c in white black; do
         echo "== dump --color $c: polyglot dump-book, then chessfmt polyglot dump"
@@ -50,7 +45,7 @@ fi
 
 if [ "${COMPARE_BIG:-1}" != 0 ]; then
     echo "== memory-limited build of a ~1 GB PGN"
-    python3 - "$work/book.pgn" "$corpus/pgn/lichess-2017-09-sample1000.pgn" "$work/big.pgn" <<'PY'
+    python3 - "$work/book.pgn" "$sample" "$work/big.pgn" <<'PY'
 import sys
 parts = [open(p, "rb").read() for p in sys.argv[1:3]]
 with open(sys.argv[3], "wb") as f:
@@ -68,7 +63,7 @@ fi
 
 if python3 -c "import chess.polyglot" 2>/dev/null; then
     echo "== python-chess find_all on book positions (BFS from the start, 10,000 positions)"
-    python3 - "$corpus/books/gnuchess-book_1.02.bin" <<'PY'
+    python3 - "$book" <<'PY'
 import sys, time, chess, chess.polyglot
 with chess.polyglot.open_reader(sys.argv[1]) as r:
     out = [chess.Board()]

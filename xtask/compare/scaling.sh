@@ -12,23 +12,14 @@
 #     each of the first two cores, against one alone (the slow-down of the pair is what
 #     sharing the machine's caches and memory costs, a ceiling on any 2-core speed-up).
 # Set COMPARE_RUNS=N for more alternating runs (default 2). Needs ../shared/corpus.
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-corpus=../shared/corpus
+source "$(dirname "$0")/lib/common.sh"
 twic=$corpus/chessbase/uncbv-tests/twic1134/twic1134.cbh
-pgn=$corpus/polyglot/pgn/gnuchess-book_1.02.pgn.xz
-[ -f "$twic" ] && [ -f "$pgn" ] || { echo "compare: ../shared/corpus absent, skipped"; exit 0; }
+need "$twic" "$gnuchess_pgn_xz"
 runs=${COMPARE_RUNS:-2}
 cores=$(nproc)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cargo build --release --locked -q -p chessfmt
-cargo build --release --locked -q -p chessbase-db --examples
-bin=target/release/chessfmt
-ex=target/release/examples
-timer() { /usr/bin/time -f "%e s wall, %M KiB peak RSS" "$@"; }
+build_release chessbase-db
 
-echo "machine: $cores cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(date -u +%F)"
+machine_line
 "$ex/repeat_database" "$twic" 100 "$work/db" >/dev/null
 db=$(ls "$work"/db/*.cbh)
 for r in $(seq "$runs"); do
@@ -42,7 +33,7 @@ for r in $(seq "$runs"); do
     timer "$ex/cbvault_walk" "$db" cbvault
 done
 
-xz -dc "$pgn" > "$work/book.pgn"
+gnuchess_pgn "$work/book.pgn"
 for r in $(seq "$runs"); do
     for t in 1 "$cores"; do
         echo "== run $r: ctg build, $t core(s)"

@@ -8,19 +8,14 @@
 # says whether it is the build's (it differs where a position passes 16,384 plays of a move:
 # a build halves in game order, the table its totals). Pass another chessfmt binary as $1 to
 # alternate it with this tree's in every round. Needs ../shared/corpus (skipped when absent).
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-corpus=../shared/corpus/polyglot
-[ -d "$corpus" ] || { echo "compare: ../shared/corpus absent, skipped"; exit 0; }
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cargo build --release --locked -q -p chessfmt
-bins=("$PWD/target/release/chessfmt")
-[ $# -ge 1 ] && bins+=("$(realpath "$1")")
-xz -dc "$corpus/pgn/gnuchess-book_1.02.pgn.xz" > "$work/book.pgn"
+source "$(dirname "$0")/lib/common.sh"
+need "$gnuchess_pgn_xz"
+build_release
+chessfmt_bins "$@"
+gnuchess_pgn "$work/book.pgn"
 # Two halves of the games, cut where a game begins (the path of map, reduce and book).
 awk -v out="$work/h" '/^\[Event /{n++} {print > (out (n <= 72858 ? 0 : 1) ".pgn")}' "$work/book.pgn"
-echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(date -u +%F)"
+machine_line
 job() { # label, command...
     /usr/bin/time -f "%e s %U u %M KB" -o "$work/t" "${@:2}" >/dev/null 2>&1
     echo "$1: $(cat "$work/t")"
