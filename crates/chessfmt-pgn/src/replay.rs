@@ -286,9 +286,13 @@ fn sink_nonempty<T>(
 }
 
 /// [`replay_in_order`](crate::replay_in_order) of bytes in memory: pieces cut at game boundaries
-/// are tokenised and replayed in parallel, a group of pieces (four per worker) at a time, while
-/// the previous group is sunk; the games are renumbered as one input before they are mapped. The
-/// bytes of a group are released (see [`PgnBytes::with_release`]) once it is tokenised.
+/// are tokenised and replayed in parallel, a group of pieces (four per worker) at a time, in a
+/// pipeline of three stages that run at once: the next group is tokenised while this one is
+/// mapped and the one before is sunk. Tokenising a group ends in a wait for its slowest piece
+/// (its games are numbered in order before they are mapped); with the mapping of the group
+/// before beside it, that wait leaves no worker idle. The games are renumbered as one input
+/// before they are mapped. The bytes of a group are released (see
+/// [`PgnBytes::with_release`]) once it is tokenised.
 #[cfg(feature = "parallel")]
 fn replay_bytes<T: Send>(
     bytes: PgnBytes<'_>,
@@ -297,42 +301,57 @@ fn replay_bytes<T: Send>(
     mut progress: impl FnMut(u64),
 ) -> SkipStats {
     let pieces = bytes.pieces();
-    // Four pieces a worker: work stealing evens out pieces of unequal cost. A group in flight
-    // (its games, their plies, the batch before it being sunk) is the pipeline's memory: two
-    // MiB of text a worker keeps it to a few tens of MB beside a build's table.
+    // Four pieces a worker: work stealing evens out pieces of unequal cost. The groups in
+    // flight (one tokenised, one mapped, the batch before it being sunk) are the pipeline's
+    // memory: two MiB of text a worker keeps it to a few tens of MB beside a build's table.
     let group_size = 4 * rayon::current_num_threads().max(1);
+    // The group of pieces from `at`, its games numbered from `index`.
+    let tokenise_from = |at: usize, index: u64| {
+        let end = (at + group_size).min(pieces.len());
+        tokenise_group(&bytes, &pieces, at..end, (index, 0), true)
+    };
+    // From the previous group's start: a release keeps the blocks a range only partly
+    // covers (see `PgnBytes::pieces`).
+    let mut behind = 0;
+    let mut release = |at: usize, group: &Group| {
+        bytes.release(behind..pieces[group.next_piece - 1].end);
+        behind = pieces[at].start;
+    };
     let mut skipped = SkipStats::default();
-    let (mut next_index, mut read) = (0u64, 0u64);
+    let mut read = 0u64;
     // A group's games go to the sink in one batch (a group is 2 MiB of text a worker):
     // fewer, larger batches let a sink that works in parallel itself fork and join less.
     let mut pending: Option<Vec<T>> = None;
-    let (mut at, mut behind) = (0, 0);
-    while at < pieces.len() {
-        let group_end = (at + group_size).min(pieces.len());
-        let (flow, (mapped, group)) = rayon::join(
+    let mut tokenised = (!pieces.is_empty()).then(|| tokenise_from(0, 0));
+    if let Some(group) = &tokenised {
+        release(0, group);
+    }
+    while let Some(group) = tokenised.take() {
+        let at = group.next_piece;
+        let ((flow, mapped), next) = rayon::join(
             || {
-                pending
-                    .take()
-                    .map_or(ControlFlow::Continue(()), |p| sink_nonempty(&mut sink, p))
+                rayon::join(
+                    || {
+                        pending
+                            .take()
+                            .map_or(ControlFlow::Continue(()), |p| sink_nonempty(&mut sink, p))
+                    },
+                    || map_all(&group.games),
+                )
             },
-            || {
-                let group = tokenise_group(&bytes, &pieces, at..group_end, (next_index, 0), true);
-                (map_all(&group.games), group)
-            },
+            || (at < pieces.len()).then(|| tokenise_from(at, group.used)),
         );
-        // From the previous group's start: a release keeps the blocks a range only partly
-        // covers (see `PgnBytes::pieces`).
-        bytes.release(behind..pieces[group.next_piece - 1].end);
-        behind = pieces[at].start;
-        at = group.next_piece;
+        if let Some(next) = &next {
+            release(at, next);
+        }
         read += group.games.len() as u64;
-        next_index = group.used;
         skipped.merge(group.skipped);
         progress(read);
         if flow.is_break() {
             return skipped;
         }
         pending = Some(mapped);
+        tokenised = next;
     }
     if let Some(p) = pending {
         let _ = sink_nonempty(&mut sink, p);
