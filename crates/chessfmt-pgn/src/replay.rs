@@ -72,8 +72,9 @@ impl<'a, R: Read> PgnInput<'a, R> {
 }
 
 /// The size of the pieces ([`PgnInput::with_piece_size`]) that keeps the games a replay has
-/// in flight near `budget` bytes: two groups (or windows) of four pieces a worker thread of
-/// the current pool, each byte of text taking `cost` bytes once tokenised and mapped;
+/// in flight near `budget` bytes: at most eight pieces a worker thread of the current pool (a
+/// stream's two windows of four, or three groups of two of bytes in memory), each byte of text
+/// taking `cost` bytes once tokenised and mapped;
 /// between 64 KiB and the default 512 KiB. For a builder under a memory limit.
 ///
 /// ```
@@ -286,7 +287,7 @@ fn sink_nonempty<T>(
 }
 
 /// [`replay_in_order`](crate::replay_in_order) of bytes in memory: pieces cut at game boundaries
-/// are tokenised and replayed in parallel, a group of pieces (four per worker) at a time, in a
+/// are tokenised and replayed in parallel, a group of pieces (two per worker) at a time, in a
 /// pipeline of three stages that run at once: the next group is tokenised while this one is
 /// mapped and the one before is sunk. Tokenising a group ends in a wait for its slowest piece
 /// (its games are numbered in order before they are mapped); with the mapping of the group
@@ -301,10 +302,12 @@ fn replay_bytes<T: Send>(
     mut progress: impl FnMut(u64),
 ) -> SkipStats {
     let pieces = bytes.pieces();
-    // Four pieces a worker: work stealing evens out pieces of unequal cost. The groups in
-    // flight (one tokenised, one mapped, the batch before it being sunk) are the pipeline's
-    // memory: two MiB of text a worker keeps it to a few tens of MB beside a build's table.
-    let group_size = 4 * rayon::current_num_threads().max(1);
+    // Two pieces a worker: work stealing evens out pieces of unequal cost, and the stages
+    // beside a group's tokenising fill its tail. The groups in flight (one being tokenised,
+    // one mapped, the batch before it being sunk) are the pipeline's memory: one MiB of text a
+    // worker each keeps it to a few tens of MB beside a build's table (with four pieces a
+    // worker, two-thread Polyglot and CTG builds of 343 MB peaked 16-61 MB higher).
+    let group_size = 2 * rayon::current_num_threads().max(1);
     // The group of pieces from `at`, its games numbered from `index`.
     let tokenise_from = |at: usize, index: u64| {
         let end = (at + group_size).min(pieces.len());
@@ -319,7 +322,7 @@ fn replay_bytes<T: Send>(
     };
     let mut skipped = SkipStats::default();
     let mut read = 0u64;
-    // A group's games go to the sink in one batch (a group is 2 MiB of text a worker):
+    // A group's games go to the sink in one batch (a group is 1 MiB of text a worker):
     // fewer, larger batches let a sink that works in parallel itself fork and join less.
     let mut pending: Option<Vec<T>> = None;
     let mut tokenised = (!pieces.is_empty()).then(|| tokenise_from(0, 0));

@@ -223,7 +223,7 @@ fn each_row(shard: &Shard, positions: &[Position], mut f: impl FnMut(u64, &str, 
 }
 
 /// The size of the pieces of PGN (in memory, or a stream's windows) that a tally limited to
-/// `limit` bytes tokenises in parallel: the games in flight (two groups of four pieces a worker thread, their games and
+/// `limit` bytes tokenises in parallel: the games in flight (at most eight pieces a worker thread, their games and
 /// replayed plies, each ply's board as planes, about twelve times their text on full games)
 /// kept to a sixth of the limit, between 64 KiB and the default 512 KiB. With the default
 /// pieces, a batch of games in flight took about 60 MB a thread whatever the limit
