@@ -1030,6 +1030,12 @@ fn fuzz(args: &[String]) -> bool {
             &t,
             "--",
             &format!("-max_total_time={seconds}"),
+            // The targets that build on a pool leave one false leak: glibc's record of a
+            // pool thread's thread-local destructors (32 bytes from
+            // `__cxa_thread_atexit_impl`, made the first time a worker runs a kind of job),
+            // reported as the input's leak and not reproduced by replaying it (session 36:
+            // `ctg_book`, `pgn_builders`). Memory is bounded by libFuzzer's `-rss_limit_mb`.
+            "-detect_leaks=0",
         ]);
         ok &= step(&format!("fuzz {t}"), c);
     }
