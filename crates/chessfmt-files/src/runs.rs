@@ -52,6 +52,7 @@ use std::{
     path::{Path, PathBuf},
 };
 
+mod in_order;
 mod merge;
 mod ranges;
 

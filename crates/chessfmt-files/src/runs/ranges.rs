@@ -4,7 +4,7 @@
 
 use std::{fs::File, io};
 
-use super::{INDEX_EVERY, Record, Run, Runs, merge, sorted};
+use super::{INDEX_EVERY, Record, Run, Runs, in_order, merge, sorted};
 
 /// What [`Runs::merge_in_ranges`] may hold: the bytes of the records folded and not yet
 /// handed on (all the ranges in flight), at `bytes_per_record` a record.
@@ -30,8 +30,9 @@ impl RangeMerge {
         }
     }
 
-    /// The records of a range and the ranges merged at once, for `runs` runs: two ranges a
-    /// thread of the current pool (unequal ranges even out; as many again handed on), each
+    /// The records of a range and `width`, for `runs` runs: twice `width` ranges are merged or
+    /// waiting to be handed on at once, a window that slides a range at a time (`width` is
+    /// two a thread of the current pool: unequal ranges even out), each
     /// as large as the bytes hold up to [`MOST_RECORDS`] — but at least an index interval a
     /// source (each source is read from the index entry before the range: a smaller range
     /// would read more records twice than it merges), with fewer ranges at once where the
@@ -50,10 +51,11 @@ impl RangeMerge {
 }
 
 impl<T: Record> Runs<T> {
-    /// [`Runs::merge`] cut into ranges of keys merged on the current rayon pool, a few at a
-    /// time within what `cut` allows: the combined records of each range, in key order, are
-    /// folded into a `U` on the pool (`fold`), and the ranges' `U`s go to `sink` in key order
-    /// on this thread, while the next ranges are merged. The records and their combination
+    /// [`Runs::merge`] cut into ranges of keys merged on the current rayon pool, a window of
+    /// them at a time within what `cut` allows: the combined records of each range, in key
+    /// order, are folded into a `U` on the pool (`fold`), and the ranges' `U`s go to `sink` in
+    /// key order on this thread, while the next ranges are merged — a range starts as soon as
+    /// the oldest is handed on, not when the slowest of a group ends. The records and their combination
     /// are [`Runs::merge`]'s. Reading a run fails with `E::from` its error.
     pub fn merge_in_ranges<U, E>(
         self,
@@ -89,34 +91,20 @@ impl<T: Record> Runs<T> {
             }
             Ok(out)
         };
-        let mut pending: Vec<U> = Vec::new();
-        // The records in memory handed to the ranges as they are merged: their list is
-        // given back at the end, and only the ranges in flight hold copies.
+        // The records in memory handed to the ranges as they start: their list is given
+        // back at the end, and only the ranges in flight hold copies.
         let mut last = last.into_iter();
-        let mut lasts = sizes.into_iter().enumerate();
-        loop {
-            let group: Vec<(usize, Vec<T>)> = lasts
-                .by_ref()
-                .take(width)
-                .map(|(i, n)| (i, last.by_ref().take(n).collect()))
-                .collect();
-            if group.is_empty() && pending.is_empty() {
-                return Ok(());
-            }
-            let to_sink = std::mem::take(&mut pending);
-            let (sunk, merged) = rayon::join(
-                || to_sink.into_iter().try_for_each(&mut sink),
-                || {
-                    use rayon::prelude::*;
-                    group
-                        .into_par_iter()
-                        .map(|(i, last)| merge_range(i, last))
-                        .collect::<io::Result<Vec<U>>>()
-                },
-            );
-            sunk?;
-            pending = merged?;
-        }
+        let ranges = sizes
+            .into_iter()
+            .enumerate()
+            .map(|(i, n)| (i, last.by_ref().take(n).collect::<Vec<T>>()));
+        // `width` ranges merged and as many handed on at once, as the cut allows.
+        in_order::map_in_order(
+            ranges,
+            2 * width,
+            |(i, last)| merge_range(i, last),
+            |merged| sink(merged?),
+        )
     }
 }
 
