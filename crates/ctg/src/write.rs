@@ -121,6 +121,19 @@ pub struct Layout {
 
 /// Buckets records into pages with ndbm's split rule.
 pub fn layout(records: &[RecordData]) -> Result<Layout, Error> {
+    // The first record that cannot be written, if any (every record checked on the pool
+    // where the `parallel` feature is on).
+    #[cfg(feature = "parallel")]
+    {
+        use rayon::prelude::*;
+        let first = records
+            .par_iter()
+            .enumerate()
+            .map(|(i, r)| r.check(i))
+            .find_first(Result::is_err);
+        first.unwrap_or(Ok(()))?;
+    }
+    #[cfg(not(feature = "parallel"))]
     for (i, r) in records.iter().enumerate() {
         r.check(i)?;
     }
@@ -251,19 +264,7 @@ fn place(
         }
         placed.split.push(node);
         let bit = mask + 1;
-        // Split by the next hash bit, summing each side's payload on the way.
-        let (mut hi, mut lo) = (Vec::new(), Vec::with_capacity(idx.len()));
-        let (mut hi_payload, mut lo_payload) = (0, 0);
-        for i in idx {
-            let (hash, len) = meta[i];
-            if hash & bit != 0 {
-                hi.push(i);
-                hi_payload += len;
-            } else {
-                lo.push(i);
-                lo_payload += len;
-            }
-        }
+        let ((hi, hi_payload), (lo, lo_payload)) = split(meta, idx, bit, parallel_above);
         let child_mask = mask * 2 + 1;
         #[cfg(feature = "parallel")]
         if lo.len().min(hi.len()) > parallel_above {
@@ -291,6 +292,42 @@ fn place(
     #[cfg(not(feature = "parallel"))]
     let _ = parallel_above;
     Ok(placed)
+}
+
+/// The records of `idx` with the hash bit `bit` set and those without, in their order, each
+/// with its payload. Where there are many more than `parallel_above` (the first splits of a
+/// book: every record, then half of them, …, each a walk one thread would make while the
+/// others wait), on the pool.
+fn split(
+    meta: &[(u32, usize)],
+    idx: Vec<usize>,
+    bit: u32,
+    parallel_above: usize,
+) -> ((Vec<usize>, usize), (Vec<usize>, usize)) {
+    let set = |i: &usize| meta[*i].0 & bit != 0;
+    #[cfg(feature = "parallel")]
+    if idx.len() / 4 > parallel_above {
+        use rayon::prelude::*;
+        let (hi, lo): (Vec<usize>, Vec<usize>) = idx.par_iter().partition(|i| set(i));
+        let payload = |side: &[usize]| side.par_iter().map(|&i| meta[i].1).sum();
+        let (hi_payload, lo_payload) = rayon::join(|| payload(&hi), || payload(&lo));
+        return ((hi, hi_payload), (lo, lo_payload));
+    }
+    #[cfg(not(feature = "parallel"))]
+    let _ = parallel_above;
+    // One walk, summing each side's payload on the way.
+    let (mut hi, mut lo) = (Vec::new(), Vec::with_capacity(idx.len()));
+    let (mut hi_payload, mut lo_payload) = (0, 0);
+    for i in idx {
+        if set(&i) {
+            hi.push(i);
+            hi_payload += meta[i].1;
+        } else {
+            lo.push(i);
+            lo_payload += meta[i].1;
+        }
+    }
+    ((hi, hi_payload), (lo, lo_payload))
 }
 
 /// The `.cto` bytes of a layout.
@@ -482,7 +519,33 @@ pub fn to_bytes(records: &[RecordData], games: u32) -> Result<[Vec<u8>; 3], Erro
 mod tests {
     use super::*;
 
-    /// Subtrees placed in parallel give the leaves and splits of one depth-first walk.
+    /// Of many records that cannot be written, the first is the one reported (the records
+    /// are checked on the pool).
+    #[test]
+    fn the_first_bad_record_is_reported() {
+        let good = |n: u32| {
+            let mut position = vec![0u8; 8];
+            position[0] = 8;
+            position[1..5].copy_from_slice(&n.to_le_bytes());
+            RecordData {
+                position,
+                moves: vec![(1, 0)],
+                stats: Stats::default(),
+            }
+        };
+        let mut records: Vec<RecordData> = (0..100_000).map(good).collect();
+        records[70_000].moves = vec![(1, 0); MAX_MOVES + 1];
+        records[90_000].position[0] = 3;
+        records[60_000].position.push(0);
+        let e = format!("{:?}", layout(&records).unwrap_err());
+        assert!(e.contains("record: 60001"), "{e}");
+        records[60_000].position.pop();
+        let e = format!("{:?}", layout(&records).unwrap_err());
+        assert!(e.contains("record: 70001"), "{e}");
+    }
+
+    /// Subtrees placed in parallel, and the first splits made on the pool, give the leaves
+    /// (their records in the same order) and splits of one depth-first walk.
     #[test]
     fn parallel_placement_is_sequential_placement() {
         let mut rng = chess_core::fuzzing::XorShift::new(0x9e37_79b9_7f4a_7c15);
