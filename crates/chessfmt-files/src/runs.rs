@@ -276,41 +276,47 @@ impl<T: Record> Runs<T> {
         T: Sync + 'a,
         T::Key: Send,
     {
-        use rayon::prelude::*;
+        use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
         let file = tempfile::tempfile_in(&self.dir)?;
         let mut w = BufWriter::with_capacity(BUFFER, file);
         let (mut bytes, mut index) = (0u64, Vec::with_capacity(len.div_ceil(INDEX_EVERY)));
-        // A window of chunks' bytes made at once, a few chunks a thread: a few MB whatever
-        // the run. A chunk starts an index interval: its entries' offsets are its own plus
-        // the bytes before it. Each chunk's buffer is sized from the records before it (a
+        // Chunks' bytes made on the pool, a few chunks a thread in flight (a few MB whatever
+        // the run), written in order by this thread as each is ready while the next are made.
+        // A chunk starts an index interval: its entries' offsets are its own plus the bytes
+        // before it. Each chunk's buffer is sized from the records written before it (a
         // buffer grown by doubling copies itself and faults in fresh pages each time).
-        let window = 4 * rayon::current_num_threads().max(1) * ENCODED_CHUNK;
-        for start in (0..len).step_by(window) {
-            let end = (start + window).min(len);
-            let per_record = (bytes as usize).checked_div(start).map_or(64, |n| n + 1);
-            let parts: Vec<Encoded<T::Key>> = (start..end)
-                .into_par_iter()
-                .step_by(ENCODED_CHUNK)
-                .map(|from| {
-                    let to = (from + ENCODED_CHUNK).min(end);
-                    let mut out = Vec::with_capacity((to - from) * per_record * 9 / 8);
-                    let mut index = Vec::with_capacity((to - from).div_ceil(INDEX_EVERY));
-                    for j in from..to {
-                        let record = at(j);
-                        if (j - from) % INDEX_EVERY == 0 {
-                            index.push((record.key(), out.len() as u64));
-                        }
-                        record.write(&mut out);
-                    }
-                    (out, index)
-                })
-                .collect();
-            for (part, part_index) in parts {
+        let (written, records) = (AtomicU64::new(0), AtomicU64::new(0));
+        let encode = |from: usize| -> Encoded<T::Key> {
+            let to = (from + ENCODED_CHUNK).min(len);
+            let per_record = written
+                .load(Relaxed)
+                .checked_div(records.load(Relaxed))
+                .map_or(64, |n| n as usize + 1);
+            let mut out = Vec::with_capacity((to - from) * per_record * 9 / 8);
+            let mut index = Vec::with_capacity((to - from).div_ceil(INDEX_EVERY));
+            for j in from..to {
+                let record = at(j);
+                if (j - from).is_multiple_of(INDEX_EVERY) {
+                    index.push((record.key(), out.len() as u64));
+                }
+                record.write(&mut out);
+            }
+            (out, index)
+        };
+        let window = 4 * rayon::current_num_threads().max(1);
+        in_order::map_in_order(
+            (0..len).step_by(ENCODED_CHUNK),
+            window,
+            encode,
+            |(part, part_index)| -> io::Result<()> {
                 index.extend(part_index.into_iter().map(|(k, at)| (k, bytes + at)));
                 w.write_all(&part)?;
                 bytes += part.len() as u64;
-            }
-        }
+                written.store(bytes, Relaxed);
+                records.fetch_add(ENCODED_CHUNK as u64, Relaxed);
+                Ok(())
+            },
+        )?;
         let mut file = w.into_inner().map_err(io::IntoInnerError::into_error)?;
         file.rewind()?;
         self.bytes += bytes;
