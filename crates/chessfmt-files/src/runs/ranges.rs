@@ -32,8 +32,8 @@ impl RangeMerge {
 
     /// The records of a range and `width`, for `runs` runs: twice `width` ranges are merged or
     /// waiting to be handed on at once, a window that slides a range at a time (`width` is
-    /// two a thread of the current pool: unequal ranges even out), each
-    /// as large as the bytes hold up to [`MOST_RECORDS`] — but at least an index interval a
+    /// two a thread of the current pool: unequal ranges even out), each range as large as
+    /// the bytes hold up to [`MOST_RECORDS`] — but at least an index interval a
     /// source (each source is read from the index entry before the range: a smaller range
     /// would read more records twice than it merges), with fewer ranges at once where the
     /// bytes hold fewer of those.
@@ -55,8 +55,8 @@ impl<T: Record> Runs<T> {
     /// them at a time within what `cut` allows: the combined records of each range, in key
     /// order, are folded into a `U` on the pool (`fold`), and the ranges' `U`s go to `sink` in
     /// key order on this thread, while the next ranges are merged — a range starts as soon as
-    /// the oldest is handed on, not when the slowest of a group ends. The records and their combination
-    /// are [`Runs::merge`]'s. Reading a run fails with `E::from` its error.
+    /// the oldest is handed on, not when the slowest of a group ends. The records and their
+    /// combination are [`Runs::merge`]'s. Reading a run fails with `E::from` its error.
     pub fn merge_in_ranges<U, E>(
         self,
         last: Vec<T>,
