@@ -3,7 +3,8 @@
 //! limit, write them out sorted, and at the end read every run back in key order with the
 //! records of one key combined — on one thread ([`Runs::merge`]) or in ranges of keys on
 //! every core ([`Runs::merge_in_ranges`]). The files are gone with the process, even after a
-//! crash.
+//! crash. The window these use to work on every core and still hand results on in order is
+//! [`map_in_order`].
 //!
 //! ```
 //! use std::io::{self, Read};
@@ -56,6 +57,7 @@ mod in_order;
 mod merge;
 mod ranges;
 
+pub use in_order::map_in_order;
 pub use ranges::RangeMerge;
 
 /// An error of a merge of runs whose sink can fail ([`Runs::merge`],
@@ -304,7 +306,7 @@ impl<T: Record> Runs<T> {
             (out, index)
         };
         let window = 4 * rayon::current_num_threads().max(1);
-        in_order::map_in_order(
+        map_in_order(
             (0..len).step_by(ENCODED_CHUNK),
             window,
             encode,

@@ -2,19 +2,22 @@
 //! what a book writer that resolves every row (a position parsed, a move coded) runs in
 //! parallel while its sums stay those of one pass over the rows.
 
+use chessfmt_files::runs::map_in_order;
+
 use crate::{Error, Row};
 
-/// Chunks mapped at once: two a thread of the pool, enough to even out chunks of unequal
-/// cost, and at most 16, which keeps the rows in flight (two windows) to a few tens of MB.
+/// Chunks mapped or waiting to be folded at once: four a thread of the pool, enough to even
+/// out chunks of unequal cost, and at most 32, which keeps the rows in flight to a few tens
+/// of MB.
 fn window() -> usize {
-    (2 * rayon::current_num_threads()).clamp(4, 16)
+    (4 * rayon::current_num_threads()).clamp(8, 32)
 }
 
-/// Takes `rows` `chunk_rows` at a time (at least one), maps a window of chunks on the current
-/// rayon pool with `map`, and hands the results to `fold` in the table's order. While a window
-/// is mapped, this thread folds the window before it and reads the one after. The first error
-/// of `rows` ends the call (the chunks before it folded or not: the caller drops its partial
-/// sums).
+/// Takes `rows` `chunk_rows` at a time (at least one), maps the chunks on the current rayon
+/// pool with `map`, a sliding window of them at a time ([`map_in_order`]), and hands the
+/// results to `fold` in the table's order on this thread, which also reads the rows. The
+/// first error of `rows` ends the call (the chunks before it folded or not: the caller drops
+/// its partial sums).
 ///
 /// ```
 /// use chessfmt_tally::{Row, map_chunks};
@@ -36,50 +39,40 @@ pub fn map_chunks<P: Send>(
     map: impl Fn(&[Row]) -> P + Sync,
     mut fold: impl FnMut(P),
 ) -> Result<(), Error> {
-    use rayon::prelude::*;
     let chunk_rows = chunk_rows.max(1);
     // Room for a chunk, without trusting a huge `chunk_rows` with an allocation.
     let room = chunk_rows.min(1 << 12);
     let mut rows = rows.into_iter();
-    let window_chunks = window();
-    // The next window of chunks, and whether it is the last.
-    let mut read = move || -> Result<(Vec<Vec<Row>>, bool), Error> {
-        let mut window: Vec<Vec<Row>> = Vec::with_capacity(window_chunks);
+    let mut failed = None;
+    // The chunks, read as the window has room; none after an error.
+    let chunks = std::iter::from_fn(|| {
         let mut chunk = Vec::with_capacity(room);
-        for row in rows.by_ref() {
-            chunk.push(row?);
-            if chunk.len() == chunk_rows {
-                window.push(std::mem::replace(&mut chunk, Vec::with_capacity(room)));
-                if window.len() == window_chunks {
+        if failed.is_none() {
+            for row in rows.by_ref() {
+                match row {
+                    Ok(row) => chunk.push(row),
+                    Err(e) => {
+                        failed = Some(e);
+                        return None;
+                    }
+                }
+                if chunk.len() == chunk_rows {
                     break;
                 }
             }
         }
-        let last = window.len() < window_chunks;
-        if !chunk.is_empty() {
-            window.push(chunk);
-        }
-        Ok((window, last))
-    };
-    let (mut window, mut last) = read()?;
-    let mut mapped_before: Vec<P> = Vec::new();
-    loop {
-        let mut mapped: Vec<P> = Vec::new();
-        let next = rayon::in_place_scope(|scope| {
-            let (window, mapped, map) = (&window, &mut mapped, &map);
-            scope.spawn(move |_| *mapped = window.par_iter().map(|rows| map(rows)).collect());
-            mapped_before.drain(..).for_each(&mut fold);
-            (!last).then(&mut read).transpose()
-        });
-        mapped_before = mapped;
-        match next? {
-            Some((w, l)) => (window, last) = (w, l),
-            None => {
-                mapped_before.into_iter().for_each(&mut fold);
-                return Ok(());
-            }
-        }
-    }
+        (!chunk.is_empty()).then_some(chunk)
+    });
+    map_in_order(
+        chunks,
+        window(),
+        |chunk| map(&chunk),
+        |p| {
+            fold(p);
+            Ok::<(), Error>(())
+        },
+    )?;
+    failed.map_or(Ok(()), Err)
 }
 
 #[cfg(test)]

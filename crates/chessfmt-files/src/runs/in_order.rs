@@ -10,11 +10,28 @@ use std::{
 
 /// Maps `items` on the current rayon pool with `map`, at most `window` (at least one) mapped
 /// or waiting to be handed on at once, and hands the results to `sink` on this thread in
-/// the items' order. While the next result is not ready, this thread runs the pool's jobs
-/// when it is a thread of the pool (waits otherwise). The first error of `sink` ends the
-/// call (the items in flight are mapped and dropped); a panic of `map` is resumed here once
-/// the items in flight are done.
-pub(crate) fn map_in_order<T, U, E>(
+/// the items' order. `items` is read on this thread, an item whenever the window has room.
+/// While the next result is not ready, this thread runs the pool's jobs when it is a thread
+/// of the pool (waits otherwise). The first error of `sink` ends the call (the items in
+/// flight are mapped and dropped); a panic of `map` is resumed here once the items in flight
+/// are done.
+///
+/// What a reduction that must stay in input order runs in parallel: runs merged a range of
+/// keys at a time ([`Runs::merge_in_ranges`](super::Runs::merge_in_ranges)), a run's
+/// records encoded, a table's rows resolved a chunk at a time.
+///
+/// ```
+/// use chessfmt_files::runs::map_in_order;
+///
+/// let mut squares = Vec::new();
+/// map_in_order(1..=5u64, 2, |n| n * n, |sq| {
+///     squares.push(sq);
+///     Ok::<(), ()>(())
+/// })
+/// .unwrap();
+/// assert_eq!(squares, [1, 4, 9, 16, 25]);
+/// ```
+pub fn map_in_order<T, U, E>(
     items: impl IntoIterator<Item = T>,
     window: usize,
     map: impl Fn(T) -> U + Sync,

@@ -4,7 +4,7 @@
 
 use std::{fs::File, io};
 
-use super::{INDEX_EVERY, Record, Run, Runs, in_order, merge, sorted};
+use super::{INDEX_EVERY, Record, Run, Runs, map_in_order, merge, sorted};
 
 /// What [`Runs::merge_in_ranges`] may hold: the bytes of the records folded and not yet
 /// handed on (all the ranges in flight), at `bytes_per_record` a record.
@@ -99,7 +99,7 @@ impl<T: Record> Runs<T> {
             .enumerate()
             .map(|(i, n)| (i, last.by_ref().take(n).collect::<Vec<T>>()));
         // `width` ranges merged and as many handed on at once, as the cut allows.
-        in_order::map_in_order(
+        map_in_order(
             ranges,
             2 * width,
             |(i, last)| merge_range(i, last),
