@@ -278,7 +278,7 @@ impl<T: Record> Runs<T> {
         T: Sync + 'a,
         T::Key: Send,
     {
-        use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+        use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
         let file = tempfile::tempfile_in(&self.dir)?;
         let mut w = BufWriter::with_capacity(BUFFER, file);
         let (mut bytes, mut index) = (0u64, Vec::with_capacity(len.div_ceil(INDEX_EVERY)));
@@ -287,13 +287,11 @@ impl<T: Record> Runs<T> {
         // A chunk starts an index interval: its entries' offsets are its own plus the bytes
         // before it. Each chunk's buffer is sized from the records written before it (a
         // buffer grown by doubling copies itself and faults in fresh pages each time).
-        let (written, records) = (AtomicU64::new(0), AtomicU64::new(0));
+        // Bytes a record took so far, rounded up (64 before the first chunk is written).
+        let per_record = AtomicUsize::new(64);
         let encode = |from: usize| -> Encoded<T::Key> {
             let to = (from + ENCODED_CHUNK).min(len);
-            let per_record = written
-                .load(Relaxed)
-                .checked_div(records.load(Relaxed))
-                .map_or(64, |n| n as usize + 1);
+            let per_record = per_record.load(Relaxed);
             let mut out = Vec::with_capacity((to - from) * per_record * 9 / 8);
             let mut index = Vec::with_capacity((to - from).div_ceil(INDEX_EVERY));
             for j in from..to {
@@ -306,6 +304,7 @@ impl<T: Record> Runs<T> {
             (out, index)
         };
         let window = 4 * rayon::current_num_threads().max(1);
+        let mut chunks_written = 0;
         map_in_order(
             (0..len).step_by(ENCODED_CHUNK),
             window,
@@ -314,8 +313,11 @@ impl<T: Record> Runs<T> {
                 index.extend(part_index.into_iter().map(|(k, at)| (k, bytes + at)));
                 w.write_all(&part)?;
                 bytes += part.len() as u64;
-                written.store(bytes, Relaxed);
-                records.fetch_add(ENCODED_CHUNK as u64, Relaxed);
+                chunks_written += 1;
+                per_record.store(
+                    bytes as usize / (chunks_written * ENCODED_CHUNK) + 1,
+                    Relaxed,
+                );
                 Ok(())
             },
         )?;

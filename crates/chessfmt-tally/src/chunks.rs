@@ -44,21 +44,20 @@ pub fn map_chunks<P: Send>(
     let room = chunk_rows.min(1 << 12);
     let mut rows = rows.into_iter();
     let mut failed = None;
-    // The chunks, read as the window has room; none after an error.
+    // The chunks, read as the window has room; an error ends them (`map_in_order` reads no
+    // further).
     let chunks = std::iter::from_fn(|| {
         let mut chunk = Vec::with_capacity(room);
-        if failed.is_none() {
-            for row in rows.by_ref() {
-                match row {
-                    Ok(row) => chunk.push(row),
-                    Err(e) => {
-                        failed = Some(e);
-                        return None;
-                    }
+        for row in rows.by_ref() {
+            match row {
+                Ok(row) => chunk.push(row),
+                Err(e) => {
+                    failed = Some(e);
+                    return None;
                 }
-                if chunk.len() == chunk_rows {
-                    break;
-                }
+            }
+            if chunk.len() == chunk_rows {
+                break;
             }
         }
         (!chunk.is_empty()).then_some(chunk)

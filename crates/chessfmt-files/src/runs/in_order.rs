@@ -10,7 +10,8 @@ use std::{
 
 /// Maps `items` on the current rayon pool with `map`, at most `window` (at least one) mapped
 /// or waiting to be handed on at once, and hands the results to `sink` on this thread in
-/// the items' order. `items` is read on this thread, an item whenever the window has room.
+/// the items' order. `items` is read on this thread, an item whenever the window has room,
+/// and not past its first `None`.
 /// While the next result is not ready, this thread runs the pool's jobs when it is a thread
 /// of the pool (waits otherwise). The first error of `sink` ends the call (the items in
 /// flight are mapped and dropped); a panic of `map` is resumed here once the items in flight
@@ -42,29 +43,25 @@ where
     U: Send,
 {
     let window = window.max(1);
-    let mut items = items.into_iter();
+    // Not read past its end.
+    let mut items = items.into_iter().fuse();
     let (tx, rx) = mpsc::channel::<(usize, std::thread::Result<U>)>();
     let map = &map;
     rayon::in_place_scope(|scope| {
-        // The results from the oldest item not handed on (at `done`), `None` until mapped.
+        // The results of the items started and not handed on, from the oldest (item number
+        // `done`), `None` until mapped.
         let mut slots: VecDeque<Option<std::thread::Result<U>>> = VecDeque::new();
-        let (mut done, mut started) = (0usize, 0usize);
-        let mut exhausted = false;
+        let mut done = 0usize;
         loop {
-            while !exhausted && started - done < window {
-                match items.next() {
-                    Some(item) => {
-                        let (tx, i) = (tx.clone(), started);
-                        scope.spawn(move |_| {
-                            let mapped = panic::catch_unwind(AssertUnwindSafe(|| map(item)));
-                            // The receiver outlives the scope: a send cannot fail.
-                            let _ = tx.send((i, mapped));
-                        });
-                        slots.push_back(None);
-                        started += 1;
-                    }
-                    None => exhausted = true,
-                }
+            while slots.len() < window {
+                let Some(item) = items.next() else { break };
+                let (tx, i) = (tx.clone(), done + slots.len());
+                scope.spawn(move |_| {
+                    let mapped = panic::catch_unwind(AssertUnwindSafe(|| map(item)));
+                    // The receiver outlives the scope: a send cannot fail.
+                    let _ = tx.send((i, mapped));
+                });
+                slots.push_back(None);
             }
             if slots.is_empty() {
                 return Ok(());

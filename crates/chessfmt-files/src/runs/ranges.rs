@@ -98,7 +98,7 @@ impl<T: Record> Runs<T> {
             .into_iter()
             .enumerate()
             .map(|(i, n)| (i, last.by_ref().take(n).collect::<Vec<T>>()));
-        // `width` ranges merged and as many handed on at once, as the cut allows.
+        // Twice `width` ranges merged or waiting to be handed on at once, as the cut allows.
         map_in_order(
             ranges,
             2 * width,
