@@ -64,6 +64,9 @@ pub enum PolyglotCommand {
     Merge(MergeArgs),
     /// Print every line of the book tree for one side (the text of `polyglot dump-book`).
     Dump(DumpArgs),
+    /// Print every entry as stored, in file order: key, move, weight and learn (the book's
+    /// bytes, with no position needed: `dump` follows the tree instead).
+    Entries(EntriesArgs),
     /// Count lines and positions on lines (the text of `polyglot info-book`); `--json` adds a
     /// summary of the entries.
     Info {
@@ -103,6 +106,23 @@ pub struct DumpArgs {
     json: bool,
 }
 
+/// Arguments of `polyglot entries`.
+#[derive(Debug, Args)]
+pub struct EntriesArgs {
+    /// The book.
+    book: PathBuf,
+    /// Write to FILE instead of standard output (`-`: standard output).
+    #[arg(short = 'o', long = "output", value_name = "OUT")]
+    output: Option<PathBuf>,
+    /// Replace FILE if it exists (never the book itself).
+    #[arg(long)]
+    force: bool,
+    /// One JSON object per line instead of text: `key` (16 hex digits), `uci` (the move as
+    /// stored: castling as king takes rook; `0x…` where no move), `raw`, `weight`, `learn`.
+    #[arg(long)]
+    json: bool,
+}
+
 /// Writes dumped lines as JSON lines.
 struct JsonDump<W>(W);
 
@@ -131,7 +151,6 @@ impl<W: std::io::Write> DumpSink for JsonDump<W> {
 }
 
 fn dump_book(args: &DumpArgs) -> CliResult {
-    use std::io::Write;
     let book = open(&args.book)?;
     let color = match args.color {
         ColorArg::White => shakmaty::Color::White,
@@ -139,25 +158,67 @@ fn dump_book(args: &DumpArgs) -> CliResult {
     };
     // The reference prints the book path as given.
     let name = args.book.display().to_string();
-    let write = |out: &mut dyn Write| -> std::io::Result<()> {
-        let mut out = std::io::BufWriter::new(out);
+    write_text(&args.book, args.output.as_deref(), args.force, |out| {
         if args.json {
-            dump(&book, color, &mut JsonDump(&mut out))?;
+            dump(&book, color, &mut JsonDump(out))?;
         } else {
-            let mut sink = TextDump::new(&mut out, &name, color)?;
+            let mut sink = TextDump::new(out, &name, color)?;
             dump(&book, color, &mut sink)?;
         }
+        Ok(())
+    })
+}
+
+/// Writes a verb's text to `output` (atomically, refused without `force` where it exists, never
+/// the book itself) or to standard output (a closed pipe ends it quietly).
+fn write_text(
+    book: &std::path::Path,
+    output: Option<&std::path::Path>,
+    force: bool,
+    text: impl Fn(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> CliResult {
+    use std::io::Write;
+    let write = |out: &mut dyn Write| -> std::io::Result<()> {
+        let mut out = std::io::BufWriter::new(out);
+        text(&mut out)?;
         out.flush()
     };
-    match &args.output {
-        Some(path) => {
-            crate::destination::write_single(path, args.force, false, &[&args.book], write)
-        }
+    match output {
+        Some(path) => crate::destination::write_single(path, force, false, &[book], write),
         None => match write(&mut crate::output::stdout()?) {
             Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
             r => r.map_err(crate::output::stdout_error),
         },
     }
+}
+
+/// `polyglot entries`: every entry in file order, a line each (`KEY MOVE WEIGHT LEARN`, or
+/// JSON). Bytes after the last whole entry are warned of.
+fn entries(args: &EntriesArgs) -> CliResult {
+    let book = open(&args.book)?;
+    if book.trailing_bytes() > 0 {
+        crate::output::warn(format_args!(
+            "{}: {} bytes after the last whole entry are not an entry",
+            args.book.display(),
+            book.trailing_bytes()
+        ));
+    }
+    write_text(&args.book, args.output.as_deref(), args.force, |out| {
+        for e in book.entries() {
+            let mv = RawMove::from_u16(e.raw_move)
+                .map_or_else(|| format!("0x{:04x}", e.raw_move), RawMove::uci);
+            if args.json {
+                writeln!(
+                    out,
+                    r#"{{"key":"{:016x}","uci":"{mv}","raw":{},"weight":{},"learn":{}}}"#,
+                    e.key, e.raw_move, e.weight, e.learn
+                )?;
+            } else {
+                writeln!(out, "{:016x} {mv} {} {}", e.key, e.weight, e.learn)?;
+            }
+        }
+        Ok(())
+    })
 }
 
 /// Arguments of `polyglot probe`.
@@ -665,6 +726,7 @@ pub fn run(cmd: PolyglotCommand) -> CliResult {
         PolyglotCommand::ToTally { book, out } => to_tally(&book, &out),
         PolyglotCommand::Merge(args) => merge(&args),
         PolyglotCommand::Dump(args) => dump_book(&args),
+        PolyglotCommand::Entries(args) => entries(&args),
         PolyglotCommand::Pick {
             book,
             fen,

@@ -41,6 +41,7 @@ fn printing_verbs(dir: &std::path::Path) -> Vec<Vec<String>> {
         v(&["polyglot", "probe", &book]),
         v(&["polyglot", "probe", &book, "--json"]),
         v(&["polyglot", "info", &book]),
+        v(&["polyglot", "entries", &book]),
         v(&["ctg", "probe", &ctg]),
         v(&["ctg", "dump", &ctg, "--json"]),
         v(&["ctg", "walk", &ctg]),

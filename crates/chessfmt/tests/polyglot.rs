@@ -179,6 +179,77 @@ fn dump_and_info_print_the_reference_text() {
     assert_eq!(code, Some(2), "--color is required");
 }
 
+/// `polyglot entries` prints every entry in file order, as the bytes hold it: the text and
+/// the JSON lines agree with each other and with the book's own bytes; `-o` refuses to
+/// overwrite without `--force`; bytes after the last entry are warned of.
+#[test]
+fn entries_print_every_entry_as_stored() {
+    let book = testdata("polyglot/small.bin");
+    let bytes = std::fs::read(&book).unwrap();
+    let (code, text, _) = chessfmt(&["polyglot", "entries", &book]);
+    assert_eq!(code, 0);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), bytes.len() / 16);
+    let (code, json, _) = chessfmt(&["polyglot", "entries", &book, "--json"]);
+    assert_eq!(code, 0);
+    let rows: Vec<serde_json::Value> = json
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), lines.len());
+    for (i, (line, row)) in lines.iter().zip(&rows).enumerate() {
+        let e = &bytes[i * 16..i * 16 + 16];
+        let key = u64::from_be_bytes(e[..8].try_into().unwrap());
+        let raw = u16::from_be_bytes([e[8], e[9]]);
+        let weight = u16::from_be_bytes([e[10], e[11]]);
+        let learn = u32::from_be_bytes(e[12..].try_into().unwrap());
+        assert_eq!(row["key"], format!("{key:016x}"));
+        assert_eq!(
+            (row["raw"].as_u64(), row["weight"].as_u64()),
+            (Some(u64::from(raw)), Some(u64::from(weight)))
+        );
+        assert_eq!(row["learn"].as_u64(), Some(u64::from(learn)));
+        let uci = row["uci"].as_str().unwrap();
+        assert_eq!(*line, format!("{key:016x} {uci} {weight} {learn}"));
+    }
+    assert_eq!(lines[0], "0001ba752bfb0b80 a2a3 3 0");
+    // The start position's moves, among them 1. e4 as stored (e2e4), in key order.
+    let start: Vec<&str> = lines
+        .iter()
+        .filter(|l| l.starts_with("463b96181691fc9c "))
+        .map(|l| l.split(' ').nth(1).unwrap())
+        .collect();
+    assert!(start.contains(&"e2e4"), "{start:?}");
+
+    // -o writes the same text, refuses to overwrite without --force, never the book.
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("entries.txt");
+    let o = out.to_str().unwrap();
+    assert_eq!(chessfmt(&["polyglot", "entries", &book, "-o", o]).0, 0);
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), text);
+    let (code, _, err) = chessfmt(&["polyglot", "entries", &book, "-o", o]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("--force"), "{err}");
+    assert_eq!(
+        chessfmt(&["polyglot", "entries", &book, "-o", o, "--force"]).0,
+        0
+    );
+    assert_eq!(
+        chessfmt(&["polyglot", "entries", &book, "-o", &book, "--force"]).0,
+        1,
+        "the book itself is never replaced"
+    );
+    assert_eq!(std::fs::read(&book).unwrap(), bytes);
+
+    // A book with a torn last entry: the whole entries, and a warning naming the bytes.
+    let torn = tmp.path().join("torn.bin");
+    std::fs::write(&torn, &bytes[..bytes.len() - 5]).unwrap();
+    let (code, out, err) = chessfmt(&["polyglot", "entries", torn.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.lines().count(), bytes.len() / 16 - 1);
+    assert!(err.contains("11 bytes after the last whole entry"), "{err}");
+}
+
 /// Snapshots of the bundled book's probe (text and JSON) and info.
 #[test]
 fn snapshots_of_probe_and_info() {

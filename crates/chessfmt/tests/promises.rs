@@ -45,7 +45,7 @@ fn dash_is_standard_output_for_every_single_file_output() {
     let dir = fixture();
     let d = dir.path();
     let book = std::fs::read(d.join("a.bin")).unwrap();
-    let cases: [(&[&str], Option<&[u8]>); 6] = [
+    let cases: [(&[&str], Option<&[u8]>); 7] = [
         (&["polyglot", "build", "small.pgn", "-o", "-"], Some(&book)),
         (
             &[
@@ -77,6 +77,7 @@ fn dash_is_standard_output_for_every_single_file_output() {
             &["polyglot", "dump", "a.bin", "--color", "white", "-o", "-"],
             None,
         ),
+        (&["polyglot", "entries", "a.bin", "-o", "-"], None),
         (&["ctg", "to-polyglot", "book.ctg", "-o", "-"], None),
         (&["kvetka", "to-polyglot", "book", "-o", "-"], None),
     ];
