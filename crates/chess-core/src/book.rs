@@ -147,40 +147,120 @@ impl<B> Walk<'_, B> {
     }
 }
 
+impl<B: OpeningBook> Walk<'_, B> {
+    /// Takes in the answer for a queued position: counts it, queues its children within the
+    /// ply limit (each position once) and gives its node, or `None` where the position is not
+    /// in the book or its probe failed.
+    fn visit(
+        &mut self,
+        position: Chess,
+        ply: usize,
+        probe: Result<Option<B::Probe>, B::Error>,
+    ) -> Option<Node<B::Probe>> {
+        let probe = match probe {
+            Ok(Some(p)) => p,
+            Ok(None) => return None,
+            Err(_) => {
+                self.stats.damaged += 1;
+                return None;
+            }
+        };
+        let moves = probe.book_moves();
+        self.stats.in_book += 1;
+        self.stats.moves += moves.len() as u64;
+        self.stats.undecodable += probe.undecodable() as u64;
+        if self.max_ply.is_none_or(|m| ply < m) {
+            for m in moves {
+                let mut child = position.clone();
+                child.play_unchecked(m);
+                if self.seen.insert(identity(&child)) {
+                    self.stats.reached += 1;
+                    self.queue.push_back((child, ply + 1));
+                }
+            }
+        }
+        Some(Node {
+            position,
+            ply,
+            probe,
+        })
+    }
+}
+
 impl<B: OpeningBook> Iterator for Walk<'_, B> {
     type Item = Node<B::Probe>;
 
     fn next(&mut self) -> Option<Self::Item> {
         while let Some((position, ply)) = self.queue.pop_front() {
-            let probe = match self.book.probe(&position) {
-                Ok(Some(p)) => p,
-                Ok(None) => continue,
-                Err(_) => {
-                    self.stats.damaged += 1;
-                    continue;
-                }
-            };
-            let moves = probe.book_moves();
-            self.stats.in_book += 1;
-            self.stats.moves += moves.len() as u64;
-            self.stats.undecodable += probe.undecodable() as u64;
-            if self.max_ply.is_none_or(|m| ply < m) {
-                for m in moves {
-                    let mut child = position.clone();
-                    child.play_unchecked(m);
-                    if self.seen.insert(identity(&child)) {
-                        self.stats.reached += 1;
-                        self.queue.push_back((child, ply + 1));
-                    }
-                }
+            let probe = self.book.probe(&position);
+            if let Some(node) = self.visit(position, ply, probe) {
+                return Some(node);
             }
-            return Some(Node {
-                position,
-                ply,
-                probe,
-            });
         }
         None
+    }
+}
+
+#[cfg(feature = "parallel")]
+impl<'a, B> Walk<'a, B>
+where
+    B: OpeningBook + Sync,
+    B::Probe: Send,
+    B::Error: Send,
+{
+    /// The same walk with the probes made on the current rayon pool, up to `batch` queued
+    /// positions at a time: the same nodes in the same order, and the same counts (a
+    /// position's probe does not depend on the walk, and the answers are taken in in queue
+    /// order, as [`Walk::next`] takes them).
+    pub fn in_parallel(self, batch: usize) -> ParallelWalk<'a, B> {
+        ParallelWalk {
+            walk: self,
+            batch: batch.max(1),
+            ready: VecDeque::new(),
+        }
+    }
+}
+
+/// [`Walk::in_parallel`]: the walk's probes a batch at a time on the rayon pool.
+#[cfg(feature = "parallel")]
+#[derive(Debug)]
+pub struct ParallelWalk<'a, B: OpeningBook> {
+    walk: Walk<'a, B>,
+    batch: usize,
+    ready: VecDeque<Node<B::Probe>>,
+}
+
+#[cfg(feature = "parallel")]
+impl<B: OpeningBook> ParallelWalk<'_, B> {
+    /// The counts so far (final once the iterator is exhausted).
+    pub fn stats(&self) -> WalkStats {
+        self.walk.stats
+    }
+}
+
+#[cfg(feature = "parallel")]
+impl<B> Iterator for ParallelWalk<'_, B>
+where
+    B: OpeningBook + Sync,
+    B::Probe: Send,
+    B::Error: Send,
+{
+    type Item = Node<B::Probe>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        use rayon::prelude::*;
+        while self.ready.is_empty() && !self.walk.queue.is_empty() {
+            let n = self.batch.min(self.walk.queue.len());
+            let queued: Vec<(Chess, usize)> = self.walk.queue.drain(..n).collect();
+            let book = self.walk.book;
+            let probes: Vec<_> = queued.par_iter().map(|(p, _)| book.probe(p)).collect();
+            for ((position, ply), probe) in queued.into_iter().zip(probes) {
+                if let Some(node) = self.walk.visit(position, ply, probe) {
+                    self.ready.push_back(node);
+                }
+            }
+        }
+        self.ready.pop_front()
     }
 }
 
@@ -265,6 +345,55 @@ impl MemoryLimit {
         MemoryLimit {
             bytes,
             dir: dir.into(),
+        }
+    }
+}
+
+#[cfg(all(test, feature = "parallel"))]
+mod tests {
+    use super::*;
+
+    /// A book of every legal move, but for positions it does not hold (a sixth of them by
+    /// key) and positions whose probe fails (another sixth).
+    struct Patchy;
+    struct Moves(Vec<Move>);
+    impl BookProbe for Moves {
+        fn book_moves(&self) -> Vec<Move> {
+            self.0.clone()
+        }
+        fn undecodable(&self) -> usize {
+            self.0.len() % 2
+        }
+    }
+    impl OpeningBook for Patchy {
+        type Probe = Moves;
+        type Error = ();
+        fn probe(&self, pos: &Chess) -> Result<Option<Moves>, ()> {
+            match identity(pos) % 6 {
+                0 => Ok(None),
+                1 => Err(()),
+                _ => Ok(Some(Moves(pos.legal_moves().to_vec()))),
+            }
+        }
+    }
+
+    /// The parallel walk gives the sequential walk's nodes, in its order, and its counts,
+    /// whatever the batch.
+    #[test]
+    fn the_parallel_walk_is_the_walk() {
+        let nodes = |w: &mut dyn Iterator<Item = Node<Moves>>| {
+            w.map(|n| (identity(&n.position), n.ply, n.probe.0))
+                .collect::<Vec<_>>()
+        };
+        let mut sequential = walk(&Patchy, Chess::default(), Some(3));
+        let expected = nodes(&mut sequential);
+        let stats = sequential.stats();
+        assert!(expected.len() > 1_000, "{}", expected.len());
+        assert!(stats.damaged > 100 && stats.reached > stats.in_book + stats.damaged);
+        for batch in [0, 1, 7, 64, 100_000] {
+            let mut parallel = walk(&Patchy, Chess::default(), Some(3)).in_parallel(batch);
+            assert!(nodes(&mut parallel) == expected, "batch {batch}");
+            assert_eq!(parallel.stats(), stats, "batch {batch}");
         }
     }
 }

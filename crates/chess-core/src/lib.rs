@@ -18,8 +18,10 @@
 //!
 //! Two sibling crates hold what not every user needs: `chessfmt-pgn` (PGN game input: reading,
 //! decompression, parallel replay) and `chessfmt-files` (byte sources, companion-file sets and
-//! the journaled commit of multi-file sets). This crate has no features, no C code, no
-//! threads and no I/O of its own: it builds for `wasm32-unknown-unknown`.
+//! the journaled commit of multi-file sets). This crate has no C code and no I/O of its
+//! own (it builds for `wasm32-unknown-unknown`), and no threads but with its one feature,
+//! `parallel` (off by default): `book::Walk::in_parallel` probes a walk's positions on the
+//! caller's rayon pool.
 //!
 //! # Stability
 //!
