@@ -19,11 +19,6 @@ pub struct ConvertStats {
     pub zero_weight: u64,
 }
 
-/// Positions whose probes a conversion makes at once on the rayon pool (feature `parallel`):
-/// a few milliseconds of probing a batch, against the pool's microseconds to fork and join.
-#[cfg(feature = "parallel")]
-const PROBE_BATCH: usize = 1024;
-
 /// The Polyglot entries of a book walked from `root` up to `max_ply` plies, sorted the
 /// canonical way. With the feature `parallel` (a default), the positions are probed on the
 /// current rayon pool; the entries are the same.
@@ -37,7 +32,7 @@ pub fn to_polyglot<D: AsRef<[u8]> + Sync>(
     let mut stats = ConvertStats::default();
     let walk = book.walk(root, max_ply);
     #[cfg(feature = "parallel")]
-    let walk = walk.in_parallel(PROBE_BATCH);
+    let walk = walk.in_parallel(crate::walk::PROBE_BATCH);
     for node in walk {
         stats.positions += 1;
         let weights = policy.weights(&node.probe);

@@ -698,10 +698,16 @@ fn start_kept(own: &Stats, out: &Sums) -> bool {
 }
 
 /// The rows of a CTG book (see the [module](self) documentation), sorted as a table is.
-pub fn to_tally<D: AsRef<[u8]>>(book: &Book<D>) -> (Vec<Row>, ToTallyStats) {
+/// With the feature `parallel` (a default), the walked positions are probed on the current
+/// rayon pool (as `convert::to_polyglot` does); the rows are the same.
+pub fn to_tally<D: AsRef<[u8]> + Sync>(book: &Book<D>) -> (Vec<Row>, ToTallyStats) {
     let mut stats = ToTallyStats::default();
     let mut rows = Vec::new();
-    let mut walk = chess_core::book::walk(book, Chess::default(), None);
+    let walk = chess_core::book::walk(book, Chess::default(), None);
+    #[cfg(feature = "parallel")]
+    let mut walk = walk.in_parallel(crate::walk::PROBE_BATCH);
+    #[cfg(not(feature = "parallel"))]
+    let mut walk = walk;
     // The records the walk reaches (a position and its colour twin share one).
     let mut records = std::collections::HashSet::new();
     for node in walk.by_ref() {

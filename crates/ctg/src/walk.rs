@@ -40,6 +40,12 @@ impl<D: AsRef<[u8]>> OpeningBook for Book<D> {
     }
 }
 
+/// Positions whose probes a conversion's walk makes at once on the rayon pool (feature
+/// `parallel`): a few milliseconds of probing a batch, against the pool's microseconds to
+/// fork and join.
+#[cfg(feature = "parallel")]
+pub(crate) const PROBE_BATCH: usize = 1024;
+
 impl<D: AsRef<[u8]>> Book<D> {
     /// Walks the book from `root` breadth-first, following book moves up to `max_ply` plies
     /// (unlimited with `None`).
