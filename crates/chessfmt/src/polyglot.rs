@@ -95,12 +95,8 @@ pub struct DumpArgs {
     /// The side whose book moves are followed.
     #[arg(long, value_enum)]
     color: ColorArg,
-    /// Write to FILE instead of standard output (`-`: standard output).
-    #[arg(short = 'o', long = "output", value_name = "OUT")]
-    output: Option<PathBuf>,
-    /// Replace FILE if it exists (never the book itself).
-    #[arg(long)]
-    force: bool,
+    #[command(flatten)]
+    out: TextOut,
     /// One JSON object per line instead of text.
     #[arg(long)]
     json: bool,
@@ -111,16 +107,23 @@ pub struct DumpArgs {
 pub struct EntriesArgs {
     /// The book.
     book: PathBuf,
+    #[command(flatten)]
+    out: TextOut,
+    /// One JSON object per line instead of text: `key` (16 hex digits), `uci` (the move as
+    /// stored: castling as king takes rook; `0x…` where no move), `raw`, `weight`, `learn`.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Where a verb's text goes (`dump`, `entries`): a file, or standard output.
+#[derive(Debug, Args)]
+pub struct TextOut {
     /// Write to FILE instead of standard output (`-`: standard output).
     #[arg(short = 'o', long = "output", value_name = "OUT")]
     output: Option<PathBuf>,
     /// Replace FILE if it exists (never the book itself).
     #[arg(long)]
     force: bool,
-    /// One JSON object per line instead of text: `key` (16 hex digits), `uci` (the move as
-    /// stored: castling as king takes rook; `0x…` where no move), `raw`, `weight`, `learn`.
-    #[arg(long)]
-    json: bool,
 }
 
 /// Writes dumped lines as JSON lines.
@@ -158,7 +161,7 @@ fn dump_book(args: &DumpArgs) -> CliResult {
     };
     // The reference prints the book path as given.
     let name = args.book.display().to_string();
-    write_text(&args.book, args.output.as_deref(), args.force, |out| {
+    write_text(&args.book, &args.out, |out| {
         if args.json {
             dump(&book, color, &mut JsonDump(out))?;
         } else {
@@ -169,12 +172,11 @@ fn dump_book(args: &DumpArgs) -> CliResult {
     })
 }
 
-/// Writes a verb's text to `output` (atomically, refused without `force` where it exists, never
-/// the book itself) or to standard output (a closed pipe ends it quietly).
+/// Writes a verb's text to the `-o` file (atomically, refused without `--force` where it
+/// exists, never the book itself) or to standard output (a closed pipe ends it quietly).
 fn write_text(
     book: &std::path::Path,
-    output: Option<&std::path::Path>,
-    force: bool,
+    out: &TextOut,
     text: impl Fn(&mut dyn std::io::Write) -> std::io::Result<()>,
 ) -> CliResult {
     use std::io::Write;
@@ -183,8 +185,8 @@ fn write_text(
         text(&mut out)?;
         out.flush()
     };
-    match output {
-        Some(path) => crate::destination::write_single(path, force, false, &[book], write),
+    match &out.output {
+        Some(path) => crate::destination::write_single(path, out.force, false, &[book], write),
         None => match write(&mut crate::output::stdout()?) {
             Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
             r => r.map_err(crate::output::stdout_error),
@@ -203,7 +205,7 @@ fn entries(args: &EntriesArgs) -> CliResult {
             book.trailing_bytes()
         ));
     }
-    write_text(&args.book, args.output.as_deref(), args.force, |out| {
+    write_text(&args.book, &args.out, |out| {
         for e in book.entries() {
             let mv = RawMove::from_u16(e.raw_move)
                 .map_or_else(|| format!("0x{:04x}", e.raw_move), RawMove::uci);
