@@ -42,8 +42,8 @@ impl<D: AsRef<[u8]>> OpeningBook for Book<D> {
 
 /// Positions whose probes a conversion's walk makes at once on the rayon pool (feature
 /// `parallel`): a few milliseconds of probing a batch, against the pool's microseconds to
-/// fork and join.
-#[cfg(feature = "parallel")]
+/// fork and join. (The walks that use it: `convert` and `tally`.)
+#[cfg(all(feature = "parallel", any(feature = "polyglot", feature = "tally")))]
 pub(crate) const PROBE_BATCH: usize = 1024;
 
 impl<D: AsRef<[u8]>> Book<D> {
