@@ -542,7 +542,6 @@ impl Damage {
     }
 }
 
-/// The `.cto` holds at least its header.
 /// Whether the bytes of a record (`rec`, from its header byte on) begin with `key`: the
 /// first eight bytes compared as one word, which tells most other records of a page apart
 /// without a call to compare the whole key.
@@ -554,6 +553,7 @@ fn starts_with_key(rec: &[u8], key: &[u8]) -> bool {
     }
 }
 
+/// The `.cto` holds at least its header.
 fn check_cto(cto: &[u8]) -> Result<(), ParseError> {
     if cto.len() < CTO_HEADER {
         return Err(ParseError::truncated(
