@@ -30,10 +30,7 @@ pub fn to_polyglot<D: AsRef<[u8]> + Sync>(
 ) -> (Vec<Entry>, ConvertStats) {
     let mut collector = EntryCollector::new();
     let mut stats = ConvertStats::default();
-    let walk = book.walk(root, max_ply);
-    #[cfg(feature = "parallel")]
-    let walk = walk.in_parallel(crate::walk::PROBE_BATCH);
-    for node in walk {
+    for node in book.conversion_walk(root, max_ply) {
         stats.positions += 1;
         let weights = policy.weights(&node.probe);
         let moves = node.probe.moves.iter().map(|m| m.mv);

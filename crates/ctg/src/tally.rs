@@ -703,11 +703,7 @@ fn start_kept(own: &Stats, out: &Sums) -> bool {
 pub fn to_tally<D: AsRef<[u8]> + Sync>(book: &Book<D>) -> (Vec<Row>, ToTallyStats) {
     let mut stats = ToTallyStats::default();
     let mut rows = Vec::new();
-    let walk = chess_core::book::walk(book, Chess::default(), None);
-    #[cfg(feature = "parallel")]
-    let mut walk = walk.in_parallel(crate::walk::PROBE_BATCH);
-    #[cfg(not(feature = "parallel"))]
-    let mut walk = walk;
+    let mut walk = book.conversion_walk(Chess::default(), None);
     // The records the walk reaches (a position and its colour twin share one).
     let mut records = std::collections::HashSet::new();
     for node in walk.by_ref() {
