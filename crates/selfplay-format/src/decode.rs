@@ -12,7 +12,7 @@ use shakmaty::{
 use crate::{
     error::{Error, ErrorKind, HeaderProblem},
     frame::{GameView, MoveRecord},
-    movegen::{CodeList, code_to_move, legal_codes},
+    movegen::{CodeList, CodeMoves, code_to_move, legal_codes},
     raw::{Header, MoveCode, castling_bits, flags},
 };
 
@@ -68,9 +68,10 @@ pub fn encode_move(m: Move) -> MoveCode {
 pub fn legal_moves_by_code(pos: &Chess) -> Vec<(MoveCode, Move)> {
     let mut list = CodeList::new();
     legal_codes(pos, &mut list);
+    let moves = CodeMoves::new(pos);
     list.as_slice()
         .iter()
-        .map(|&c| (MoveCode(c), code_to_move(pos, MoveCode(c))))
+        .map(|&c| (MoveCode(c), moves.get(MoveCode(c))))
         .collect()
 }
 
@@ -314,10 +315,11 @@ pub fn decode_game(view: &GameView<'_>) -> Result<Game, Error> {
     let mut moves = Vec::with_capacity(view.plies.min(view.bytes.len() / 5));
     replay(view, &start, |pos, mv, rec, legal| -> Result<(), Error> {
         let visits = (!rec.visits.is_empty()).then(|| {
+            let moves = CodeMoves::new(pos);
             legal
                 .iter()
                 .zip(rec.visits)
-                .map(|(&c, &b)| (code_to_move(pos, MoveCode(c)), b))
+                .map(|(&c, &b)| (moves.get(MoveCode(c)), b))
                 .collect()
         });
         moves.push(PlayedMove {

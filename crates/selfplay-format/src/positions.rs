@@ -16,7 +16,7 @@ use crate::{
     decode::{check_record, start_position, stm_result},
     error::{Error, ErrorKind},
     frame::{GameView, frame_game, frames, read_record},
-    movegen::{CodeList, code_to_move},
+    movegen::{CodeList, CodeMoves},
     raw::{GAME_HEADER_LEN, Header, MoveCode},
 };
 
@@ -351,9 +351,8 @@ impl<'p> Sample<'p> {
 
     /// The visit distribution as shakmaty moves, empty when there is none.
     pub fn policy(&self) -> impl ExactSizeIterator<Item = (Move, u8)> + 'p {
-        let pos = self.position;
-        self.policy_codes()
-            .map(move |(c, v)| (code_to_move(pos, c), v))
+        let moves = CodeMoves::new(self.position);
+        self.policy_codes().map(move |(c, v)| (moves.get(c), v))
     }
 }
 
