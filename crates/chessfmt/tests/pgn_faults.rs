@@ -271,3 +271,35 @@ fn info_counts_the_same_games_in_every_form() {
         assert_eq!(out, &seen[0], "{kind}");
     }
 }
+
+/// A summary counts a game's main line up to a null move ("--"), as a builder reads it, and
+/// takes its result from its tags.
+#[test]
+fn info_counts_the_plies_before_a_null_move() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("null.pgn");
+    std::fs::write(
+        &path,
+        "[Event \"a\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. -- Nc6 3. Nf3 1-0\n\n\
+         [Event \"b\"]\n[Result \"0-1\"]\n\n1. d4 0-1\n",
+    )
+    .unwrap();
+    let (code, out, err) = chessfmt(&["info", path.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let info: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        (
+            &info["games"],
+            &info["plies"],
+            &info["white_wins"],
+            &info["black_wins"]
+        ),
+        (
+            &serde_json::json!(2),
+            &serde_json::json!(3),
+            &serde_json::json!(1),
+            &serde_json::json!(1)
+        ),
+        "{info}"
+    );
+}
