@@ -331,39 +331,39 @@ pub fn write_normalised_code(
         && board
             .king_of(pos.turn())
             .is_some_and(|k| k.file() <= File::D);
-    // The code of each normalised square (file-major index), built from the occupied squares
-    // only: (bits, length), length 1 = empty.
-    let mut codes = [(0u8, 1u8); 64];
+    // The occupied squares by normalised (file-major) index, with their codes (the colour
+    // bit last). An empty square is one 0 bit, so a piece's code starts at `bit` + its index +
+    // the bits the codes of the pieces before it take beyond one: only the pieces are visited,
+    // their codes ORed into the zeroed buffer (at most 6 bits, so two bytes).
+    let mut codes = [0u8; 64];
+    let mut lens = [0u8; 64];
+    let mut occupied = 0u64;
     for color in Color::ALL {
         let black = (color == Color::Black) != flip;
         for role in Role::ALL {
             let (code, n) = code_of(role);
-            let entry = (code << 1 | u8::from(black), n as u8 + 1);
+            let (entry, len) = (code << 1 | u8::from(black), n as u8 + 1);
             for sq in board.by_piece(Piece { color, role }) {
                 let rank = sq.rank().to_u32() ^ if flip { 7 } else { 0 };
                 let file = sq.file().to_u32() ^ if mirror { 7 } else { 0 };
-                codes[(file * 8 + rank) as usize] = entry;
+                let at = (file * 8 + rank) as usize;
+                codes[at] = entry;
+                lens[at] = len;
+                occupied |= 1 << at;
             }
         }
     }
-    // Codes are collected in a 64-bit accumulator and flushed a byte at a time (the board
-    // starts on a byte boundary and fits, checked above).
-    let mut acc: u64 = 0;
-    let mut pending = 0u32;
-    let mut byte = bit / 8;
-    for (code, n) in codes {
-        acc = acc << n | u64::from(code);
-        pending += u32::from(n);
-        while pending >= 8 {
-            pending -= 8;
-            out[byte] = (acc >> pending) as u8;
-            byte += 1;
-        }
+    let mut extra = 0usize;
+    for at in Bitboard(occupied) {
+        let at = usize::from(at);
+        let (code, len) = (u16::from(codes[at]), usize::from(lens[at]));
+        let from = bit + at + extra;
+        let bits = code << (16 - len) >> (from % 8);
+        out[from / 8] |= (bits >> 8) as u8;
+        out[from / 8 + 1] |= bits as u8;
+        extra += len - 1;
     }
-    if pending > 0 {
-        out[byte] = (acc << (8 - pending)) as u8;
-    }
-    bit = byte * 8 + pending as usize;
+    bit += 64 + extra;
     let ep_file = pos.ep_square(ep_mode).map(|sq| {
         if mirror {
             sq.file().flip_horizontal()
