@@ -202,6 +202,10 @@ pub fn run(args: CbhArgs) -> CliResult {
             let codec = compression.unwrap_or(crate::args::Codec::Snappy).parquet();
             let json = json_flag;
             let path = db;
+            if let Some(out) = &output {
+                // Before the database is read (the commit checks again).
+                crate::destination::refuse_existing(out, force)?;
+            }
             // The export decodes on the caller's pool: the global one, of `--threads` workers,
             // set up before anything of this command could start it.
             rayon::ThreadPoolBuilder::new()
@@ -250,7 +254,15 @@ pub fn run(args: CbhArgs) -> CliResult {
                 .as_deref()
                 .filter(|p| *p != std::path::Path::new("-"))
             {
-                Some(path) => chessfmt_files::atomic::write_atomically(path, force, run)?,
+                Some(path) => chessfmt_files::atomic::write_atomically(path, force, run).map_err(
+                    |e| match e.kind() {
+                        // Made since the check above: named like every refusal.
+                        io::ErrorKind::AlreadyExists => {
+                            CliError(format!("{}: {e}", path.display()))
+                        }
+                        _ => CliError::from(e),
+                    },
+                )?,
                 None if json => crate::args::usage_error(
                     "--json prints the summary on standard output: give -o a file, not -",
                 ),

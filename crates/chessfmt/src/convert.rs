@@ -78,6 +78,12 @@ pub fn run(args: &ConvertArgs) -> CliResult {
         );
     }
     crate::destination::refuse_inputs([args.output.as_path()], &[args.input.as_path()])?;
+    // An existing output is refused before the input is read (its writer checks again).
+    match to {
+        Format::Ctg => crate::ctg::refuse_existing_book(&args.output, args.force)?,
+        Format::Kvetka => crate::kvetka::refuse_existing_book(&args.output, args.force)?,
+        _ => crate::destination::refuse_existing(&args.output, args.force)?,
+    }
     let mut notes: Vec<String> = Vec::new();
     let mut lost = serde_json::Map::new();
     let source = match from {

@@ -440,6 +440,7 @@ fn walk(path: &Path, max_ply: Option<usize>, json: bool) -> CliResult {
 
 fn to_polyglot(args: &ToPolyglotArgs) -> CliResult {
     let policy = args.policy.policy();
+    crate::destination::refuse_existing(&args.out.output, args.out.force)?;
     let book = open(&args.book)?;
     let bar = crate::progress::working("converting");
     let (entries, stats) = ctg::convert::to_polyglot(&book, Chess::default(), args.max_ply, policy);
@@ -463,6 +464,13 @@ fn to_polyglot(args: &ToPolyglotArgs) -> CliResult {
     )
 }
 
+/// Refuses a book at `output` of which a file exists (`.ctg`, `.cto`, `.ctb`) before any work,
+/// unless `force`.
+pub(crate) fn refuse_existing_book(output: &Path, force: bool) -> CliResult {
+    let members = ["ctg", "cto", "ctb"].map(|e| output.with_extension(e));
+    crate::destination::refuse_existing_files(&members, force)
+}
+
 fn is_ctg(path: &Path) -> bool {
     path.extension()
         .and_then(|e| e.to_str())
@@ -474,6 +482,7 @@ fn build(args: &BuildArgs) -> CliResult {
     let outputs = ["ctg", "cto", "ctb"].map(|e| args.out.output.with_extension(e));
     let inputs: Vec<&Path> = args.inputs.iter().map(PathBuf::as_path).collect();
     crate::destination::refuse_inputs(outputs.iter().map(PathBuf::as_path), &inputs)?;
+    refuse_existing_book(&args.out.output, args.out.force)?;
     let (written, games, skipped, uncodable, truncated) =
         if args.inputs.len() == 1 && is_ctg(&args.inputs[0]) {
             let book = open(&args.inputs[0])?;
@@ -635,6 +644,7 @@ pub(crate) fn write_from_rows(
 }
 
 fn from_tally(tables: &[PathBuf], out: &crate::args::WriteArgs, memory_limit: usize) -> CliResult {
+    refuse_existing_book(&out.output, out.force)?;
     let rows = crate::tally::tables_rows(tables)?;
     let (written, stats) = write_from_rows(rows, tables, &out.output, out.force, memory_limit)?;
     summary(

@@ -40,11 +40,28 @@ pub fn refuse_inputs<'a>(
 /// Refuses an existing single-file output before any work, unless `force` (standard output,
 /// a device or a pipe is never "existing": it is written to, not replaced).
 pub fn refuse_existing(path: &Path, force: bool) -> Result<(), CliError> {
-    if !force && !is_stdout(path) && path.exists() && !chessfmt_files::atomic::is_special(path) {
-        return Err(CliError(format!(
-            "{} exists (use --force to overwrite)",
-            path.display()
-        )));
+    refuse_existing_files([path], force)
+}
+
+/// Refuses, before any work and unless `force`, an output of which a file exists: the files
+/// of a set (a book's members) or a single file. A verb checks here before it reads its
+/// input, so that a refusal costs nothing; its writer checks again when it commits (a file
+/// made meanwhile is not replaced either).
+pub fn refuse_existing_files<P: AsRef<Path>>(
+    paths: impl IntoIterator<Item = P>,
+    force: bool,
+) -> Result<(), CliError> {
+    if force {
+        return Ok(());
+    }
+    for path in paths {
+        let path = path.as_ref();
+        if !is_stdout(path) && path.exists() && !chessfmt_files::atomic::is_special(path) {
+            return Err(CliError(format!(
+                "{} exists (use --force to overwrite)",
+                path.display()
+            )));
+        }
     }
     Ok(())
 }

@@ -611,16 +611,7 @@ fn build(args: &BuildArgs) -> CliResult {
     let inputs: Vec<&Path> = args.pgn.iter().map(PathBuf::as_path).collect();
     let members = book_members(&args.out.output);
     crate::destination::refuse_inputs(members.iter().map(PathBuf::as_path), &inputs)?;
-    if !args.out.force
-        && let Some(p) = [paths.kob(0), paths.kin(), paths.ksf()]
-            .iter()
-            .find(|p| p.exists())
-    {
-        return Err(CliError(format!(
-            "{} exists (use --force to overwrite)",
-            p.display()
-        )));
-    }
+    refuse_existing_book(&args.out.output, args.out.force)?;
     // A set destination is never a device or a pipe: the runs go beside it.
     let dir = crate::destination::scratch_dir(&args.out.output);
     for p in &args.pgn {
@@ -740,8 +731,16 @@ fn book_members(path: &Path) -> Vec<PathBuf> {
     members
 }
 
+/// Refuses a book at `output` of which a file exists (the first `.kob`, the `.kin`, the
+/// `.ksf`) before any work, unless `force`.
+pub(crate) fn refuse_existing_book(output: &Path, force: bool) -> CliResult {
+    let paths = BookPaths::from_any(output);
+    crate::destination::refuse_existing_files([paths.kob(0), paths.kin(), paths.ksf()], force)
+}
+
 fn to_polyglot(path: &Path, out: &WriteArgs) -> CliResult {
     let json = out.json;
+    crate::destination::refuse_existing(&out.output, out.force)?;
     let book = open(path)?;
     let bar = crate::progress::working("converting");
     let converted = kvetka_book::convert::to_polyglot(&book, chess_core::book::WeightPolicy::Score);
@@ -841,6 +840,7 @@ fn from_tally(
     caption: &str,
     memory_limit: usize,
 ) -> CliResult {
+    refuse_existing_book(&out.output, out.force)?;
     let rows = crate::tally::tables_rows(tables)?;
     let header = kvetka_book::raw::Header::converted(caption);
     let (w, stats) = write_from_rows(rows, tables, &out.output, &header, out.force, memory_limit)?;
@@ -954,6 +954,7 @@ fn from_polyglot(input: &Path, output: &Path, caption: &str, force: bool, json: 
     crate::destination::refuse_set_destination(output, "a Kvetka book (.kob/.kin/.ksf)");
     let members = book_members(output);
     crate::destination::refuse_inputs(members.iter().map(PathBuf::as_path), &[input])?;
+    refuse_existing_book(output, force)?;
     let pg = crate::mapped::polyglot(input, polyglot_book::OpenMode::Lenient)?;
     let bar = crate::progress::working("converting");
     let (mut elements, stats) =

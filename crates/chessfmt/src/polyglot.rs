@@ -454,7 +454,9 @@ fn from_tally(args: &FromTallyArgs) -> CliResult {
         .with_min_score(args.min_score)
         .with_weight(args.policy.policy(args.uniform));
     options.only = only_color(args.only_white, args.only_black);
-    // Opened, not read: write_from_rows refuses a bad output before reading a row.
+    // An existing output is refused before the tables are opened (write_from_rows checks
+    // again, and refuses an output that is one of them, before reading a row).
+    crate::destination::refuse_existing(&args.out.output, args.out.force)?;
     let rows = crate::tally::tables_batches(&args.tables)?;
     let stats = write_from_rows(rows, &options, &args.tables, &args.out)?;
     summary(
@@ -543,10 +545,11 @@ fn merge(args: &MergeArgs) -> CliResult {
     if args.strategy == StrategyArg::Reference && args.books.len() != 2 {
         crate::args::usage_error("--strategy reference merges exactly two books");
     }
-    // An existing output is refused (without --force) by the atomic write, before any merging;
-    // so is an output that is one of the books.
+    // An existing output is refused (without --force) before the books are opened, an output
+    // that is one of the books too; the atomic write checks again.
     let inputs: Vec<&std::path::Path> = args.books.iter().map(PathBuf::as_path).collect();
     crate::destination::refuse_inputs([args.out.output.as_path()], &inputs)?;
+    crate::destination::refuse_existing(&args.out.output, args.out.force)?;
     // Books are mapped, not loaded: the streaming merge holds one position at a time.
     let books = args
         .books

@@ -360,6 +360,9 @@ fn run_tool(
     out: &OutArgs,
     tool: impl FnOnce(&[u8], Mode, &mut dyn Write) -> Result<Summary, ToolError>,
 ) -> CliResult {
+    // An existing output is refused before the input is opened (the atomic write checks
+    // again).
+    crate::destination::refuse_existing(&out.output, out.force)?;
     let data = open(file)?;
     let bar = crate::progress::working(verb_message(verb));
     let s = write_output(&out.output, file, out.force, |w| tool(&data, out.mode(), w));
