@@ -485,7 +485,7 @@ impl Builder {
         // does the list its entries are sorted in.
         let sorted = &mut spill.sorting;
         self.positions.drain_entries_into(sorted, Spilled);
-        sorted.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        sorted.par_sort_unstable_by(|a, b| crate::raw::cmp_keys(&a.0, &b.0));
         let written = spill.runs.write_sorted(sorted);
         sorted.clear();
         written.map_err(|e| Error::io(spill.runs.dir(), e))

@@ -33,6 +33,23 @@ pub const MAX_MOVE_ALL: u8 = 0xff;
 /// [`crate::position::encode`]).
 pub type Key = [u8; KEY_LEN];
 
+/// The order of two keys (unsigned bytes, as `Ord` of the arrays) from three big-endian
+/// words, where the arrays' `cmp` calls `memcmp`: a lookup compares a key with fifty others
+/// (the index's binary search, then its block's elements).
+#[inline]
+pub(crate) fn cmp_keys(a: &Key, b: &Key) -> std::cmp::Ordering {
+    let word = |k: &Key, at: usize| {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&k[at..at + 8]);
+        u64::from_be_bytes(w)
+    };
+    // The last word overlaps the second by two bytes, equal by then.
+    word(a, 0)
+        .cmp(&word(b, 0))
+        .then_with(|| word(a, 8).cmp(&word(b, 8)))
+        .then_with(|| word(a, KEY_LEN - 8).cmp(&word(b, KEY_LEN - 8)))
+}
+
 /// Element flag bits.
 pub mod flags {
     /// A comment follows.
@@ -476,6 +493,23 @@ pub fn element_head(data: &[u8]) -> Option<(usize, &Key)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// The word comparison is the arrays' order, for keys that differ anywhere (one byte
+        /// changed, so that long shared prefixes are tried) or nowhere.
+        #[test]
+        fn keys_compare_as_arrays(
+            a in proptest::prelude::any::<Key>(),
+            at in 0..KEY_LEN,
+            byte in proptest::prelude::any::<u8>(),
+        ) {
+            let mut b = a;
+            b[at] = byte;
+            proptest::prop_assert_eq!(cmp_keys(&a, &b), a.cmp(&b));
+            proptest::prop_assert_eq!(cmp_keys(&b, &a), b.cmp(&a));
+            proptest::prop_assert_eq!(cmp_keys(&a, &a), std::cmp::Ordering::Equal);
+        }
+    }
 
     fn sample() -> Element {
         Element {

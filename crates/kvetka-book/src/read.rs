@@ -447,7 +447,9 @@ impl<D: AsRef<[u8]>> Book<D> {
 
     /// The block that would hold `key`, if any block could.
     pub fn block_for(&self, key: &Key) -> Option<usize> {
-        let i = self.first_keys.partition_point(|k| k <= key);
+        let i = self
+            .first_keys
+            .partition_point(|k| crate::raw::cmp_keys(k, key).is_le());
         Some(self.key_blocks[i.checked_sub(1)?] as usize)
     }
 
@@ -469,7 +471,7 @@ impl<D: AsRef<[u8]>> Book<D> {
                     ),
                 ));
             };
-            match k.cmp(key) {
+            match crate::raw::cmp_keys(k, key) {
                 std::cmp::Ordering::Less => at += len,
                 std::cmp::Ordering::Equal => {
                     let loc = Location {

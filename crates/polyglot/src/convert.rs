@@ -77,6 +77,14 @@ impl EntryCollector {
         }
     }
 
+    /// Appends what `other` collected, as if its positions had been added here in turn: a
+    /// conversion's parts collected on several threads, appended in their order, give the
+    /// same entries as one collection.
+    pub fn append(&mut self, mut other: EntryCollector) {
+        self.entries.append(&mut other.entries);
+        self.zero_weight += other.zero_weight;
+    }
+
     /// The entries sorted the canonical way without duplicates, and the number of moves left
     /// out with weight 0.
     pub fn finish(mut self) -> (Vec<Entry>, u64) {
