@@ -123,3 +123,33 @@ fn polyglot_to_kvetka_and_back_keeps_moves_and_weights() {
         }
     }
 }
+
+/// The conversion on a pool of three threads gives what it gives on one: the same entries and
+/// counts, from a book of more blocks than the 256 converted at once.
+#[test]
+fn polyglot_conversion_is_the_same_on_every_pool() {
+    let Some(pgn) = common::gnuchess() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let slice = common::pgn_slice(&pgn, 0..12_000, dir.path(), "s.pgn");
+    let paths = common::build_default(&[&slice], common::header(40, false, false), dir.path(), "k");
+    let book = Book::open(paths.base()).unwrap();
+    assert!(
+        book.block_count() > 2 * 256,
+        "{} blocks",
+        book.block_count()
+    );
+    let on = |threads| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| to_polyglot(&book, chess_core::book::WeightPolicy::Score).unwrap())
+    };
+    let (one, one_stats) = on(1);
+    let (three, three_stats) = on(3);
+    assert!(one.len() > 100_000, "{}", one.len());
+    assert_eq!(one_stats, three_stats);
+    assert!(one == three, "the entries differ");
+}
