@@ -221,6 +221,36 @@ where
     }
 }
 
+/// The walk of a book's conversion ([`conversion_walk`]): the walk with its probes on the
+/// rayon pool (`ParallelWalk`) with the feature `parallel`, else [`Walk`].
+#[cfg(feature = "parallel")]
+pub type ConversionWalk<'a, B> = ParallelWalk<'a, B>;
+/// The walk of a book's conversion ([`conversion_walk`]): the walk with its probes on the
+/// rayon pool (`ParallelWalk`) with the feature `parallel`, else [`Walk`].
+#[cfg(not(feature = "parallel"))]
+pub type ConversionWalk<'a, B> = Walk<'a, B>;
+
+/// Positions whose probes a conversion's walk makes at once on the rayon pool (feature
+/// `parallel`): a few milliseconds of probing a batch, against the pool's microseconds to
+/// fork and join.
+pub const CONVERSION_BATCH: usize = 1024;
+
+/// [`walk`] for a conversion of a whole book (to another format, to a table): with the
+/// feature `parallel`, its probes made on the current rayon pool, [`CONVERSION_BATCH`]
+/// positions at a time (`Walk::in_parallel`) — the same nodes in the same order, the same
+/// counts.
+pub fn conversion_walk<B>(book: &B, root: Chess, max_ply: Option<usize>) -> ConversionWalk<'_, B>
+where
+    B: OpeningBook + Sync,
+    B::Probe: Send,
+    B::Error: Send,
+{
+    let walk = walk(book, root, max_ply);
+    #[cfg(feature = "parallel")]
+    let walk = walk.in_parallel(CONVERSION_BATCH);
+    walk
+}
+
 /// [`Walk::in_parallel`]: the walk's probes a batch at a time on the rayon pool.
 #[cfg(feature = "parallel")]
 #[derive(Debug)]

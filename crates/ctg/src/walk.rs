@@ -48,33 +48,15 @@ impl<D: AsRef<[u8]>> Book<D> {
     }
 }
 
-/// Positions whose probes a conversion's walk makes at once on the rayon pool (feature
-/// `parallel`): a few milliseconds of probing a batch, against the pool's microseconds to
-/// fork and join.
-#[cfg(all(feature = "parallel", any(feature = "polyglot", feature = "tally")))]
-const PROBE_BATCH: usize = 1024;
-
-/// The walk of a conversion (`convert`, `tally`): [`Walk`], its probes on the rayon pool
-/// with the feature `parallel` — the same nodes in the same order.
-#[cfg(all(feature = "parallel", any(feature = "polyglot", feature = "tally")))]
-pub(crate) type ConversionWalk<'a, D> = chess_core::book::ParallelWalk<'a, Book<D>>;
-#[cfg(all(
-    not(feature = "parallel"),
-    any(feature = "polyglot", feature = "tally")
-))]
-pub(crate) type ConversionWalk<'a, D> = Walk<'a, D>;
-
 #[cfg(any(feature = "polyglot", feature = "tally"))]
 impl<D: AsRef<[u8]> + Sync> Book<D> {
-    /// [`Book::walk`] for a conversion: see [`ConversionWalk`].
+    /// [`Book::walk`] for a conversion ([`chess_core::book::conversion_walk`]: its probes on
+    /// the rayon pool with the feature `parallel`).
     pub(crate) fn conversion_walk(
         &self,
         root: Chess,
         max_ply: Option<usize>,
-    ) -> ConversionWalk<'_, D> {
-        let walk = self.walk(root, max_ply);
-        #[cfg(feature = "parallel")]
-        let walk = walk.in_parallel(PROBE_BATCH);
-        walk
+    ) -> chess_core::book::ConversionWalk<'_, Self> {
+        chess_core::book::conversion_walk(self, root, max_ply)
     }
 }

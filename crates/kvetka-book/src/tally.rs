@@ -386,10 +386,11 @@ pub struct ToTallyStats {
 }
 
 /// The rows of a Kvetka book (see the [module](self) documentation), sorted as a table is.
-pub fn to_tally<D: AsRef<[u8]>>(book: &Book<D>) -> (Vec<Row>, ToTallyStats) {
+pub fn to_tally<D: AsRef<[u8]> + Sync>(book: &Book<D>) -> (Vec<Row>, ToTallyStats) {
     let mut stats = ToTallyStats::default();
     let mut rows = Vec::new();
-    let mut walk = chess_core::book::walk(book, Chess::default(), None);
+    // With the feature `parallel`, the probes are made on the current rayon pool.
+    let mut walk = chess_core::book::conversion_walk(book, Chess::default(), None);
     let mut elements = std::collections::HashSet::new();
     for node in walk.by_ref() {
         stats.positions += 1;
