@@ -28,44 +28,29 @@ cp "$books/gnuchess-book_1.02.bin" "$work/a.bin"
 cp "$books/pychess-1.0.3-book.bin" "$work/b.bin"
 machine_line
 echo "peer: $("$jja" --version 2>/dev/null | head -1)"
-# measure WHO COMMAND...: runs COMMAND in $work (output to /dev/null), leaves "wall peak" in
-# $work/WHO.time.
-measure() {
-    local who=$1
-    shift
-    (cd "$work" && /usr/bin/time -f "%e %M" -o "$work/$who.time" "$@" >/dev/null 2>&1)
-}
-# job LABEL: prints jja's and our wall and peak, and the ratios, of the last measure of each.
-job() {
-    read -r jw jm < "$work/jja.time"
-    read -r ow om < "$work/ours.time"
-    awk -v l="$1" -v jw="$jw" -v jm="$jm" -v ow="$ow" -v om="$om" 'BEGIN {
-        printf "  %-30s jja %6.2f s %5.0f MB | chessfmt %6.2f s %5.0f MB | %5.1fx faster, %3.0f %% of the memory\n",
-            l, jw, jm / 1024, ow, om / 1024, jw / ow, 100 * om / jm }'
-}
 for r in $(seq "$runs"); do
     echo "== round $r"
     for t in 1 2; do
         rm -f "$work/jja-$t.bin"
-        measure jja "$jja" make -T "$t" -o "jja-$t.bin" book.pgn
+        measure peer "$jja" make -T "$t" -o "jja-$t.bin" book.pgn
         measure ours "$bin" polyglot build book.pgn -o "ours-$t.bin" --threads "$t" --force
-        job "build, $t thread(s)"
+        peer_job "build, $t thread(s)" jja
     done
     rm -f "$work/jja-m20.bin"
-    measure jja "$jja" make -T 1 -M 20 -o jja-m20.bin book.pgn
+    measure peer "$jja" make -T 1 -M 20 -o jja-m20.bin book.pgn
     measure ours "$bin" polyglot build book.pgn -o ours-m20.bin --max-ply 20 --threads 1 --force
-    job "build --max-ply 20, 1 thread"
+    peer_job "build --max-ply 20, 1 thread" jja
     rm -f "$work/jja-merge.bin"
-    measure jja "$jja" merge -1 a.bin -2 b.bin -o jja-merge.bin
+    measure peer "$jja" merge -1 a.bin -2 b.bin -o jja-merge.bin
     measure ours "$bin" polyglot merge a.bin b.bin -o ours-merge.bin --force
-    job "merge of two books"
+    peer_job "merge of two books" jja
     rm -f "$work/jja-ctg.bin"
-    measure jja "$jja" edit "$ctg" -o jja-ctg.bin
+    measure peer "$jja" edit "$ctg" -o jja-ctg.bin
     measure ours "$bin" ctg to-polyglot "$ctg" -o ours-ctg.bin --force
-    job "CTG to Polyglot, Perfect2021"
-    measure jja "$jja" dump a.bin
+    peer_job "CTG to Polyglot, Perfect2021" jja
+    measure peer "$jja" dump a.bin
     measure ours "$bin" polyglot entries a.bin --json
-    job "every entry, JSON lines"
+    peer_job "every entry, JSON lines" jja
 done
 size() { stat -c %s "$work/$1"; }
 echo "books (bytes): jja build $(size jja-1.bin) at 1 thread, $(size jja-2.bin) at 2;" \

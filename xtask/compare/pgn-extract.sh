@@ -20,29 +20,14 @@ build_release
 gnuchess_pgn "$work/book.pgn"
 machine_line
 echo "peer: $("$pe" --version 2>&1 | head -1)"
-# measure WHO COMMAND...: runs COMMAND in $work (output to /dev/null), leaves "wall peak" in
-# $work/WHO.time.
-measure() {
-    local who=$1
-    shift
-    (cd "$work" && /usr/bin/time -f "%e %M" -o "$work/$who.time" "$@" >/dev/null 2>&1)
-}
-# job LABEL: prints the peer's and our wall and peak of the last measure of each, and the ratio.
-job() {
-    read -r pw pm < "$work/peer.time"
-    read -r ow om < "$work/ours.time"
-    awk -v l="$1" -v pw="$pw" -v pm="$pm" -v ow="$ow" -v om="$om" 'BEGIN {
-        printf "  %-24s pgn-extract %6.2f s %5.1f MB | chessfmt %6.2f s %5.1f MB | %5.1fx faster\n",
-            l, pw, pm / 1024, ow, om / 1024, pw / ow }'
-}
 for r in $(seq "$runs"); do
     echo "== round $r"
     measure peer taskset -c 0 "$pe" -r -s book.pgn
     measure ours env RAYON_NUM_THREADS=1 taskset -c 0 "$bin" info book.pgn
-    job "check, one core"
+    peer_job "check, one core" pgn-extract
     measure peer "$pe" -r -s book.pgn
     measure ours "$bin" info book.pgn
-    job "check, $(nproc) cores"
+    peer_job "check, $(nproc) cores" pgn-extract
 done
 echo "== the same games, results and plies"
 (cd "$work" && "$pe" -s --plycount -o pe.pgn book.pgn 2>/dev/null)

@@ -13,7 +13,11 @@
 #                             alternate another build with this one;
 #   gnuchess_pgn DEST         the gnuchess PGN decompressed to DEST;
 #   machine_line              "machine: N cores, the CPU, the date", the first line of a result;
-#   timer COMMAND...          COMMAND under GNU time: wall seconds and peak RSS on stderr.
+#   timer COMMAND...          COMMAND under GNU time: wall seconds and peak RSS on stderr;
+#   measure WHO COMMAND...    COMMAND run in $work (its output to /dev/null) under GNU time,
+#                             "wall peak" left in $work/WHO.time (WHO: peer or ours);
+#   peer_job LABEL PEER       a line of the last measure of the peer (named PEER) and of
+#                             ours: wall, peak, how much faster, and our share of its memory.
 set -euo pipefail
 started_in=$PWD
 cd "$(dirname "${BASH_SOURCE[0]}")/../../.."
@@ -61,4 +65,19 @@ machine_line() {
 
 timer() {
     /usr/bin/time -f "%e s wall, %M KiB peak RSS" "$@"
+}
+
+measure() {
+    local who=$1
+    shift
+    (cd "$work" && /usr/bin/time -f "%e %M" -o "$work/$who.time" "$@" >/dev/null 2>&1)
+}
+
+peer_job() {
+    local pw pm ow om
+    read -r pw pm < "$work/peer.time"
+    read -r ow om < "$work/ours.time"
+    awk -v l="$1" -v p="$2" -v pw="$pw" -v pm="$pm" -v ow="$ow" -v om="$om" 'BEGIN {
+        printf "  %-30s %s %6.2f s %6.1f MB | chessfmt %6.2f s %6.1f MB | %5.1fx faster, %3.0f %% of the memory\n",
+            l, p, pw, pm / 1024, ow, om / 1024, pw / ow, 100 * om / pm }'
 }
