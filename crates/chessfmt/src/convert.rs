@@ -108,26 +108,22 @@ pub fn run(args: &ConvertArgs) -> CliResult {
         Source::Table => None,
     };
     let (read, written) = match to {
-        Format::Table => {
-            crate::tally::refuse_existing(&out)?;
-            match source {
-                Source::Book(rows) => {
-                    crate::tally::write_table(&out, &[args.input.as_path()], &rows)?;
-                    (rows.len() as u64, rows.len() as u64)
-                }
-                Source::Table => {
-                    let s = crate::tally::write_merged(
-                        sources,
-                        &out,
-                        chessfmt_tally::Compression::default(),
-                    )?;
-                    (s.rows_read, s.rows_written)
-                }
+        Format::Table => match source {
+            Source::Book(rows) => {
+                crate::tally::write_table(&out, &[args.input.as_path()], &rows)?;
+                (rows.len() as u64, rows.len() as u64)
             }
-        }
+            Source::Table => {
+                let s = crate::tally::write_merged(
+                    sources,
+                    &out,
+                    chessfmt_tally::Compression::default(),
+                )?;
+                (s.rows_read, s.rows_written)
+            }
+        },
         Format::Pgn => {
             use chessfmt_tally::tree::{TreeOptions, write_tree};
-            crate::tally::refuse_existing(&out)?;
             let rows = rows(source)?;
             let options = TreeOptions::default();
             let s = crate::destination::write_single(

@@ -445,7 +445,7 @@ fn to_polyglot(args: &ToPolyglotArgs) -> CliResult {
     let bar = crate::progress::working("converting");
     let (entries, stats) = ctg::convert::to_polyglot(&book, Chess::default(), args.max_ply, policy);
     bar.finish_and_clear();
-    let members = ["ctg", "cto", "ctb"].map(|e| args.book.with_extension(e));
+    let members = book_files(&args.book);
     let inputs: Vec<&Path> = members.iter().map(PathBuf::as_path).collect();
     crate::destination::write_polyglot(&args.out, &inputs, &entries)?;
     summary(
@@ -464,11 +464,15 @@ fn to_polyglot(args: &ToPolyglotArgs) -> CliResult {
     )
 }
 
-/// Refuses a book at `output` of which a file exists (`.ctg`, `.cto`, `.ctb`) before any work,
-/// unless `force`.
+/// The three files of the book at `path` (`.ctg`, `.cto`, `.ctb`).
+fn book_files(path: &Path) -> [PathBuf; 3] {
+    ["ctg", "cto", "ctb"].map(|e| path.with_extension(e))
+}
+
+/// Refuses a book at `output` of which a file exists ([`book_files`]) before any work, unless
+/// `force`.
 pub(crate) fn refuse_existing_book(output: &Path, force: bool) -> CliResult {
-    let members = ["ctg", "cto", "ctb"].map(|e| output.with_extension(e));
-    crate::destination::refuse_existing_files(&members, force)
+    crate::destination::refuse_existing_files(book_files(output), force)
 }
 
 fn is_ctg(path: &Path) -> bool {
@@ -479,7 +483,7 @@ fn is_ctg(path: &Path) -> bool {
 
 fn build(args: &BuildArgs) -> CliResult {
     crate::destination::refuse_set_destination(&args.out.output, "a CTG book (.ctg/.cto/.ctb)");
-    let outputs = ["ctg", "cto", "ctb"].map(|e| args.out.output.with_extension(e));
+    let outputs = book_files(&args.out.output);
     let inputs: Vec<&Path> = args.inputs.iter().map(PathBuf::as_path).collect();
     crate::destination::refuse_inputs(outputs.iter().map(PathBuf::as_path), &inputs)?;
     refuse_existing_book(&args.out.output, args.out.force)?;
@@ -518,7 +522,7 @@ fn build(args: &BuildArgs) -> CliResult {
                 )
             });
             // Under a limit the book streams to its files through a spool (six bytes a
-            // position stay in memory); refused here already if it exists.
+            // position stay in memory); its writer checks the files again.
             let writer = match &limit {
                 Some(l) => Some(ctg::write::StreamWriter::new(
                     &args.out.output,
@@ -617,7 +621,7 @@ pub(crate) fn write_from_rows(
     memory_limit: usize,
 ) -> Result<(ctg::write::WriteSummary, ctg::tally::FromTallyStats), CliError> {
     crate::destination::refuse_set_destination(output, "a CTG book (.ctg/.cto/.ctb)");
-    let outputs = ["ctg", "cto", "ctb"].map(|e| output.with_extension(e));
+    let outputs = book_files(output);
     let inputs: Vec<&Path> = sources.iter().map(PathBuf::as_path).collect();
     crate::destination::refuse_inputs(outputs.iter().map(PathBuf::as_path), &inputs)?;
     let limit = chess_core::book::MemoryLimit::new(

@@ -30,7 +30,8 @@ pub fn to_polyglot<D: AsRef<[u8]> + Sync>(
 ) -> (Vec<Entry>, ConvertStats) {
     let mut collector = EntryCollector::new();
     let mut stats = ConvertStats::default();
-    for node in book.conversion_walk(root, max_ply) {
+    // With the feature `parallel`, the probes are made on the current rayon pool.
+    for node in chess_core::book::conversion_walk(book, root, max_ply) {
         stats.positions += 1;
         let weights = policy.weights(&node.probe);
         let moves = node.probe.moves.iter().map(|m| m.mv);

@@ -703,7 +703,8 @@ fn start_kept(own: &Stats, out: &Sums) -> bool {
 pub fn to_tally<D: AsRef<[u8]> + Sync>(book: &Book<D>) -> (Vec<Row>, ToTallyStats) {
     let mut stats = ToTallyStats::default();
     let mut rows = Vec::new();
-    let mut walk = book.conversion_walk(Chess::default(), None);
+    // With the feature `parallel`, the probes are made on the current rayon pool.
+    let mut walk = chess_core::book::conversion_walk(book, Chess::default(), None);
     // The records the walk reaches (a position and its colour twin share one).
     let mut records = std::collections::HashSet::new();
     for node in walk.by_ref() {

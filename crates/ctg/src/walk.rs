@@ -47,16 +47,3 @@ impl<D: AsRef<[u8]>> Book<D> {
         chess_core::book::walk(self, root, max_ply)
     }
 }
-
-#[cfg(any(feature = "polyglot", feature = "tally"))]
-impl<D: AsRef<[u8]> + Sync> Book<D> {
-    /// [`Book::walk`] for a conversion ([`chess_core::book::conversion_walk`]: its probes on
-    /// the rayon pool with the feature `parallel`).
-    pub(crate) fn conversion_walk(
-        &self,
-        root: Chess,
-        max_ply: Option<usize>,
-    ) -> chess_core::book::ConversionWalk<'_, Self> {
-        chess_core::book::conversion_walk(self, root, max_ply)
-    }
-}
